@@ -1,0 +1,6 @@
+//! Building blocks shared by every core.
+
+pub mod block_ram;
+pub mod counter_bank;
+pub mod h3;
+pub mod rmw_bank;

@@ -1,0 +1,410 @@
+//! Read-modify-write bank: the storage engine of every netmeas core.
+//!
+//! `2^A` rows of `W`-bit records in two block-RAM copies (ping-pong, Kompella
+//! et al. §V: "two copies of the counters" so one is read out while the other
+//! counts). One update per clock, back-to-back updates to one row included.
+//! The record arithmetic is not fixed here: the parent closes the `alu_*` ports
+//! combinationally (old record, operand → new record, overflow), so the LDA's
+//! {count, tsum}, the RDA's {ID xor, tsum, count} and the fridges' entries all
+//! reuse this pipeline.
+//!
+//! Pipeline (one update, three cycles):
+//! - **s0** `s_upd_*` accepted; the live RAM's read port gets the row.
+//! - **s1** RAM data on its output register; forwarding hazards are compared
+//!   here, against the update in s2 (`y`) and the one written last cycle (`z`).
+//! - **s2** RAM data registered again (`s2_data`, the "registered RAM output");
+//!   `base = y ? w_data : z ? w2_data : s2_data` (registered selects), the
+//!   parent computes the new record, the RAM is written at the end of s2.
+//!
+//! A read at edge E sees writes of edges before E; the write of edge E itself
+//! (`z`) and the next one (`y`) are forwarded, so the RAM's collision behaviour
+//! is never observed (see `BlockRam`).
+//!
+//! Epoch flip (`flip` && `flip_ready`): atomic between two updates. The update
+//! offered in the flip cycle goes to the old copy; from the next cycle on,
+//! updates go to the other copy. After two drain cycles (the old copy's last
+//! writes), the frozen copy streams out on `m_ro_*` (valid/ready, one row per
+//! clock, 2-entry skid buffer) and every row is zeroed the cycle after it is
+//! read. `flip_ready` rises again when the stream is done and the copy is clean.
+//! After reset (and at power-up) both copies are zeroed, one row per clock,
+//! with `s_upd_ready` low.
+
+use super::block_ram::BlockRam;
+use rust_hdl::prelude::*;
+
+/// Read-out state: idle (frozen copy clean), draining the pipeline, streaming.
+const RO_IDLE: u64 = 0;
+const RO_DRAIN: u64 = 1;
+const RO_STREAM: u64 = 2;
+
+/// Generic read-modify-write bank of `2^A` × `W`-bit records, two copies.
+#[derive(LogicBlock)]
+pub struct RmwBank<const W: usize, const A: usize> {
+    // --- clock and synchronous reset ---
+    /// Clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset: drops in-flight updates and the read-out, then clears both copies.
+    pub reset: Signal<In, Bit>,
+    // --- update stream (s0) ---
+    /// An update is offered.
+    pub s_upd_valid: Signal<In, Bit>,
+    /// Updates are accepted (low only while clearing after reset).
+    pub s_upd_ready: Signal<Out, Bit>,
+    /// Row to update.
+    pub s_upd_row: Signal<In, Bits<A>>,
+    /// Operand, interpreted by the parent's record arithmetic.
+    pub s_upd_op: Signal<In, Bits<W>>,
+    // --- record arithmetic, closed combinationally by the parent (s2) ---
+    /// The row's current record (forwarded).
+    pub alu_old: Signal<Out, Bits<W>>,
+    /// The update's operand.
+    pub alu_op: Signal<Out, Bits<W>>,
+    /// The new record, written at the end of the cycle.
+    pub alu_new: Signal<In, Bits<W>>,
+    /// The update overflowed a field that must not wrap.
+    pub alu_ovf: Signal<In, Bit>,
+    // --- epochs ---
+    /// Request an epoch flip.
+    pub flip: Signal<In, Bit>,
+    /// A flip is taken this cycle if requested.
+    pub flip_ready: Signal<Out, Bit>,
+    /// The live copy (toggles on every flip).
+    pub epoch: Signal<Out, Bit>,
+    // --- read-out stream of the frozen copy ---
+    /// A row is presented.
+    pub m_ro_valid: Signal<Out, Bit>,
+    /// The consumer takes it.
+    pub m_ro_ready: Signal<In, Bit>,
+    /// Its row index.
+    pub m_ro_row: Signal<Out, Bits<A>>,
+    /// Its record.
+    pub m_ro_data: Signal<Out, Bits<W>>,
+    /// It is the last row.
+    pub m_ro_last: Signal<Out, Bit>,
+    // --- status ---
+    /// A record overflowed since the flag was last cleared.
+    pub ovf_sticky: Signal<Out, Bit>,
+    /// Clear the sticky overflow flag (a simultaneous overflow wins).
+    pub ovf_clear: Signal<In, Bit>,
+    // --- memories ---
+    ram0: BlockRam<W, A>,
+    ram1: BlockRam<W, A>,
+    // --- sized constants ---
+    last_row: Constant<Bits<A>>,
+    one_a: Constant<Bits<A>>,
+    zero_a: Constant<Bits<A>>,
+    zero_w: Constant<Bits<W>>,
+    ro_idle: Constant<Bits<2>>,
+    ro_drain: Constant<Bits<2>>,
+    ro_stream: Constant<Bits<2>>,
+    // --- control state ---
+    init_done: DFF<Bit>,
+    init_ptr: DFF<Bits<A>>,
+    epoch_q: DFF<Bit>,
+    ovf_q: DFF<Bit>,
+    // --- read-out state ---
+    ro_state: DFF<Bits<2>>,
+    drain_q: DFF<Bit>,
+    rd_ptr: DFF<Bits<A>>,
+    issued_all: DFF<Bit>,
+    inf_valid: DFF<Bit>,
+    inf_row: DFF<Bits<A>>,
+    b0_valid: DFF<Bit>,
+    b0_row: DFF<Bits<A>>,
+    b0_data: DFF<Bits<W>>,
+    b1_valid: DFF<Bit>,
+    b1_row: DFF<Bits<A>>,
+    b1_data: DFF<Bits<W>>,
+    // --- update pipeline ---
+    s1_valid: DFF<Bit>,
+    s1_row: DFF<Bits<A>>,
+    s1_op: DFF<Bits<W>>,
+    s1_ep: DFF<Bit>,
+    s2_valid: DFF<Bit>,
+    s2_row: DFF<Bits<A>>,
+    s2_op: DFF<Bits<W>>,
+    s2_ep: DFF<Bit>,
+    s2_data: DFF<Bits<W>>,
+    s2_fwd_y: DFF<Bit>,
+    s2_fwd_z: DFF<Bit>,
+    w_valid: DFF<Bit>,
+    w_row: DFF<Bits<A>>,
+    w_ep: DFF<Bit>,
+    w_data: DFF<Bits<W>>,
+    w2_data: DFF<Bits<W>>,
+    // --- combinational helpers ---
+    accept: Signal<Local, Bit>,
+    pop: Signal<Local, Bit>,
+    issue: Signal<Local, Bit>,
+    slot1: Signal<Local, Bit>,
+    frozen_data: Signal<Local, Bits<W>>,
+    s2_write0: Signal<Local, Bit>,
+    s2_write1: Signal<Local, Bit>,
+    clear_addr: Signal<Local, Bits<A>>,
+}
+
+impl<const W: usize, const A: usize> RmwBank<W, A> {
+    /// A bank whose copies hold `rows` rows (1..=2^A).
+    pub fn new(rows: usize) -> Self {
+        assert!(rows >= 1 && rows <= 1 << A, "rows must be in 1..=2^A");
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            s_upd_valid: Default::default(),
+            s_upd_ready: Default::default(),
+            s_upd_row: Default::default(),
+            s_upd_op: Default::default(),
+            alu_old: Default::default(),
+            alu_op: Default::default(),
+            alu_new: Default::default(),
+            alu_ovf: Default::default(),
+            flip: Default::default(),
+            flip_ready: Default::default(),
+            epoch: Default::default(),
+            m_ro_valid: Default::default(),
+            m_ro_ready: Default::default(),
+            m_ro_row: Default::default(),
+            m_ro_data: Default::default(),
+            m_ro_last: Default::default(),
+            ovf_sticky: Default::default(),
+            ovf_clear: Default::default(),
+            ram0: Default::default(),
+            ram1: Default::default(),
+            last_row: Constant::new(((rows - 1) as u64).into()),
+            one_a: Constant::new(1u64.into()),
+            zero_a: Constant::new(0u64.into()),
+            zero_w: Constant::new(0u64.into()),
+            ro_idle: Constant::new(RO_IDLE.into()),
+            ro_drain: Constant::new(RO_DRAIN.into()),
+            ro_stream: Constant::new(RO_STREAM.into()),
+            init_done: Default::default(),
+            init_ptr: Default::default(),
+            epoch_q: Default::default(),
+            ovf_q: Default::default(),
+            ro_state: Default::default(),
+            drain_q: Default::default(),
+            rd_ptr: Default::default(),
+            issued_all: Default::default(),
+            inf_valid: Default::default(),
+            inf_row: Default::default(),
+            b0_valid: Default::default(),
+            b0_row: Default::default(),
+            b0_data: Default::default(),
+            b1_valid: Default::default(),
+            b1_row: Default::default(),
+            b1_data: Default::default(),
+            s1_valid: Default::default(),
+            s1_row: Default::default(),
+            s1_op: Default::default(),
+            s1_ep: Default::default(),
+            s2_valid: Default::default(),
+            s2_row: Default::default(),
+            s2_op: Default::default(),
+            s2_ep: Default::default(),
+            s2_data: Default::default(),
+            s2_fwd_y: Default::default(),
+            s2_fwd_z: Default::default(),
+            w_valid: Default::default(),
+            w_row: Default::default(),
+            w_ep: Default::default(),
+            w_data: Default::default(),
+            w2_data: Default::default(),
+            accept: Default::default(),
+            pop: Default::default(),
+            issue: Default::default(),
+            slot1: Default::default(),
+            frozen_data: Default::default(),
+            s2_write0: Default::default(),
+            s2_write1: Default::default(),
+            clear_addr: Default::default(),
+        }
+    }
+}
+
+impl<const W: usize, const A: usize> Logic for RmwBank<W, A> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, init_done, init_ptr, epoch_q, ovf_q, ro_state, drain_q, rd_ptr, issued_all, inf_valid,
+            inf_row, b0_valid, b0_row, b0_data, b1_valid, b1_row, b1_data, s1_valid, s1_row, s1_op, s1_ep,
+            s2_valid, s2_row, s2_op, s2_ep, s2_data, s2_fwd_y, s2_fwd_z, w_valid, w_row, w_ep, w_data, w2_data
+        );
+        self.ram0.clock.next = self.clock.val();
+        self.ram1.clock.next = self.clock.val();
+
+        // ---- status outputs (all from registers) ----
+        self.s_upd_ready.next = self.init_done.q.val();
+        self.flip_ready.next = self.init_done.q.val() & (self.ro_state.q.val() == self.ro_idle.val());
+        self.epoch.next = self.epoch_q.q.val();
+        self.ovf_sticky.next = self.ovf_q.q.val();
+        self.m_ro_valid.next = self.b0_valid.q.val();
+        self.m_ro_row.next = self.b0_row.q.val();
+        self.m_ro_data.next = self.b0_data.q.val();
+        self.m_ro_last.next = self.b0_row.q.val() == self.last_row.val();
+
+        // ---- s0: accept, read the live copy ----
+        self.accept.next = self.s_upd_valid.val() & self.init_done.q.val();
+        if self.epoch_q.q.val() {
+            self.ram1.read_address.next = self.s_upd_row.val();
+            self.ram0.read_address.next = self.rd_ptr.q.val();
+        } else {
+            self.ram0.read_address.next = self.s_upd_row.val();
+            self.ram1.read_address.next = self.rd_ptr.q.val();
+        }
+        self.s1_valid.d.next = self.accept.val();
+        self.s1_row.d.next = self.s_upd_row.val();
+        self.s1_op.d.next = self.s_upd_op.val();
+        self.s1_ep.d.next = self.epoch_q.q.val();
+
+        // ---- s1: register RAM data, compare hazards ----
+        self.s2_valid.d.next = self.s1_valid.q.val();
+        self.s2_row.d.next = self.s1_row.q.val();
+        self.s2_op.d.next = self.s1_op.q.val();
+        self.s2_ep.d.next = self.s1_ep.q.val();
+        if self.s1_ep.q.val() {
+            self.s2_data.d.next = self.ram1.read_data.val();
+        } else {
+            self.s2_data.d.next = self.ram0.read_data.val();
+        }
+        self.s2_fwd_y.d.next = self.s2_valid.q.val()
+            & (self.s2_row.q.val() == self.s1_row.q.val())
+            & (self.s2_ep.q.val() == self.s1_ep.q.val());
+        self.s2_fwd_z.d.next = self.w_valid.q.val()
+            & (self.w_row.q.val() == self.s1_row.q.val())
+            & (self.w_ep.q.val() == self.s1_ep.q.val());
+
+        // ---- s2: forward, let the parent compute, write ----
+        self.alu_op.next = self.s2_op.q.val();
+        if self.s2_fwd_y.q.val() {
+            self.alu_old.next = self.w_data.q.val();
+        } else if self.s2_fwd_z.q.val() {
+            self.alu_old.next = self.w2_data.q.val();
+        } else {
+            self.alu_old.next = self.s2_data.q.val();
+        }
+        self.w_valid.d.next = self.s2_valid.q.val();
+        self.w_row.d.next = self.s2_row.q.val();
+        self.w_ep.d.next = self.s2_ep.q.val();
+        self.w_data.d.next = self.alu_new.val();
+        self.w2_data.d.next = self.w_data.q.val();
+        self.ovf_q.d.next = (self.ovf_q.q.val() & !self.ovf_clear.val()) | (self.s2_valid.q.val() & self.alu_ovf.val());
+
+        // ---- write ports: the update in s2, else the clear sequence ----
+        self.s2_write0.next = self.s2_valid.q.val() & !self.s2_ep.q.val();
+        self.s2_write1.next = self.s2_valid.q.val() & self.s2_ep.q.val();
+        if self.init_done.q.val() {
+            self.clear_addr.next = self.inf_row.q.val();
+        } else {
+            self.clear_addr.next = self.init_ptr.q.val();
+        }
+        if self.s2_write0.val() {
+            self.ram0.write_address.next = self.s2_row.q.val();
+            self.ram0.write_data.next = self.alu_new.val();
+        } else {
+            self.ram0.write_address.next = self.clear_addr.val();
+            self.ram0.write_data.next = self.zero_w.val();
+        }
+        if self.s2_write1.val() {
+            self.ram1.write_address.next = self.s2_row.q.val();
+            self.ram1.write_data.next = self.alu_new.val();
+        } else {
+            self.ram1.write_address.next = self.clear_addr.val();
+            self.ram1.write_data.next = self.zero_w.val();
+        }
+        self.ram0.write_enable.next = !self.reset.val()
+            & (self.s2_write0.val()
+                | !self.init_done.q.val()
+                | (self.inf_valid.q.val() & self.epoch_q.q.val()));
+        self.ram1.write_enable.next = !self.reset.val()
+            & (self.s2_write1.val()
+                | !self.init_done.q.val()
+                | (self.inf_valid.q.val() & !self.epoch_q.q.val()));
+
+        // ---- clear after reset ----
+        if !self.init_done.q.val() {
+            self.init_ptr.d.next = self.init_ptr.q.val() + self.one_a.val();
+            if self.init_ptr.q.val() == self.last_row.val() {
+                self.init_done.d.next = true;
+            }
+        }
+
+        // ---- read-out of the frozen copy ----
+        if self.epoch_q.q.val() {
+            self.frozen_data.next = self.ram0.read_data.val();
+        } else {
+            self.frozen_data.next = self.ram1.read_data.val();
+        }
+        self.pop.next = self.b0_valid.q.val() & self.m_ro_ready.val();
+        // Issue a read when the skid buffer is sure to have room for it.
+        self.issue.next = (self.ro_state.q.val() == self.ro_stream.val())
+            & !self.issued_all.q.val()
+            & (!self.b0_valid.q.val()
+                | (!self.b1_valid.q.val() & (!self.inf_valid.q.val() | self.pop.val()))
+                | (self.b1_valid.q.val() & self.pop.val() & !self.inf_valid.q.val()));
+        self.inf_valid.d.next = self.issue.val();
+        self.inf_row.d.next = self.rd_ptr.q.val();
+        if self.issue.val() {
+            self.rd_ptr.d.next = self.rd_ptr.q.val() + self.one_a.val();
+            if self.rd_ptr.q.val() == self.last_row.val() {
+                self.issued_all.d.next = true;
+            }
+        }
+        if self.pop.val() {
+            self.b0_valid.d.next = self.b1_valid.q.val();
+            self.b0_row.d.next = self.b1_row.q.val();
+            self.b0_data.d.next = self.b1_data.q.val();
+            self.b1_valid.d.next = false;
+        }
+        self.slot1.next = (self.b0_valid.q.val() & !self.b1_valid.q.val() & !self.pop.val())
+            | (self.b1_valid.q.val() & self.pop.val());
+        if self.inf_valid.q.val() {
+            if self.slot1.val() {
+                self.b1_valid.d.next = true;
+                self.b1_row.d.next = self.inf_row.q.val();
+                self.b1_data.d.next = self.frozen_data.val();
+            } else {
+                self.b0_valid.d.next = true;
+                self.b0_row.d.next = self.inf_row.q.val();
+                self.b0_data.d.next = self.frozen_data.val();
+            }
+        }
+        if self.ro_state.q.val() == self.ro_drain.val() {
+            self.drain_q.d.next = true;
+            if self.drain_q.q.val() {
+                self.ro_state.d.next = self.ro_stream.val();
+                self.drain_q.d.next = false;
+            }
+            self.rd_ptr.d.next = self.zero_a.val();
+            self.issued_all.d.next = false;
+        }
+        if (self.ro_state.q.val() == self.ro_stream.val())
+            & self.issued_all.q.val()
+            & !self.inf_valid.q.val()
+            & !self.b0_valid.q.val()
+        {
+            self.ro_state.d.next = self.ro_idle.val();
+        }
+
+        // ---- epoch flip ----
+        if self.flip.val() & self.init_done.q.val() & (self.ro_state.q.val() == self.ro_idle.val()) {
+            self.epoch_q.d.next = !self.epoch_q.q.val();
+            self.ro_state.d.next = self.ro_drain.val();
+        }
+
+        // ---- synchronous reset of the control state ----
+        if self.reset.val() {
+            self.init_done.d.next = false;
+            self.init_ptr.d.next = self.zero_a.val();
+            self.epoch_q.d.next = false;
+            self.ovf_q.d.next = false;
+            self.ro_state.d.next = self.ro_idle.val();
+            self.drain_q.d.next = false;
+            self.inf_valid.d.next = false;
+            self.b0_valid.d.next = false;
+            self.b1_valid.d.next = false;
+            self.s1_valid.d.next = false;
+            self.s2_valid.d.next = false;
+            self.w_valid.d.next = false;
+        }
+    }
+}

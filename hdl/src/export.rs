@@ -1,0 +1,342 @@
+//! Verilog export of a block for one config: a single self-contained file whose
+//! top module has a unique name and whose header holds the full config, plus an
+//! interface description (JSON) and a FuseSoC core file.
+//!
+//! rust-hdl's widths are type parameters, so each supported width combination
+//! is one monomorphization; the lists live next to the configs
+//! (`netmeas_sim::h3::H3_KEY_BITS`, …) and [`export`] dispatches over them.
+
+use crate::common::counter_bank::CounterBank;
+use crate::common::h3::H3Unit;
+use netmeas_sim::ConfigError;
+use netmeas_sim::counter_bank::CounterBankConfig;
+use netmeas_sim::h3::H3Config;
+use rust_hdl::prelude::*;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+/// A block and its config: what `netmeas export` builds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BlockConfig {
+    /// The H3 hash unit.
+    H3(H3Config),
+    /// The ping-pong {count, tsum} counter bank.
+    CounterBank(CounterBankConfig),
+}
+
+impl BlockConfig {
+    /// The block's CLI name (`h3`, `counter-bank`).
+    pub fn block_name(&self) -> &'static str {
+        match self {
+            BlockConfig::H3(_) => "h3",
+            BlockConfig::CounterBank(_) => "counter-bank",
+        }
+    }
+
+    /// Checks the config; the error names the offending field.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        match self {
+            BlockConfig::H3(c) => c.validate(),
+            BlockConfig::CounterBank(c) => c.validate(),
+        }
+    }
+
+    /// The Verilog top module name.
+    pub fn top_name(&self) -> String {
+        match self {
+            BlockConfig::H3(c) => c.top_name(),
+            BlockConfig::CounterBank(c) => c.top_name(),
+        }
+    }
+
+    /// The config as JSON (as written into the Verilog header and interface file).
+    pub fn to_json(&self) -> serde_json::Value {
+        match self {
+            BlockConfig::H3(c) => serde_json::to_value(c),
+            BlockConfig::CounterBank(c) => serde_json::to_value(c),
+        }
+        .expect("configs serialize")
+    }
+
+    fn summary(&self) -> &'static str {
+        match self {
+            BlockConfig::H3(_) => {
+                "H3 hash unit (Kompella et al., ToN 2012, §V): hash[j] = ^(key & Q_j), one key per clock"
+            }
+            BlockConfig::CounterBank(_) => {
+                "Counter bank (Kompella et al., ToN 2012, §V): ping-pong RAM of {count, tsum} rows, \
+                 one read-modify-write per clock with forwarding, streamed read-out, hardware clear"
+            }
+        }
+    }
+}
+
+/// Direction of a top-level port.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Dir {
+    /// Into the block.
+    In,
+    /// Out of the block.
+    Out,
+}
+
+/// One top-level port of an exported module.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Port {
+    /// Verilog name.
+    pub name: String,
+    /// Direction.
+    pub dir: Dir,
+    /// Width in bits.
+    pub bits: usize,
+}
+
+/// The product of an export.
+#[derive(Clone, Debug)]
+pub struct Exported {
+    /// Which block, with which config.
+    pub config: BlockConfig,
+    /// Top module name (also the file stem).
+    pub top: String,
+    /// The Verilog file's text.
+    pub verilog: String,
+    /// Top-level ports in declaration order.
+    pub ports: Vec<Port>,
+}
+
+impl Exported {
+    /// The interface description: block, config, ports.
+    pub fn interface_json(&self) -> String {
+        serde_json::to_string_pretty(&serde_json::json!({
+            "block": self.config.block_name(),
+            "top": self.top,
+            "config": self.config.to_json(),
+            "registers": [],
+            "ports": self.ports,
+        }))
+        .expect("serializes")
+    }
+
+    /// A FuseSoC (CAPI2) core file for the Verilog, with a lint target.
+    pub fn fusesoc_core(&self) -> String {
+        format!(
+            "CAPI=2:\nname: netmeas:blocks:{top}:{ver}\ndescription: {desc}\n\nfilesets:\n  rtl:\n    files:\n      - {top}.v\n    file_type: verilogSource\n\ntargets:\n  default:\n    filesets: [rtl]\n    toplevel: {top}\n  lint:\n    default_tool: verilator\n    filesets: [rtl]\n    toplevel: {top}\n    tools:\n      verilator:\n        mode: lint-only\n        verilator_options: [-Wall]\n",
+            top = self.top,
+            ver = env!("CARGO_PKG_VERSION"),
+            desc = self.config.summary(),
+        )
+    }
+
+    /// Writes `<top>.v`, `<top>.interface.json` and `<top>.core` into `dir`.
+    pub fn write(&self, dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+        std::fs::create_dir_all(dir)?;
+        let files = [
+            (format!("{}.v", self.top), self.verilog.clone()),
+            (format!("{}.interface.json", self.top), self.interface_json()),
+            (format!("{}.core", self.top), self.fusesoc_core()),
+        ];
+        let mut written = Vec::new();
+        for (name, text) in files {
+            let p = dir.join(name);
+            std::fs::write(&p, text)?;
+            written.push(p);
+        }
+        Ok(written)
+    }
+}
+
+/// Validates `cfg` and exports its block.
+pub fn export(cfg: &BlockConfig) -> Result<Exported, ConfigError> {
+    cfg.validate()?;
+    let (verilog, ports) = match cfg {
+        BlockConfig::H3(c) => export_h3(c),
+        BlockConfig::CounterBank(c) => export_counter_bank(c),
+    };
+    let top = cfg.top_name();
+    let verilog = finish_verilog(cfg, &top, &verilog);
+    Ok(Exported { config: cfg.clone(), top, verilog, ports })
+}
+
+/// Generates the Verilog (module `top`) and the port list of one block instance.
+pub fn generate<B: Block>(mut block: B) -> (String, Vec<Port>) {
+    block.connect_all();
+    let verilog = generate_verilog(&block);
+    let mut probe = PortProbe { depth: 0, ports: Vec::new() };
+    block.accept("top", &mut probe);
+    (verilog, probe.ports)
+}
+
+struct PortProbe {
+    depth: usize,
+    ports: Vec<Port>,
+}
+
+impl Probe for PortProbe {
+    fn visit_start_scope(&mut self, _name: &str, _node: &dyn Block) {
+        self.depth += 1;
+    }
+    fn visit_atom(&mut self, name: &str, signal: &dyn Atom) {
+        if self.depth != 1 {
+            return;
+        }
+        let dir = match signal.kind() {
+            AtomKind::InputParameter => Dir::In,
+            AtomKind::OutputParameter => Dir::Out,
+            _ => return,
+        };
+        self.ports.push(Port { name: name.to_string(), dir, bits: signal.bits() });
+    }
+    fn visit_end_scope(&mut self, _name: &str, _node: &dyn Block) {
+        self.depth -= 1;
+    }
+}
+
+macro_rules! h3_out {
+    ($c:expr, $k:literal; $($o:literal),*) => {
+        match $c.out_bits {
+            $($o => generate(H3Unit::<$k, $o>::new($c)),)*
+            other => unreachable!("out_bits {other} passed validation but has no instance"),
+        }
+    };
+}
+
+macro_rules! h3_key {
+    ($c:expr; $($k:literal),*) => {
+        match $c.key_bits {
+            $($k => h3_out!($c, $k; 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 20, 24, 32, 40, 48, 64),)*
+            other => unreachable!("key_bits {other} passed validation but has no instance"),
+        }
+    };
+}
+
+fn export_h3(c: &H3Config) -> (String, Vec<Port>) {
+    h3_key!(c; 8, 16, 24, 32, 48, 64, 96, 104, 112, 120, 128)
+}
+
+macro_rules! cb_addr {
+    ($c:expr, $cw:literal, $tw:literal, $w:literal, $iw:literal) => {
+        match $c.addr_bits() {
+            1 => generate(CounterBank::<1, $cw, $tw, $w, $iw>::new($c)),
+            2 => generate(CounterBank::<2, $cw, $tw, $w, $iw>::new($c)),
+            3 => generate(CounterBank::<3, $cw, $tw, $w, $iw>::new($c)),
+            4 => generate(CounterBank::<4, $cw, $tw, $w, $iw>::new($c)),
+            5 => generate(CounterBank::<5, $cw, $tw, $w, $iw>::new($c)),
+            6 => generate(CounterBank::<6, $cw, $tw, $w, $iw>::new($c)),
+            7 => generate(CounterBank::<7, $cw, $tw, $w, $iw>::new($c)),
+            8 => generate(CounterBank::<8, $cw, $tw, $w, $iw>::new($c)),
+            9 => generate(CounterBank::<9, $cw, $tw, $w, $iw>::new($c)),
+            10 => generate(CounterBank::<10, $cw, $tw, $w, $iw>::new($c)),
+            11 => generate(CounterBank::<11, $cw, $tw, $w, $iw>::new($c)),
+            12 => generate(CounterBank::<12, $cw, $tw, $w, $iw>::new($c)),
+            13 => generate(CounterBank::<13, $cw, $tw, $w, $iw>::new($c)),
+            14 => generate(CounterBank::<14, $cw, $tw, $w, $iw>::new($c)),
+            15 => generate(CounterBank::<15, $cw, $tw, $w, $iw>::new($c)),
+            16 => generate(CounterBank::<16, $cw, $tw, $w, $iw>::new($c)),
+            other => unreachable!("addr_bits {other} passed validation but has no instance"),
+        }
+    };
+}
+
+fn export_counter_bank(c: &CounterBankConfig) -> (String, Vec<Port>) {
+    match (c.count_bits, c.tsum_bits) {
+        (16, 32) => cb_addr!(c, 16, 32, 48, 6),
+        (16, 40) => cb_addr!(c, 16, 40, 56, 6),
+        (16, 48) => cb_addr!(c, 16, 48, 64, 6),
+        (16, 64) => cb_addr!(c, 16, 64, 80, 7),
+        (32, 32) => cb_addr!(c, 32, 32, 64, 6),
+        (32, 40) => cb_addr!(c, 32, 40, 72, 7),
+        (32, 48) => cb_addr!(c, 32, 48, 80, 7),
+        (32, 64) => cb_addr!(c, 32, 64, 96, 7),
+        other => unreachable!("widths {other:?} passed validation but have no instance"),
+    }
+}
+
+/// True when `line` holds rust-hdl's zero-extension idiom `(x & N'h<N ones>)`.
+fn has_zero_extension_idiom(line: &str) -> bool {
+    line.match_indices("& ").any(|(i, _)| {
+        let rest = &line[i + 2..];
+        let Some((n, tail)) = rest.split_once("'h") else { return false };
+        let Ok(n) = n.parse::<usize>() else { return false };
+        let hex: String = tail.chars().take_while(|c| c.is_ascii_hexdigit()).collect();
+        let ones = n / 4;
+        let top = n % 4;
+        let expect = if top == 0 {
+            "f".repeat(ones)
+        } else {
+            format!("{:x}{}", (1u8 << top) - 1, "f".repeat(ones))
+        };
+        n > 0 && hex == expect && tail[hex.len()..].starts_with(')')
+    })
+}
+
+/// Renames `top` to `name`, adds the header and the justified lint waivers.
+fn finish_verilog(cfg: &BlockConfig, name: &str, verilog: &str) -> String {
+    let mut body = String::new();
+    for line in verilog.lines() {
+        let mut l = String::with_capacity(line.len());
+        let mut rest = line;
+        while let Some(i) = rest.find("top") {
+            let before_ok = i == 0 || !rest[..i].ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_' || c == '$');
+            let after = &rest[i + 3..];
+            let after_ok = after.starts_with('$') || after.starts_with('(') || after.is_empty();
+            l.push_str(&rest[..i]);
+            if before_ok && after_ok {
+                l.push_str(name);
+            } else {
+                l.push_str("top");
+            }
+            rest = after;
+        }
+        l.push_str(rest);
+        if has_zero_extension_idiom(&l) {
+            body.push_str("/* verilator lint_off WIDTH */ // zero-extension written by rust-hdl as (x & N'h<ones>)\n");
+            body.push_str(&l);
+            body.push_str("\n/* verilator lint_on WIDTH */\n");
+        } else {
+            body.push_str(&l);
+            body.push('\n');
+        }
+    }
+    let cfg_json = serde_json::to_string_pretty(&cfg.to_json()).expect("serializes");
+    let mut out = String::new();
+    out.push_str(&format!("// {name}: {}\n", cfg.summary()));
+    out.push_str(&format!(
+        "// Generated by netmeas {} (`netmeas export {}`) from rust-hdl; do not edit by hand.\n",
+        env!("CARGO_PKG_VERSION"),
+        cfg.block_name()
+    ));
+    out.push_str("//\n// Config:\n");
+    for l in cfg_json.lines() {
+        out.push_str(&format!("//   {l}\n"));
+    }
+    out.push_str(
+        "//\n\
+         // Lint (verilator --lint-only -Wall) waivers, each justified:\n\
+         // - DECLFILENAME: this one file holds the top module and the submodules it\n\
+         //   instantiates (named <top>$<path>), so most module names differ from the file name.\n\
+         // - WIDTH, only on the lines marked below: rust-hdl writes a zero-extension as\n\
+         //   (x & N'h<N ones>), which widens x to N bits by Verilog's rules exactly as intended.\n\
+         //\n\
+         // Reset: `reset` is synchronous; registers also carry `initial` values for FPGAs.\n\
+         // Memories are never assumed initialised: a hardware sequence clears them.\n\n",
+    );
+    out.push_str("`default_nettype none\n/* verilator lint_off DECLFILENAME */\n");
+    out.push_str(body.trim());
+    out.push_str("\n/* verilator lint_on DECLFILENAME */\n`default_nettype wire\n");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zero_extension_idiom_is_recognised_exactly() {
+        assert!(has_zero_extension_idiom("a = ((c) & 72'hffffffffffffffffff) | b;"));
+        assert!(has_zero_extension_idiom("a = ((c) & 6'h3f);"));
+        assert!(!has_zero_extension_idiom("a = ((c) & 72'hfffffffffffffffffe);"));
+        assert!(!has_zero_extension_idiom("a = c & 8'hff | d;"));
+        assert!(!has_zero_extension_idiom("a = b & c;"));
+    }
+}

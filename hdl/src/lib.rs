@@ -1,0 +1,15 @@
+//! rust-hdl RTL of the netmeas cores and their Verilog export.
+//!
+//! - [`common`]: building blocks every core reuses (H3 hash, block RAM,
+//!   read-modify-write bank, counter bank).
+//! - [`export`]: one config → one lint-clean Verilog file with a unique top.
+//! - [`tools`]: where Verilator and the YoWASP tools are found.
+
+pub mod common;
+pub mod export;
+pub mod tools;
+
+/// A `Bits<N>` from a `u128` (the widest value the golden models use for keys and words).
+pub fn bits_from_u128<const N: usize>(v: u128) -> rust_hdl::prelude::Bits<N> {
+    num_bigint::BigUint::from(v).into()
+}

@@ -1,0 +1,550 @@
+//! Golden model of the counter bank: a RAM of records updated by
+//! read-modify-write at one update per clock, kept in two copies (ping-pong)
+//! so that a frozen epoch is read out and cleared while the live epoch keeps
+//! counting. This is the storage of the LDA (Kompella et al. §V: "72-bit SRAM
+//! words: 32-bit packet counter + 40-bit timestamp sum", "two copies of the
+//! counters for read-out") and, with other record layouts, of RDA and fridges.
+//!
+//! Two faces share one store:
+//! - [`BankStore`]: transaction-level, used by the cores' golden models (fast).
+//! - [`CounterBankCycle`]: cycle-accurate model of the RTL block's ports
+//!   (ready, flip handshake, read-out stream timing, sticky flags), compared
+//!   with the Verilated RTL every cycle.
+
+use crate::error::{ConfigError, check_one_of};
+use serde::{Deserialize, Serialize};
+
+/// Count widths the exported counter bank is built for.
+pub const CB_COUNT_BITS: &[usize] = &[16, 32];
+/// Timestamp-sum widths the exported counter bank is built for.
+pub const CB_TSUM_BITS: &[usize] = &[32, 40, 48, 64];
+/// Address widths the exported counter bank is built for.
+pub const CB_ADDR_BITS: std::ops::RangeInclusive<usize> = 1..=16;
+
+/// A packed RAM word as 32-bit limbs, least significant first (up to 256 bits):
+/// the form in which records are compared with the RTL.
+pub type Word = [u32; 8];
+
+/// A record stored in one row. Updates use the same layout as the record (the
+/// operand of a count/sum update is itself a count/sum record to add).
+pub trait Record: Copy + Default + PartialEq + std::fmt::Debug {
+    /// Field widths, known at run time.
+    type Layout: Copy + std::fmt::Debug;
+    /// Applies `op` in place; returns true when a field that must not wrap did.
+    fn apply(&mut self, op: &Self, layout: &Self::Layout) -> bool;
+    /// The record as the RTL stores it.
+    fn pack(&self, layout: &Self::Layout) -> Word;
+}
+
+/// Field widths of [`CountSum`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CountSumLayout {
+    /// Packet-count width (low bits of the word).
+    pub count_bits: u32,
+    /// Timestamp-sum width (high bits of the word).
+    pub tsum_bits: u32,
+}
+
+/// The LDA record: a packet count and a modular timestamp sum (§V: 32 + 40 bits).
+/// Packed as `{tsum, count}`: count in the low `count_bits`, tsum above it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CountSum {
+    /// Packets counted (a wrap is an overflow, flagged by the bank).
+    pub count: u64,
+    /// Sum of timestamps modulo 2^tsum_bits (wrapping is by design).
+    pub tsum: u64,
+}
+
+#[inline]
+fn mask64(bits: u32) -> u64 {
+    if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 }
+}
+
+impl Record for CountSum {
+    type Layout = CountSumLayout;
+
+    #[inline]
+    fn apply(&mut self, op: &Self, l: &CountSumLayout) -> bool {
+        let cm = mask64(l.count_bits);
+        let sum = self.count + (op.count & cm);
+        self.count = sum & cm;
+        self.tsum = self.tsum.wrapping_add(op.tsum) & mask64(l.tsum_bits);
+        sum > cm
+    }
+
+    fn pack(&self, l: &CountSumLayout) -> Word {
+        let v: u128 = (self.count & mask64(l.count_bits)) as u128
+            | (((self.tsum & mask64(l.tsum_bits)) as u128) << l.count_bits);
+        let mut w = [0u32; 8];
+        for (i, limb) in w.iter_mut().take(4).enumerate() {
+            *limb = (v >> (32 * i)) as u32;
+        }
+        w
+    }
+}
+
+/// Parameters of the counter bank block.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CounterBankConfig {
+    /// Rows per copy (1..=2^addr_bits).
+    pub rows: usize,
+    /// Row address width; the smallest that holds `rows` when absent.
+    pub addr_bits: Option<usize>,
+    /// Packet-count width (see [`CB_COUNT_BITS`]).
+    pub count_bits: usize,
+    /// Timestamp-sum width (see [`CB_TSUM_BITS`]); sums wrap modulo 2^tsum_bits.
+    pub tsum_bits: usize,
+    /// Top module name of the export; derived from the config when absent.
+    pub name: Option<String>,
+}
+
+impl Default for CounterBankConfig {
+    fn default() -> Self {
+        Self { rows: 1024, addr_bits: None, count_bits: 32, tsum_bits: 40, name: None }
+    }
+}
+
+impl CounterBankConfig {
+    /// The row address width in effect.
+    pub fn addr_bits(&self) -> usize {
+        self.addr_bits.unwrap_or_else(|| (usize::BITS - self.rows.saturating_sub(1).leading_zeros()).max(1) as usize)
+    }
+
+    /// Bits per row.
+    pub fn word_bits(&self) -> usize {
+        self.count_bits + self.tsum_bits
+    }
+
+    /// The record layout.
+    pub fn layout(&self) -> CountSumLayout {
+        CountSumLayout { count_bits: self.count_bits as u32, tsum_bits: self.tsum_bits as u32 }
+    }
+
+    /// Checks every field; the error names the first impossible one.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if self.rows == 0 {
+            return Err(ConfigError::new("rows", "must be at least 1"));
+        }
+        let a = self.addr_bits();
+        if !CB_ADDR_BITS.contains(&a) {
+            return Err(ConfigError::new(
+                if self.addr_bits.is_some() { "addr_bits" } else { "rows" },
+                format!("address width {a} is outside {}..={}", CB_ADDR_BITS.start(), CB_ADDR_BITS.end()),
+            ));
+        }
+        if self.rows > 1usize << a {
+            return Err(ConfigError::new(
+                "rows",
+                format!("{} rows do not fit a {a}-bit row address (at most {})", self.rows, 1usize << a),
+            ));
+        }
+        if self.count_bits == 0 || self.count_bits > 64 {
+            return Err(ConfigError::new("count_bits", format!("{} is outside 1..=64", self.count_bits)));
+        }
+        if self.tsum_bits == 0 || self.tsum_bits > 64 {
+            return Err(ConfigError::new("tsum_bits", format!("{} is outside 1..=64", self.tsum_bits)));
+        }
+        check_one_of("count_bits", self.count_bits, CB_COUNT_BITS)?;
+        check_one_of("tsum_bits", self.tsum_bits, CB_TSUM_BITS)?;
+        if let Some(n) = &self.name {
+            crate::check_module_name("name", n)?;
+        }
+        Ok(())
+    }
+
+    /// The Verilog top module name of this config.
+    pub fn top_name(&self) -> String {
+        self.name.clone().unwrap_or_else(|| {
+            format!(
+                "netmeas_counter_bank_r{}_a{}_c{}_t{}",
+                self.rows,
+                self.addr_bits(),
+                self.count_bits,
+                self.tsum_bits
+            )
+        })
+    }
+}
+
+/// Both copies of the bank's memory, updated at transaction level.
+#[derive(Clone, Debug)]
+pub struct BankStore<R: Record> {
+    copies: [Vec<R>; 2],
+    layout: R::Layout,
+}
+
+impl<R: Record> BankStore<R> {
+    /// Two zeroed copies of `rows` rows.
+    pub fn new(rows: usize, layout: R::Layout) -> Self {
+        Self { copies: [vec![R::default(); rows], vec![R::default(); rows]], layout }
+    }
+
+    /// Rows per copy.
+    pub fn rows(&self) -> usize {
+        self.copies[0].len()
+    }
+
+    /// The record layout.
+    pub fn layout(&self) -> &R::Layout {
+        &self.layout
+    }
+
+    /// Read-modify-write of one row of copy `copy`; true on a non-wrapping field's overflow.
+    #[inline]
+    pub fn apply(&mut self, copy: usize, row: usize, op: &R) -> bool {
+        let layout = self.layout;
+        self.copies[copy][row].apply(op, &layout)
+    }
+
+    /// Row `row` of copy `copy`.
+    #[inline]
+    pub fn get(&self, copy: usize, row: usize) -> R {
+        self.copies[copy][row]
+    }
+
+    /// All rows of copy `copy`.
+    pub fn copy(&self, copy: usize) -> &[R] {
+        &self.copies[copy]
+    }
+
+    /// Zeroes one row of copy `copy`.
+    #[inline]
+    pub fn clear_row(&mut self, copy: usize, row: usize) {
+        self.copies[copy][row] = R::default();
+    }
+}
+
+/// Inputs of the counter bank in one clock cycle.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct CounterBankInputs<R: Record> {
+    /// Synchronous reset: cancels in-flight updates and the read-out, then clears both copies.
+    pub reset: bool,
+    /// An update is offered.
+    pub upd_valid: bool,
+    /// Row to update.
+    pub upd_row: u32,
+    /// Operand (same layout as the record).
+    pub upd_op: R,
+    /// Request an epoch flip (taken when `flip_ready`).
+    pub flip: bool,
+    /// The read-out consumer takes the presented row.
+    pub ro_ready: bool,
+    /// Clears the sticky overflow flag.
+    pub ovf_clear: bool,
+}
+
+/// Outputs of the counter bank in one clock cycle.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct CounterBankOutputs<R: Record> {
+    /// Updates are accepted (low only while clearing after reset).
+    pub upd_ready: bool,
+    /// A flip would be taken now: the frozen copy has been read out and cleared.
+    pub flip_ready: bool,
+    /// Which copy is live (toggles on every flip).
+    pub epoch: bool,
+    /// A row of the frozen copy is presented.
+    pub ro_valid: bool,
+    /// Its row index (meaningful when `ro_valid`).
+    pub ro_row: u32,
+    /// Its contents (meaningful when `ro_valid`).
+    pub ro_data: R,
+    /// It is the last row (meaningful when `ro_valid`).
+    pub ro_last: bool,
+    /// A count overflowed since the flag was last cleared.
+    pub ovf_sticky: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ReadOut {
+    Idle,
+    Drain(u8),
+    Stream,
+}
+
+/// Cycles between a taken flip and the first read of the frozen copy: the two
+/// updates still in the pipeline write the old copy first.
+const DRAIN_CYCLES: u8 = 2;
+
+/// Cycle-accurate model of the counter bank block (see `docs/cores/counter-bank.md`).
+#[derive(Clone, Debug)]
+pub struct CounterBankCycle<R: Record> {
+    store: BankStore<R>,
+    init_done: bool,
+    init_ptr: usize,
+    epoch: usize,
+    ro: ReadOut,
+    rd_ptr: usize,
+    issued_all: bool,
+    inflight: Option<(usize, R)>,
+    buf: [(usize, R); 2],
+    buf_count: usize,
+    s1: Option<(usize, R, usize)>,
+    s2: Option<(usize, R, usize)>,
+    ovf: bool,
+}
+
+impl<R: Record> CounterBankCycle<R> {
+    /// The block at power-up: clearing both copies, as after a reset.
+    pub fn new(rows: usize, layout: R::Layout) -> Self {
+        Self::with_store(BankStore::new(rows, layout))
+    }
+
+    /// Control state as after a reset, around an existing memory.
+    fn with_store(store: BankStore<R>) -> Self {
+        Self {
+            store,
+            init_done: false,
+            init_ptr: 0,
+            epoch: 0,
+            ro: ReadOut::Idle,
+            rd_ptr: 0,
+            issued_all: false,
+            inflight: None,
+            buf: [(0, R::default()); 2],
+            buf_count: 0,
+            s1: None,
+            s2: None,
+            ovf: false,
+        }
+    }
+
+    /// The memory as the model sees it.
+    pub fn store(&self) -> &BankStore<R> {
+        &self.store
+    }
+
+    /// One clock: returns the outputs seen during this cycle, then advances.
+    pub fn step(&mut self, i: &CounterBankInputs<R>) -> CounterBankOutputs<R> {
+        let rows = self.store.rows();
+        let out = CounterBankOutputs {
+            upd_ready: self.init_done,
+            flip_ready: self.init_done && self.ro == ReadOut::Idle,
+            epoch: self.epoch == 1,
+            ro_valid: self.buf_count > 0,
+            ro_row: self.buf[0].0 as u32,
+            ro_data: self.buf[0].1,
+            ro_last: self.buf[0].0 == rows - 1,
+            ovf_sticky: self.ovf,
+        };
+        if i.reset {
+            // Control state resets; the memory is left to the clear sequence that follows.
+            let layout = self.store.layout;
+            let store = std::mem::replace(&mut self.store, BankStore::new(0, layout));
+            *self = Self::with_store(store);
+            return out;
+        }
+        // Stage 2: the read-modify-write lands.
+        let mut ovf_set = false;
+        if let Some((row, op, copy)) = self.s2.take() {
+            ovf_set = self.store.apply(copy, row, &op);
+        }
+        self.ovf = (self.ovf && !i.ovf_clear) || ovf_set;
+        // Clear after reset: one row of both copies per cycle.
+        if !self.init_done {
+            self.store.clear_row(0, self.init_ptr);
+            self.store.clear_row(1, self.init_ptr);
+            self.init_done = self.init_ptr == rows - 1;
+            self.init_ptr += 1;
+        }
+        // Read-out of the frozen copy, clearing each row after it is read.
+        let frozen = 1 - self.epoch;
+        match self.ro {
+            ReadOut::Idle => {}
+            ReadOut::Drain(n) => {
+                self.ro = if n + 1 == DRAIN_CYCLES { ReadOut::Stream } else { ReadOut::Drain(n + 1) };
+                self.rd_ptr = 0;
+                self.issued_all = false;
+            }
+            ReadOut::Stream => {
+                let pop = self.buf_count > 0 && i.ro_ready;
+                let push = self.inflight.take();
+                let issue = !self.issued_all && self.buf_count + push.is_some() as usize - pop as usize <= 1;
+                let done = self.issued_all && push.is_none() && self.buf_count == 0;
+                if pop {
+                    self.buf[0] = self.buf[1];
+                    self.buf_count -= 1;
+                }
+                if let Some((row, data)) = push {
+                    self.buf[self.buf_count] = (row, data);
+                    self.buf_count += 1;
+                    self.store.clear_row(frozen, row);
+                }
+                if issue {
+                    self.inflight = Some((self.rd_ptr, self.store.get(frozen, self.rd_ptr)));
+                    self.issued_all = self.rd_ptr == rows - 1;
+                    self.rd_ptr += 1;
+                }
+                if done {
+                    self.ro = ReadOut::Idle;
+                }
+            }
+        }
+        // Stage 0 -> 1 -> 2, and the flip (after stage 0 took its copy).
+        let accept = i.upd_valid && self.init_done;
+        self.s2 = self.s1.take();
+        if accept {
+            self.s1 = Some((i.upd_row as usize, i.upd_op, self.epoch));
+        }
+        if i.flip && out.flip_ready {
+            self.epoch ^= 1;
+            self.ro = ReadOut::Drain(0);
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const L: CountSumLayout = CountSumLayout { count_bits: 32, tsum_bits: 40 };
+
+    fn op(count: u64, tsum: u64) -> CountSum {
+        CountSum { count, tsum }
+    }
+
+    fn idle() -> CounterBankInputs<CountSum> {
+        CounterBankInputs { ro_ready: true, ..Default::default() }
+    }
+
+    #[test]
+    fn count_sum_wraps_and_flags() {
+        let mut r = CountSum { count: u32::MAX as u64, tsum: (1 << 40) - 1 };
+        assert!(r.apply(&op(1, 2), &L));
+        assert_eq!(r, op(0, 1));
+        assert!(!r.apply(&op(5, 0), &L));
+        let w = op(0xDEAD_BEEF, 0xAB_CDEF_0123).pack(&L);
+        assert_eq!(w[0], 0xDEAD_BEEF);
+        assert_eq!(w[1], 0xCDEF_0123);
+        assert_eq!(w[2], 0xAB);
+    }
+
+    /// Runs the model, returns the read-out of one epoch in which `updates` were made.
+    fn one_epoch(rows: usize, updates: &[(u32, CountSum)]) -> Vec<(u32, CountSum)> {
+        let mut m = CounterBankCycle::<CountSum>::new(rows, L);
+        let mut cycles = 0;
+        while !m.step(&idle()).upd_ready {
+            cycles += 1;
+        }
+        assert_eq!(cycles, rows, "clear after power-up takes one cycle per row");
+        for (row, o) in updates {
+            let out = m.step(&CounterBankInputs { upd_valid: true, upd_row: *row, upd_op: *o, ..idle() });
+            assert!(out.upd_ready);
+        }
+        let out = m.step(&CounterBankInputs { flip: true, ..idle() });
+        assert!(out.flip_ready);
+        let mut got = Vec::new();
+        for _ in 0..rows * 2 + 10 {
+            let out = m.step(&idle());
+            if out.ro_valid {
+                got.push((out.ro_row, out.ro_data));
+                if out.ro_last {
+                    break;
+                }
+            }
+        }
+        got
+    }
+
+    #[test]
+    fn back_to_back_same_row_updates_all_count() {
+        let ups: Vec<_> = (0..10).map(|i| (3, op(1, 100 + i))).collect();
+        let got = one_epoch(8, &ups);
+        assert_eq!(got.len(), 8);
+        assert_eq!(got[3], (3, op(10, (100..110).sum())));
+        assert!(got.iter().enumerate().all(|(i, (r, d))| *r == i as u32 && (i == 3 || *d == CountSum::default())));
+    }
+
+    #[test]
+    fn readout_streams_one_row_per_cycle_and_clears() {
+        let mut m = CounterBankCycle::<CountSum>::new(16, L);
+        while !m.step(&idle()).upd_ready {}
+        for r in 0..16 {
+            m.step(&CounterBankInputs { upd_valid: true, upd_row: r, upd_op: op(1, r as u64), ..idle() });
+        }
+        m.step(&CounterBankInputs { flip: true, ..idle() });
+        let mut valid_cycles = Vec::new();
+        for c in 0..40 {
+            let o = m.step(&idle());
+            if o.ro_valid {
+                valid_cycles.push(c);
+                assert_eq!(o.ro_data, op(1, o.ro_row as u64));
+            }
+        }
+        assert_eq!(valid_cycles.len(), 16);
+        assert!(valid_cycles.windows(2).all(|w| w[1] == w[0] + 1), "{valid_cycles:?}");
+        assert!(m.store().copy(0).iter().all(|r| *r == CountSum::default()), "frozen copy cleared");
+        assert!(m.step(&idle()).flip_ready);
+    }
+
+    #[test]
+    fn readout_holds_under_backpressure() {
+        let mut m = CounterBankCycle::<CountSum>::new(4, L);
+        while !m.step(&idle()).upd_ready {}
+        m.step(&CounterBankInputs { upd_valid: true, upd_row: 2, upd_op: op(7, 9), ..idle() });
+        m.step(&CounterBankInputs { flip: true, ..idle() });
+        let stall = CounterBankInputs { ro_ready: false, ..idle() };
+        for _ in 0..20 {
+            let o = m.step(&stall);
+            assert!(!o.flip_ready);
+        }
+        let mut rows = Vec::new();
+        for _ in 0..10 {
+            let o = m.step(&idle());
+            if o.ro_valid {
+                rows.push((o.ro_row, o.ro_data));
+            }
+        }
+        assert_eq!(rows, vec![(0, op(0, 0)), (1, op(0, 0)), (2, op(7, 9)), (3, op(0, 0))]);
+    }
+
+    #[test]
+    fn flip_is_atomic_between_updates() {
+        // The update offered in the flip cycle belongs to the old epoch; the next one to the new.
+        let mut m = CounterBankCycle::<CountSum>::new(2, L);
+        while !m.step(&idle()).upd_ready {}
+        m.step(&CounterBankInputs { upd_valid: true, upd_row: 0, upd_op: op(1, 1), flip: true, ..idle() });
+        m.step(&CounterBankInputs { upd_valid: true, upd_row: 0, upd_op: op(1, 2), ..idle() });
+        let mut got = Vec::new();
+        for _ in 0..10 {
+            let o = m.step(&idle());
+            if o.ro_valid {
+                got.push(o.ro_data);
+            }
+        }
+        assert_eq!(got, vec![op(1, 1), op(0, 0)]);
+        assert_eq!(m.store().get(1, 0), op(1, 2));
+    }
+
+    #[test]
+    fn overflow_is_sticky_until_cleared() {
+        let l = CountSumLayout { count_bits: 16, tsum_bits: 32 };
+        let mut m = CounterBankCycle::<CountSum>::new(2, l);
+        while !m.step(&idle()).upd_ready {}
+        m.step(&CounterBankInputs { upd_valid: true, upd_row: 1, upd_op: op(0xFFFF, 0), ..idle() });
+        m.step(&CounterBankInputs { upd_valid: true, upd_row: 1, upd_op: op(1, 0), ..idle() });
+        let flags: Vec<bool> = (0..4).map(|_| m.step(&idle()).ovf_sticky).collect();
+        assert_eq!(flags, vec![false, false, true, true]);
+        m.step(&CounterBankInputs { ovf_clear: true, ..idle() });
+        assert!(!m.step(&idle()).ovf_sticky);
+    }
+
+    #[test]
+    fn bad_configs_name_the_field() {
+        let e = CounterBankConfig { rows: 0, ..Default::default() }.validate().unwrap_err();
+        assert_eq!(e.field, "rows");
+        let e = CounterBankConfig { rows: 1025, addr_bits: Some(10), ..Default::default() }.validate().unwrap_err();
+        assert_eq!(e.field, "rows");
+        let e = CounterBankConfig { count_bits: 0, ..Default::default() }.validate().unwrap_err();
+        assert_eq!(e.field, "count_bits");
+        let e = CounterBankConfig { tsum_bits: 65, ..Default::default() }.validate().unwrap_err();
+        assert_eq!(e.field, "tsum_bits");
+        let e = CounterBankConfig { addr_bits: Some(17), rows: 4, ..Default::default() }.validate().unwrap_err();
+        assert_eq!(e.field, "addr_bits");
+        assert_eq!(CounterBankConfig::default().addr_bits(), 10);
+        assert_eq!(CounterBankConfig { rows: 1025, ..Default::default() }.addr_bits(), 11);
+        assert_eq!(CounterBankConfig { rows: 1, ..Default::default() }.addr_bits(), 1);
+        CounterBankConfig::default().validate().unwrap();
+    }
+}
