@@ -381,7 +381,9 @@ impl<R: Record> CounterBankCycle<R> {
             }
         }
         // Stage 0 -> 1 -> 2, and the flip (after stage 0 took its copy).
-        let accept = i.upd_valid && self.init_done;
+        // `out` holds this cycle's registered state: the clear step above may
+        // have just finished, but the RTL accepts only from the next cycle.
+        let accept = i.upd_valid && out.upd_ready;
         self.s2 = self.s1.take();
         if accept {
             self.s1 = Some((i.upd_row as usize, i.upd_op, self.epoch));
@@ -445,6 +447,17 @@ mod tests {
             }
         }
         got
+    }
+
+    #[test]
+    fn update_offered_in_the_last_clear_cycle_is_not_taken() {
+        let mut m = CounterBankCycle::<CountSum>::new(3, L);
+        let upd = CounterBankInputs { upd_valid: true, upd_row: 1, upd_op: op(1, 1), ..idle() };
+        let ready: Vec<bool> = (0..5).map(|_| m.step(&upd).upd_ready).collect();
+        assert_eq!(ready, vec![false, false, false, true, true]);
+        m.step(&idle());
+        m.step(&idle());
+        assert_eq!(m.store().get(0, 1), op(2, 2), "only the two updates offered while ready count");
     }
 
     #[test]

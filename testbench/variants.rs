@@ -1,0 +1,23 @@
+// The RTL configurations the co-simulation tests and `netmeas demo` run
+// (included by build.rs and by the library). Each becomes one Verilated model;
+// together they span the edges of the supported widths and sizes.
+
+/// (model name, block, config as JSON)
+pub const VARIANTS: &[(&str, &str, &str)] = &[
+    // The paper's 1024 × {32-bit count, 40-bit timestamp sum} (Kompella et al. §V).
+    ("cb_default", "counter-bank", r#"{"rows": 1024, "count_bits": 32, "tsum_bits": 40}"#),
+    // Few rows (non power of two) and 16-bit counts: constant same-row hazards and overflows.
+    ("cb_small", "counter-bank", r#"{"rows": 5, "count_bits": 16, "tsum_bits": 32}"#),
+    // One row in a wider address space, widest record (96 bits).
+    ("cb_one_row", "counter-bank", r#"{"rows": 1, "addr_bits": 4, "count_bits": 32, "tsum_bits": 64}"#),
+    // Mid-size, 16-bit count with 48-bit sum (64-bit word).
+    ("cb_mid", "counter-bank", r#"{"rows": 100, "count_bits": 16, "tsum_bits": 48}"#),
+    // H3: widest key and output, registered.
+    ("h3_wide", "h3", r#"{"key_bits": 128, "out_bits": 64, "seed": 11, "registered": true}"#),
+    // H3: the LDA's 104-bit 5-tuple key to a 10-bit row index, combinational.
+    ("h3_row", "h3", r#"{"key_bits": 104, "out_bits": 10, "seed": 12, "registered": false}"#),
+    // H3: narrowest output, 32-bit key, registered.
+    ("h3_bit", "h3", r#"{"key_bits": 32, "out_bits": 1, "seed": 13, "registered": true}"#),
+    // H3: 64-bit key to 24 bits, combinational.
+    ("h3_mid", "h3", r#"{"key_bits": 64, "out_bits": 24, "seed": 14, "registered": false}"#),
+];
