@@ -74,7 +74,7 @@ impl Target {
 pub struct Figures {
     /// Achieved Fmax of the clock, MHz.
     pub fmax_mhz: f64,
-    /// LUTs (ECP5 TRELLIS_COMB; iCE40 logic cells).
+    /// LUTs (ECP5 TRELLIS_COMB; iCE40 logic cells, each a LUT4 and a FF).
     pub luts: u64,
     /// Flip-flops.
     pub ffs: u64,
@@ -216,7 +216,7 @@ fn yosys(dir: &Path, files: &[(&str, &str)], top: &str, target: Target) -> Resul
 /// Synthesizes `verilog` (module `module`, ports `ports`) inside the harness
 /// for `target` in `dir`, returning its figures.
 pub fn build(dir: &Path, module: &str, verilog: &str, ports: &[Port], target: Target) -> Result<Figures, String> {
-    yosys(dir, &[("design.v", verilog), ("harness.v", &harness(module, ports))], "nm_harness", target)?;
+    let stat = yosys(dir, &[("design.v", verilog), ("harness.v", &harness(module, ports))], "nm_harness", target)?;
     match target {
         Target::Ecp5_85k => run_tool(
             dir,
@@ -231,11 +231,20 @@ pub fn build(dir: &Path, module: &str, verilog: &str, ports: &[Port], target: Ta
             "nextpnr.log",
         )?,
     }
-    parse_report(&dir.join("report.json"), target)
+    parse_report(&dir.join("report.json"), target, &stat)
 }
 
-/// Reads Fmax and utilisation from a nextpnr `--report` JSON file.
-pub fn parse_report(path: &Path, target: Target) -> Result<Figures, String> {
+/// Flip-flop cells in a Yosys `stat -json` (iCE40: every `SB_DFF*` variant).
+fn stat_ffs(stat: &serde_json::Value) -> u64 {
+    stat["design"]["num_cells_by_type"]
+        .as_object()
+        .map(|cells| cells.iter().filter(|(k, _)| k.starts_with("SB_DFF")).filter_map(|(_, v)| v.as_u64()).sum())
+        .unwrap_or(0)
+}
+
+/// Reads Fmax and utilisation from a nextpnr `--report` JSON file. nextpnr-ice40
+/// reports logic cells only (a LUT and a FF each), so iCE40 FFs come from Yosys's `stat`.
+pub fn parse_report(path: &Path, target: Target, stat: &serde_json::Value) -> Result<Figures, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let j: serde_json::Value = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
     let fmax = j["fmax"]
@@ -245,7 +254,7 @@ pub fn parse_report(path: &Path, target: Target) -> Result<Figures, String> {
     let used = |bel: &str| j["utilization"][bel]["used"].as_u64().unwrap_or(0);
     let (luts, ffs) = match target {
         Target::Ecp5_85k => (used("TRELLIS_COMB"), used("TRELLIS_FF")),
-        Target::Ice40Hx8k => (used("ICESTORM_LC"), used("ICESTORM_LC")),
+        Target::Ice40Hx8k => (used("ICESTORM_LC"), stat_ffs(stat)),
     };
     Ok(Figures { fmax_mhz: fmax, luts, ffs, brams: used(target.bram_bel()) })
 }

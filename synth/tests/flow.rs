@@ -25,3 +25,13 @@ fn h3_synthesizes_without_memory() {
     let e = export(&BlockConfig::H3(H3Config::default())).unwrap();
     assert_eq!(inferred_brams(&e, Target::Ecp5_85k, &dir("h3-ecp5")).unwrap(), 0);
 }
+
+#[test]
+fn ice40_flip_flops_are_counted_from_yosys_cells() {
+    // The 512-row iCE40 bank in the register-to-register harness: the FF count
+    // must come from SB_DFF* cells, not repeat the logic-cell count.
+    let e = export(&BlockConfig::CounterBank(CounterBankConfig { rows: 512, ..Default::default() })).unwrap();
+    let f = netmeas_synth::build(&dir("cb-ice40-ffs"), &e.top, &e.verilog, &e.ports, Target::Ice40Hx8k).unwrap();
+    assert!(f.ffs > 300 && f.ffs < f.luts, "ffs {} luts {}", f.ffs, f.luts);
+    assert_eq!(f.brams, 18);
+}
