@@ -262,9 +262,12 @@ enum ReadOut {
     Stream,
 }
 
-/// Cycles between a taken flip and the first read of the frozen copy: the two
-/// updates still in the pipeline write the old copy first.
-const DRAIN_CYCLES: u8 = 2;
+/// Cycles between a taken flip and the first read of the frozen copy: the
+/// updates still in the pipeline write the old copy first (the last one at the
+/// end of the fourth cycle after the flip).
+const DRAIN_CYCLES: u8 = 4;
+/// Read-out buffer entries: two reads in flight plus the row presented.
+const RO_BUFFER: usize = 3;
 
 /// Cycle-accurate model of the counter bank block (see `docs/cores/counter-bank.md`).
 #[derive(Clone, Debug)]
@@ -276,11 +279,15 @@ pub struct CounterBankCycle<R: Record> {
     ro: ReadOut,
     rd_ptr: usize,
     issued_all: bool,
-    inflight: Option<(usize, R)>,
-    buf: [(usize, R); 2],
+    /// Read issued last cycle: its row is cleared this cycle.
+    inflight1: Option<(usize, R)>,
+    /// Read issued two cycles ago: it enters the buffer this cycle.
+    inflight2: Option<(usize, R)>,
+    buf: [(usize, R); RO_BUFFER],
     buf_count: usize,
     s1: Option<(usize, R, usize)>,
     s2: Option<(usize, R, usize)>,
+    s3: Option<(usize, R, usize)>,
     ovf: bool,
 }
 
@@ -300,11 +307,13 @@ impl<R: Record> CounterBankCycle<R> {
             ro: ReadOut::Idle,
             rd_ptr: 0,
             issued_all: false,
-            inflight: None,
-            buf: [(0, R::default()); 2],
+            inflight1: None,
+            inflight2: None,
+            buf: [(0, R::default()); RO_BUFFER],
             buf_count: 0,
             s1: None,
             s2: None,
+            s3: None,
             ovf: false,
         }
     }
@@ -334,9 +343,10 @@ impl<R: Record> CounterBankCycle<R> {
             *self = Self::with_store(store);
             return out;
         }
-        // Stage 2: the read-modify-write lands.
+        // Stage 3: the read-modify-write lands (the RTL registers the result and
+        // writes its RAM one cycle later; forwarding makes that invisible).
         let mut ovf_set = false;
-        if let Some((row, op, copy)) = self.s2.take() {
+        if let Some((row, op, copy)) = self.s3.take() {
             ovf_set = self.store.apply(copy, row, &op);
         }
         self.ovf = (self.ovf && !i.ovf_clear) || ovf_set;
@@ -357,21 +367,26 @@ impl<R: Record> CounterBankCycle<R> {
                 self.issued_all = false;
             }
             ReadOut::Stream => {
+                // A read issued at t is cleared at t+1 and buffered at t+2; a read
+                // is issued when the buffer has room for everything in flight.
                 let pop = self.buf_count > 0 && i.ro_ready;
-                let push = self.inflight.take();
-                let issue = !self.issued_all && self.buf_count + push.is_some() as usize - pop as usize <= 1;
-                let done = self.issued_all && push.is_none() && self.buf_count == 0;
+                let in_flight = self.inflight1.is_some() as usize + self.inflight2.is_some() as usize;
+                let issue = !self.issued_all && self.buf_count + in_flight - (pop as usize) < RO_BUFFER;
+                let done = self.issued_all && in_flight == 0 && self.buf_count == 0;
                 if pop {
-                    self.buf[0] = self.buf[1];
+                    self.buf.copy_within(1.., 0);
                     self.buf_count -= 1;
                 }
-                if let Some((row, data)) = push {
+                if let Some((row, data)) = self.inflight2.take() {
                     self.buf[self.buf_count] = (row, data);
                     self.buf_count += 1;
+                }
+                if let Some((row, data)) = self.inflight1.take() {
                     self.store.clear_row(frozen, row);
+                    self.inflight2 = Some((row, data));
                 }
                 if issue {
-                    self.inflight = Some((self.rd_ptr, self.store.get(frozen, self.rd_ptr)));
+                    self.inflight1 = Some((self.rd_ptr, self.store.get(frozen, self.rd_ptr)));
                     self.issued_all = self.rd_ptr == rows - 1;
                     self.rd_ptr += 1;
                 }
@@ -380,10 +395,11 @@ impl<R: Record> CounterBankCycle<R> {
                 }
             }
         }
-        // Stage 0 -> 1 -> 2, and the flip (after stage 0 took its copy).
+        // Stage 0 -> 1 -> 2 -> 3, and the flip (after stage 0 took its copy).
         // `out` holds this cycle's registered state: the clear step above may
         // have just finished, but the RTL accepts only from the next cycle.
         let accept = i.upd_valid && out.upd_ready;
+        self.s3 = self.s2.take();
         self.s2 = self.s1.take();
         if accept {
             self.s1 = Some((i.upd_row as usize, i.upd_op, self.epoch));
@@ -455,8 +471,9 @@ mod tests {
         let upd = CounterBankInputs { upd_valid: true, upd_row: 1, upd_op: op(1, 1), ..idle() };
         let ready: Vec<bool> = (0..5).map(|_| m.step(&upd).upd_ready).collect();
         assert_eq!(ready, vec![false, false, false, true, true]);
-        m.step(&idle());
-        m.step(&idle());
+        for _ in 0..3 {
+            m.step(&idle());
+        }
         assert_eq!(m.store().get(0, 1), op(2, 2), "only the two updates offered while ready count");
     }
 
@@ -537,8 +554,10 @@ mod tests {
         while !m.step(&idle()).upd_ready {}
         m.step(&CounterBankInputs { upd_valid: true, upd_row: 1, upd_op: op(0xFFFF, 0), ..idle() });
         m.step(&CounterBankInputs { upd_valid: true, upd_row: 1, upd_op: op(1, 0), ..idle() });
-        let flags: Vec<bool> = (0..4).map(|_| m.step(&idle()).ovf_sticky).collect();
-        assert_eq!(flags, vec![false, false, true, true]);
+        // The overflowing update computes in s3 (third cycle after it was
+        // offered); the flag shows from the next cycle on.
+        let flags: Vec<bool> = (0..5).map(|_| m.step(&idle()).ovf_sticky).collect();
+        assert_eq!(flags, vec![false, false, false, true, true]);
         m.step(&CounterBankInputs { ovf_clear: true, ..idle() });
         assert!(!m.step(&idle()).ovf_sticky);
     }

@@ -115,15 +115,18 @@ impl std::fmt::Display for Mismatch {
 
 impl std::error::Error for Mismatch {}
 
+/// Distances (in cycles) at which the counter bank forwards an older update's
+/// result: the writes a read at edge E has not seen (see `RmwBank`).
+pub const FWD_DEPTH: usize = 4;
+
 /// How to drive a counter bank: probabilities in parts per 65536 per cycle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CbStimulus {
     /// An update is offered.
     pub valid: u32,
-    /// The update repeats the previous row (back-to-back hazard).
-    pub same_row: u32,
-    /// The update hits the row of two updates ago (distance-2 hazard).
-    pub row_2_back: u32,
+    /// Entry `d`: the update repeats the row of the update offered `d + 1`
+    /// offers ago (hazards at every forwarding distance of the pipeline).
+    pub row_back: [u32; FWD_DEPTH],
     /// The count operand is random rather than 1 (drives overflows).
     pub wide_count: u32,
     /// A flip is requested.
@@ -141,8 +144,7 @@ impl Default for CbStimulus {
     fn default() -> Self {
         Self {
             valid: 58000,
-            same_row: 16000,
-            row_2_back: 8000,
+            row_back: [16000, 8000, 8000, 8000],
             wide_count: 300,
             flip: 400,
             ro_ready: 52000,
@@ -159,7 +161,7 @@ pub struct CbDriver {
     rows: u64,
     count_mask: u64,
     tsum_mask: u64,
-    last_rows: [u32; 2],
+    last_rows: [u32; FWD_DEPTH],
 }
 
 impl CbDriver {
@@ -172,7 +174,7 @@ impl CbDriver {
             rows: cfg.rows as u64,
             count_mask: m(cfg.count_bits),
             tsum_mask: m(cfg.tsum_bits),
-            last_rows: [0; 2],
+            last_rows: [0; FWD_DEPTH],
         }
     }
 
@@ -185,15 +187,17 @@ impl CbDriver {
     #[inline]
     pub fn next(&mut self) -> CbIn {
         let upd_valid = self.hit(self.p.valid);
-        let upd_row = if self.hit(self.p.same_row) {
-            self.last_rows[0]
-        } else if self.hit(self.p.row_2_back) {
-            self.last_rows[1]
-        } else {
-            self.rng.below(self.rows) as u32
-        };
+        let mut upd_row = None;
+        for d in 0..FWD_DEPTH {
+            if self.hit(self.p.row_back[d]) {
+                upd_row = Some(self.last_rows[d]);
+                break;
+            }
+        }
+        let upd_row = upd_row.unwrap_or_else(|| self.rng.below(self.rows) as u32);
         if upd_valid {
-            self.last_rows = [upd_row, self.last_rows[0]];
+            self.last_rows.rotate_right(1);
+            self.last_rows[0] = upd_row;
         }
         let count = if self.hit(self.p.wide_count) { self.rng.next_u64() & self.count_mask } else { 1 };
         CbIn {
@@ -215,10 +219,9 @@ pub struct CbStats {
     pub cycles: u64,
     /// Updates accepted.
     pub updates: u64,
-    /// Updates to the row of the previous accepted update (forwarded from s2).
-    pub same_row_hazards: u64,
-    /// Updates to the row of the update two before (forwarded from the write register).
-    pub two_back_hazards: u64,
+    /// Entry `d`: updates to the row of the update accepted `d + 1` cycles
+    /// before, each forwarded by its own path of the RTL.
+    pub hazards: [u64; FWD_DEPTH],
     /// Flips taken.
     pub flips: u64,
     /// Read-out rows compared.
@@ -258,7 +261,7 @@ pub fn cosim_counter_bank<M: CounterBankRtl>(
     let mut golden = CounterBankCycle::<CountSum>::new(cfg.rows, cfg.layout());
     let mut drv = CbDriver::new(&cfg, p, seed);
     let mut st = CbStats::default();
-    let mut prev_rows: [Option<u32>; 2] = [None, None];
+    let mut prev_rows: [Option<u32>; FWD_DEPTH] = [None; FWD_DEPTH];
     let mut prev_ovf = false;
     for cycle in 0..cycles {
         let i = drv.next();
@@ -285,12 +288,14 @@ pub fn cosim_counter_bank<M: CounterBankRtl>(
         let accepted = i.upd_valid && g.upd_ready && !i.reset;
         if accepted {
             st.updates += 1;
-            st.same_row_hazards += (prev_rows[0] == Some(i.upd_row)) as u64;
-            st.two_back_hazards += (prev_rows[1] == Some(i.upd_row)) as u64;
+            for (n, prev) in st.hazards.iter_mut().zip(prev_rows) {
+                *n += (prev == Some(i.upd_row)) as u64;
+            }
         }
-        prev_rows = [if accepted { Some(i.upd_row) } else { None }, prev_rows[0]];
+        prev_rows.rotate_right(1);
+        prev_rows[0] = if accepted { Some(i.upd_row) } else { None };
         if i.reset {
-            prev_rows = [None, None];
+            prev_rows = [None; FWD_DEPTH];
         }
         st.flips += (i.flip && g.flip_ready && !i.reset) as u64;
         st.cycles += 1;

@@ -59,9 +59,12 @@ pub struct CounterBank<const A: usize, const CW: usize, const TW: usize, const W
     // --- internals ---
     bank: RmwBank<W, A>,
     tsum_lsb: Constant<Bits<IW>>,
+    count_msb: Constant<Bits<IW>>,
     count_old: Signal<Local, Bits<CW>>,
+    count_op: Signal<Local, Bits<CW>>,
     count_new: Signal<Local, Bits<CW>>,
     tsum_new: Signal<Local, Bits<TW>>,
+    word_new: Signal<Local, Bits<W>>,
 }
 
 /// Bits needed to index a bit of a `w`-bit word (⌈log2 w⌉, at least 1).
@@ -102,9 +105,12 @@ impl<const A: usize, const CW: usize, const TW: usize, const W: usize, const IW:
             ovf_clear: Default::default(),
             bank: RmwBank::new(cfg.rows),
             tsum_lsb: Constant::new((CW as u64).into()),
+            count_msb: Constant::new(((CW - 1) as u64).into()),
             count_old: Default::default(),
+            count_op: Default::default(),
             count_new: Default::default(),
             tsum_new: Default::default(),
+            word_new: Default::default(),
         }
     }
 }
@@ -134,14 +140,22 @@ impl<const A: usize, const CW: usize, const TW: usize, const W: usize, const IW:
         self.ovf_sticky.next = self.bank.ovf_sticky.val();
         self.bank.ovf_clear.next = self.ovf_clear.val();
 
-        // Record arithmetic: lane-wise add. The count wrapped iff the new count
-        // is below the old one (the operand is less than 2^CW).
+        // Record arithmetic: lane-wise add. The count wrapped iff the adder's
+        // carry out is set, recovered from the top bits (carry into the top bit
+        // = its sum bit xor both operand bits): no second carry chain.
         self.count_old.next = self.bank.alu_old.val().get_bits::<CW>(0);
-        self.count_new.next = self.count_old.val() + self.bank.alu_op.val().get_bits::<CW>(0);
+        self.count_op.next = self.bank.alu_op.val().get_bits::<CW>(0);
+        self.count_new.next = self.count_old.val() + self.count_op.val();
         self.tsum_new.next = self.bank.alu_old.val().get_bits::<TW>(self.tsum_lsb.val().index())
             + self.bank.alu_op.val().get_bits::<TW>(self.tsum_lsb.val().index());
-        self.bank.alu_new.next =
+        self.word_new.next =
             bit_cast::<W, CW>(self.count_new.val()) | (bit_cast::<W, TW>(self.tsum_new.val()) << self.tsum_lsb.val());
-        self.bank.alu_ovf.next = self.count_new.val() < self.count_old.val();
+        self.bank.alu_new.next = self.word_new.val();
+        // Top count bits, taken from the W-bit words (the index is IW bits wide).
+        self.bank.alu_ovf.next = (self.bank.alu_old.val().get_bit(self.count_msb.val().index())
+            & self.bank.alu_op.val().get_bit(self.count_msb.val().index()))
+            | ((self.bank.alu_old.val().get_bit(self.count_msb.val().index())
+                | self.bank.alu_op.val().get_bit(self.count_msb.val().index()))
+                & !self.word_new.val().get_bit(self.count_msb.val().index()));
     }
 }

@@ -8,26 +8,35 @@
 //! {count, tsum}, the RDA's {ID xor, tsum, count} and the fridges' entries all
 //! reuse this pipeline.
 //!
-//! Pipeline (one update, three cycles):
-//! - **s0** `s_upd_*` accepted; the live RAM's read port gets the row.
-//! - **s1** RAM data on its output register; forwarding hazards are compared
-//!   here, against the update in s2 (`y`) and the one written last cycle (`z`).
-//! - **s2** RAM data registered again (`s2_data`, the "registered RAM output");
-//!   `base = y ? w_data : z ? w2_data : s2_data` (registered selects), the
-//!   parent computes the new record, the RAM is written at the end of s2.
+//! Timing discipline: every block-RAM output goes straight into a register
+//! (`q0`, `q1`) with no logic in between, and every RAM input comes from
+//! registers through at most one mux level, as in a bare registered RAM loop.
+//! The copy selection happens after those registers.
 //!
-//! A read at edge E sees writes of edges before E; the write of edge E itself
-//! (`z`) and the next one (`y`) are forwarded, so the RAM's collision behaviour
-//! is never observed (see `BlockRam`).
+//! Update pipeline (one update, five cycles):
+//! - **s0** `s_upd_*` accepted; the live RAM's read port gets the row.
+//! - **s1** RAM data registered into `q0`/`q1`; the row is compared with the
+//!   four older updates whose writes this read cannot have seen.
+//! - **s2** `base` register = the newest matching result of the updates two,
+//!   three or four ahead (`w_data`, `w2_data`, `w3_data`), else the live `q`.
+//! - **s3** `alu_old` = the result of the update one ahead (`w_data`) if it hit
+//!   the same row, else `base`: one 2:1 mux in front of the parent's arithmetic,
+//!   whose result is registered into `w_data`.
+//! - **w**  `w_data` is written to the RAM.
+//!
+//! A read at edge E sees writes of edges before E. The writes of the four
+//! older updates still in flight (the one at E itself included) are
+//! forwarded, so the RAM's same-address collision value is never observed
+//! (see `BlockRam`).
 //!
 //! Epoch flip (`flip` && `flip_ready`): atomic between two updates. The update
 //! offered in the flip cycle goes to the old copy; from the next cycle on,
-//! updates go to the other copy. After two drain cycles (the old copy's last
+//! updates go to the other copy. After four drain cycles (the old copy's last
 //! writes), the frozen copy streams out on `m_ro_*` (valid/ready, one row per
-//! clock, 2-entry skid buffer) and every row is zeroed the cycle after it is
-//! read. `flip_ready` rises again when the stream is done and the copy is clean.
-//! After reset (and at power-up) both copies are zeroed, one row per clock,
-//! with `s_upd_ready` low.
+//! clock, read latency two, 3-entry output buffer managed by credits) and every
+//! row is zeroed the cycle after it is read. `flip_ready` rises again when the
+//! stream is done and the copy is clean. After reset (and at power-up) both
+//! copies are zeroed, one row per clock, with `s_upd_ready` low.
 
 use super::block_ram::BlockRam;
 use rust_hdl::prelude::*;
@@ -36,6 +45,10 @@ use rust_hdl::prelude::*;
 const RO_IDLE: u64 = 0;
 const RO_DRAIN: u64 = 1;
 const RO_STREAM: u64 = 2;
+/// Drain cycles after a flip, minus one: the old copy's last write lands at the end of the fourth.
+const DRAIN_LAST: u64 = 3;
+/// Entries of the read-out buffer: reads in flight (2) + the one presented.
+const RO_CREDITS: u64 = 3;
 
 /// Generic read-modify-write bank of `2^A` × `W`-bit records, two copies.
 #[derive(LogicBlock)]
@@ -54,12 +67,12 @@ pub struct RmwBank<const W: usize, const A: usize> {
     pub s_upd_row: Signal<In, Bits<A>>,
     /// Operand, interpreted by the parent's record arithmetic.
     pub s_upd_op: Signal<In, Bits<W>>,
-    // --- record arithmetic, closed combinationally by the parent (s2) ---
+    // --- record arithmetic, closed combinationally by the parent (s3) ---
     /// The row's current record (forwarded).
     pub alu_old: Signal<Out, Bits<W>>,
     /// The update's operand.
     pub alu_op: Signal<Out, Bits<W>>,
-    /// The new record, written at the end of the cycle.
+    /// The new record, registered at the end of the cycle and written one cycle later.
     pub alu_new: Signal<In, Bits<W>>,
     /// The update overflowed a field that must not wrap.
     pub alu_ovf: Signal<In, Bit>,
@@ -86,9 +99,11 @@ pub struct RmwBank<const W: usize, const A: usize> {
     pub ovf_sticky: Signal<Out, Bit>,
     /// Clear the sticky overflow flag (a simultaneous overflow wins).
     pub ovf_clear: Signal<In, Bit>,
-    // --- memories ---
+    // --- memories and their output registers ---
     ram0: BlockRam<W, A>,
     ram1: BlockRam<W, A>,
+    q0: DFF<Bits<W>>,
+    q1: DFF<Bits<W>>,
     // --- sized constants ---
     last_row: Constant<Bits<A>>,
     one_a: Constant<Bits<A>>,
@@ -97,6 +112,10 @@ pub struct RmwBank<const W: usize, const A: usize> {
     ro_idle: Constant<Bits<2>>,
     ro_drain: Constant<Bits<2>>,
     ro_stream: Constant<Bits<2>>,
+    drain_last: Constant<Bits<2>>,
+    one_2: Constant<Bits<2>>,
+    zero_2: Constant<Bits<2>>,
+    credits_full: Constant<Bits<2>>,
     // --- control state ---
     init_done: DFF<Bit>,
     init_ptr: DFF<Bits<A>>,
@@ -104,17 +123,23 @@ pub struct RmwBank<const W: usize, const A: usize> {
     ovf_q: DFF<Bit>,
     // --- read-out state ---
     ro_state: DFF<Bits<2>>,
-    drain_q: DFF<Bit>,
+    drain_cnt: DFF<Bits<2>>,
     rd_ptr: DFF<Bits<A>>,
     issued_all: DFF<Bit>,
-    inf_valid: DFF<Bit>,
-    inf_row: DFF<Bits<A>>,
+    credits: DFF<Bits<2>>,
+    inf1_valid: DFF<Bit>,
+    inf1_row: DFF<Bits<A>>,
+    inf2_valid: DFF<Bit>,
+    inf2_row: DFF<Bits<A>>,
     b0_valid: DFF<Bit>,
     b0_row: DFF<Bits<A>>,
     b0_data: DFF<Bits<W>>,
     b1_valid: DFF<Bit>,
     b1_row: DFF<Bits<A>>,
     b1_data: DFF<Bits<W>>,
+    b2_valid: DFF<Bit>,
+    b2_row: DFF<Bits<A>>,
+    b2_data: DFF<Bits<W>>,
     // --- update pipeline ---
     s1_valid: DFF<Bit>,
     s1_row: DFF<Bits<A>>,
@@ -124,22 +149,41 @@ pub struct RmwBank<const W: usize, const A: usize> {
     s2_row: DFF<Bits<A>>,
     s2_op: DFF<Bits<W>>,
     s2_ep: DFF<Bit>,
-    s2_data: DFF<Bits<W>>,
-    s2_fwd_y: DFF<Bit>,
-    s2_fwd_z: DFF<Bit>,
+    s2_fwd1: DFF<Bit>,
+    s2_hit2: DFF<Bit>,
+    s2_hit3: DFF<Bit>,
+    s2_hit4: DFF<Bit>,
+    s3_valid: DFF<Bit>,
+    s3_row: DFF<Bits<A>>,
+    s3_op: DFF<Bits<W>>,
+    s3_ep: DFF<Bit>,
+    s3_fwd1: DFF<Bit>,
+    s3_base: DFF<Bits<W>>,
     w_valid: DFF<Bit>,
     w_row: DFF<Bits<A>>,
     w_ep: DFF<Bit>,
     w_data: DFF<Bits<W>>,
+    w2_valid: DFF<Bit>,
+    w2_row: DFF<Bits<A>>,
+    w2_ep: DFF<Bit>,
     w2_data: DFF<Bits<W>>,
+    w3_valid: DFF<Bit>,
+    w3_row: DFF<Bits<A>>,
+    w3_ep: DFF<Bit>,
+    w3_data: DFF<Bits<W>>,
     // --- combinational helpers ---
     accept: Signal<Local, Bit>,
+    hit2: Signal<Local, Bit>,
+    hit3: Signal<Local, Bit>,
+    hit4: Signal<Local, Bit>,
     pop: Signal<Local, Bit>,
     issue: Signal<Local, Bit>,
-    slot1: Signal<Local, Bit>,
+    ins0: Signal<Local, Bit>,
+    ins1: Signal<Local, Bit>,
+    ins2: Signal<Local, Bit>,
     frozen_data: Signal<Local, Bits<W>>,
-    s2_write0: Signal<Local, Bit>,
-    s2_write1: Signal<Local, Bit>,
+    w_write0: Signal<Local, Bit>,
+    w_write1: Signal<Local, Bit>,
     clear_addr: Signal<Local, Bits<A>>,
 }
 
@@ -170,6 +214,8 @@ impl<const W: usize, const A: usize> RmwBank<W, A> {
             ovf_clear: Default::default(),
             ram0: Default::default(),
             ram1: Default::default(),
+            q0: Default::default(),
+            q1: Default::default(),
             last_row: Constant::new(((rows - 1) as u64).into()),
             one_a: Constant::new(1u64.into()),
             zero_a: Constant::new(0u64.into()),
@@ -177,22 +223,32 @@ impl<const W: usize, const A: usize> RmwBank<W, A> {
             ro_idle: Constant::new(RO_IDLE.into()),
             ro_drain: Constant::new(RO_DRAIN.into()),
             ro_stream: Constant::new(RO_STREAM.into()),
+            drain_last: Constant::new(DRAIN_LAST.into()),
+            one_2: Constant::new(1u64.into()),
+            zero_2: Constant::new(0u64.into()),
+            credits_full: Constant::new(RO_CREDITS.into()),
             init_done: Default::default(),
             init_ptr: Default::default(),
             epoch_q: Default::default(),
             ovf_q: Default::default(),
             ro_state: Default::default(),
-            drain_q: Default::default(),
+            drain_cnt: Default::default(),
             rd_ptr: Default::default(),
             issued_all: Default::default(),
-            inf_valid: Default::default(),
-            inf_row: Default::default(),
+            credits: Default::default(),
+            inf1_valid: Default::default(),
+            inf1_row: Default::default(),
+            inf2_valid: Default::default(),
+            inf2_row: Default::default(),
             b0_valid: Default::default(),
             b0_row: Default::default(),
             b0_data: Default::default(),
             b1_valid: Default::default(),
             b1_row: Default::default(),
             b1_data: Default::default(),
+            b2_valid: Default::default(),
+            b2_row: Default::default(),
+            b2_data: Default::default(),
             s1_valid: Default::default(),
             s1_row: Default::default(),
             s1_op: Default::default(),
@@ -201,21 +257,40 @@ impl<const W: usize, const A: usize> RmwBank<W, A> {
             s2_row: Default::default(),
             s2_op: Default::default(),
             s2_ep: Default::default(),
-            s2_data: Default::default(),
-            s2_fwd_y: Default::default(),
-            s2_fwd_z: Default::default(),
+            s2_fwd1: Default::default(),
+            s2_hit2: Default::default(),
+            s2_hit3: Default::default(),
+            s2_hit4: Default::default(),
+            s3_valid: Default::default(),
+            s3_row: Default::default(),
+            s3_op: Default::default(),
+            s3_ep: Default::default(),
+            s3_fwd1: Default::default(),
+            s3_base: Default::default(),
             w_valid: Default::default(),
             w_row: Default::default(),
             w_ep: Default::default(),
             w_data: Default::default(),
+            w2_valid: Default::default(),
+            w2_row: Default::default(),
+            w2_ep: Default::default(),
             w2_data: Default::default(),
+            w3_valid: Default::default(),
+            w3_row: Default::default(),
+            w3_ep: Default::default(),
+            w3_data: Default::default(),
             accept: Default::default(),
+            hit2: Default::default(),
+            hit3: Default::default(),
+            hit4: Default::default(),
             pop: Default::default(),
             issue: Default::default(),
-            slot1: Default::default(),
+            ins0: Default::default(),
+            ins1: Default::default(),
+            ins2: Default::default(),
             frozen_data: Default::default(),
-            s2_write0: Default::default(),
-            s2_write1: Default::default(),
+            w_write0: Default::default(),
+            w_write1: Default::default(),
             clear_addr: Default::default(),
         }
     }
@@ -225,9 +300,11 @@ impl<const W: usize, const A: usize> Logic for RmwBank<W, A> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, init_done, init_ptr, epoch_q, ovf_q, ro_state, drain_q, rd_ptr, issued_all, inf_valid,
-            inf_row, b0_valid, b0_row, b0_data, b1_valid, b1_row, b1_data, s1_valid, s1_row, s1_op, s1_ep,
-            s2_valid, s2_row, s2_op, s2_ep, s2_data, s2_fwd_y, s2_fwd_z, w_valid, w_row, w_ep, w_data, w2_data
+            self, clock, q0, q1, init_done, init_ptr, epoch_q, ovf_q, ro_state, drain_cnt, rd_ptr, issued_all,
+            credits, inf1_valid, inf1_row, inf2_valid, inf2_row, b0_valid, b0_row, b0_data, b1_valid, b1_row,
+            b1_data, b2_valid, b2_row, b2_data, s1_valid, s1_row, s1_op, s1_ep, s2_valid, s2_row, s2_op, s2_ep,
+            s2_fwd1, s2_hit2, s2_hit3, s2_hit4, s3_valid, s3_row, s3_op, s3_ep, s3_fwd1, s3_base, w_valid, w_row,
+            w_ep, w_data, w2_valid, w2_row, w2_ep, w2_data, w3_valid, w3_row, w3_ep, w3_data
         );
         self.ram0.clock.next = self.clock.val();
         self.ram1.clock.next = self.clock.val();
@@ -242,7 +319,11 @@ impl<const W: usize, const A: usize> Logic for RmwBank<W, A> {
         self.m_ro_data.next = self.b0_data.q.val();
         self.m_ro_last.next = self.b0_row.q.val() == self.last_row.val();
 
-        // ---- s0: accept, read the live copy ----
+        // ---- RAM outputs: registered with no logic in between ----
+        self.q0.d.next = self.ram0.read_data.val();
+        self.q1.d.next = self.ram1.read_data.val();
+
+        // ---- s0: accept, read the live copy (the frozen one serves the read-out) ----
         self.accept.next = self.s_upd_valid.val() & self.init_done.q.val();
         if self.epoch_q.q.val() {
             self.ram1.read_address.next = self.s_upd_row.val();
@@ -256,69 +337,99 @@ impl<const W: usize, const A: usize> Logic for RmwBank<W, A> {
         self.s1_op.d.next = self.s_upd_op.val();
         self.s1_ep.d.next = self.epoch_q.q.val();
 
-        // ---- s1: register RAM data, compare hazards ----
+        // ---- s1: compare with the four older updates this read cannot have seen ----
+        // Now one ahead is in s2, two ahead in s3, three in w, four in w2.
         self.s2_valid.d.next = self.s1_valid.q.val();
         self.s2_row.d.next = self.s1_row.q.val();
         self.s2_op.d.next = self.s1_op.q.val();
         self.s2_ep.d.next = self.s1_ep.q.val();
-        if self.s1_ep.q.val() {
-            self.s2_data.d.next = self.ram1.read_data.val();
-        } else {
-            self.s2_data.d.next = self.ram0.read_data.val();
-        }
-        self.s2_fwd_y.d.next = self.s2_valid.q.val()
+        self.s2_fwd1.d.next = self.s2_valid.q.val()
             & (self.s2_row.q.val() == self.s1_row.q.val())
             & (self.s2_ep.q.val() == self.s1_ep.q.val());
-        self.s2_fwd_z.d.next = self.w_valid.q.val()
+        self.hit2.next = self.s3_valid.q.val()
+            & (self.s3_row.q.val() == self.s1_row.q.val())
+            & (self.s3_ep.q.val() == self.s1_ep.q.val());
+        self.hit3.next = self.w_valid.q.val()
             & (self.w_row.q.val() == self.s1_row.q.val())
             & (self.w_ep.q.val() == self.s1_ep.q.val());
+        self.hit4.next = self.w2_valid.q.val()
+            & (self.w2_row.q.val() == self.s1_row.q.val())
+            & (self.w2_ep.q.val() == self.s1_ep.q.val());
+        // Priority to the newest: one-hot selects for s2.
+        self.s2_hit2.d.next = self.hit2.val();
+        self.s2_hit3.d.next = !self.hit2.val() & self.hit3.val();
+        self.s2_hit4.d.next = !self.hit2.val() & !self.hit3.val() & self.hit4.val();
 
-        // ---- s2: forward, let the parent compute, write ----
-        self.alu_op.next = self.s2_op.q.val();
-        if self.s2_fwd_y.q.val() {
-            self.alu_old.next = self.w_data.q.val();
-        } else if self.s2_fwd_z.q.val() {
-            self.alu_old.next = self.w2_data.q.val();
+        // ---- s2: base record = forwarded result of two to four ahead, else the RAM's ----
+        // Two ahead's result is in `w_data` now, three ahead's in `w2_data`, four's in `w3_data`.
+        self.s3_valid.d.next = self.s2_valid.q.val();
+        self.s3_row.d.next = self.s2_row.q.val();
+        self.s3_op.d.next = self.s2_op.q.val();
+        self.s3_ep.d.next = self.s2_ep.q.val();
+        self.s3_fwd1.d.next = self.s2_fwd1.q.val();
+        if self.s2_hit2.q.val() {
+            self.s3_base.d.next = self.w_data.q.val();
+        } else if self.s2_hit3.q.val() {
+            self.s3_base.d.next = self.w2_data.q.val();
+        } else if self.s2_hit4.q.val() {
+            self.s3_base.d.next = self.w3_data.q.val();
+        } else if self.s2_ep.q.val() {
+            self.s3_base.d.next = self.q1.q.val();
         } else {
-            self.alu_old.next = self.s2_data.q.val();
+            self.s3_base.d.next = self.q0.q.val();
         }
-        self.w_valid.d.next = self.s2_valid.q.val();
-        self.w_row.d.next = self.s2_row.q.val();
-        self.w_ep.d.next = self.s2_ep.q.val();
-        self.w_data.d.next = self.alu_new.val();
-        self.w2_data.d.next = self.w_data.q.val();
-        self.ovf_q.d.next = (self.ovf_q.q.val() & !self.ovf_clear.val()) | (self.s2_valid.q.val() & self.alu_ovf.val());
 
-        // ---- write ports: the update in s2, else the clear sequence ----
-        self.s2_write0.next = self.s2_valid.q.val() & !self.s2_ep.q.val();
-        self.s2_write1.next = self.s2_valid.q.val() & self.s2_ep.q.val();
+        // ---- s3: one ahead's result or base; the parent computes; result registered ----
+        self.alu_op.next = self.s3_op.q.val();
+        if self.s3_fwd1.q.val() {
+            self.alu_old.next = self.w_data.q.val();
+        } else {
+            self.alu_old.next = self.s3_base.q.val();
+        }
+        self.w_valid.d.next = self.s3_valid.q.val();
+        self.w_row.d.next = self.s3_row.q.val();
+        self.w_ep.d.next = self.s3_ep.q.val();
+        self.w_data.d.next = self.alu_new.val();
+        self.w2_valid.d.next = self.w_valid.q.val();
+        self.w2_row.d.next = self.w_row.q.val();
+        self.w2_ep.d.next = self.w_ep.q.val();
+        self.w2_data.d.next = self.w_data.q.val();
+        self.w3_valid.d.next = self.w2_valid.q.val();
+        self.w3_row.d.next = self.w2_row.q.val();
+        self.w3_ep.d.next = self.w2_ep.q.val();
+        self.w3_data.d.next = self.w2_data.q.val();
+        self.ovf_q.d.next = (self.ovf_q.q.val() & !self.ovf_clear.val()) | (self.s3_valid.q.val() & self.alu_ovf.val());
+
+        // ---- write ports: the update in w, else the clear sequence ----
+        self.w_write0.next = self.w_valid.q.val() & !self.w_ep.q.val();
+        self.w_write1.next = self.w_valid.q.val() & self.w_ep.q.val();
         if self.init_done.q.val() {
-            self.clear_addr.next = self.inf_row.q.val();
+            self.clear_addr.next = self.inf1_row.q.val();
         } else {
             self.clear_addr.next = self.init_ptr.q.val();
         }
-        if self.s2_write0.val() {
-            self.ram0.write_address.next = self.s2_row.q.val();
-            self.ram0.write_data.next = self.alu_new.val();
+        if self.w_write0.val() {
+            self.ram0.write_address.next = self.w_row.q.val();
+            self.ram0.write_data.next = self.w_data.q.val();
         } else {
             self.ram0.write_address.next = self.clear_addr.val();
             self.ram0.write_data.next = self.zero_w.val();
         }
-        if self.s2_write1.val() {
-            self.ram1.write_address.next = self.s2_row.q.val();
-            self.ram1.write_data.next = self.alu_new.val();
+        if self.w_write1.val() {
+            self.ram1.write_address.next = self.w_row.q.val();
+            self.ram1.write_data.next = self.w_data.q.val();
         } else {
             self.ram1.write_address.next = self.clear_addr.val();
             self.ram1.write_data.next = self.zero_w.val();
         }
         self.ram0.write_enable.next = !self.reset.val()
-            & (self.s2_write0.val()
+            & (self.w_write0.val()
                 | !self.init_done.q.val()
-                | (self.inf_valid.q.val() & self.epoch_q.q.val()));
+                | (self.inf1_valid.q.val() & self.epoch_q.q.val()));
         self.ram1.write_enable.next = !self.reset.val()
-            & (self.s2_write1.val()
+            & (self.w_write1.val()
                 | !self.init_done.q.val()
-                | (self.inf_valid.q.val() & !self.epoch_q.q.val()));
+                | (self.inf1_valid.q.val() & !self.epoch_q.q.val()));
 
         // ---- clear after reset ----
         if !self.init_done.q.val() {
@@ -329,57 +440,80 @@ impl<const W: usize, const A: usize> Logic for RmwBank<W, A> {
         }
 
         // ---- read-out of the frozen copy ----
-        if self.epoch_q.q.val() {
-            self.frozen_data.next = self.ram0.read_data.val();
-        } else {
-            self.frozen_data.next = self.ram1.read_data.val();
-        }
+        // A read issued at t is cleared at t+1 (inf1) and buffered at t+2 (inf2).
+        // `credits` counts the free buffer entries minus the reads in flight.
         self.pop.next = self.b0_valid.q.val() & self.m_ro_ready.val();
-        // Issue a read when the skid buffer is sure to have room for it.
         self.issue.next = (self.ro_state.q.val() == self.ro_stream.val())
             & !self.issued_all.q.val()
-            & (!self.b0_valid.q.val()
-                | (!self.b1_valid.q.val() & (!self.inf_valid.q.val() | self.pop.val()))
-                | (self.b1_valid.q.val() & self.pop.val() & !self.inf_valid.q.val()));
-        self.inf_valid.d.next = self.issue.val();
-        self.inf_row.d.next = self.rd_ptr.q.val();
+            & ((self.credits.q.val() != self.zero_2.val()) | self.pop.val());
+        if self.issue.val() & !self.pop.val() {
+            self.credits.d.next = self.credits.q.val() - self.one_2.val();
+        }
+        if !self.issue.val() & self.pop.val() {
+            self.credits.d.next = self.credits.q.val() + self.one_2.val();
+        }
+        self.inf1_valid.d.next = self.issue.val();
+        self.inf1_row.d.next = self.rd_ptr.q.val();
+        self.inf2_valid.d.next = self.inf1_valid.q.val();
+        self.inf2_row.d.next = self.inf1_row.q.val();
         if self.issue.val() {
             self.rd_ptr.d.next = self.rd_ptr.q.val() + self.one_a.val();
             if self.rd_ptr.q.val() == self.last_row.val() {
                 self.issued_all.d.next = true;
             }
         }
+        if self.epoch_q.q.val() {
+            self.frozen_data.next = self.q0.q.val();
+        } else {
+            self.frozen_data.next = self.q1.q.val();
+        }
+        // Output buffer: a shift register popped at b0, filled at its first free entry.
         if self.pop.val() {
             self.b0_valid.d.next = self.b1_valid.q.val();
             self.b0_row.d.next = self.b1_row.q.val();
             self.b0_data.d.next = self.b1_data.q.val();
-            self.b1_valid.d.next = false;
+            self.b1_valid.d.next = self.b2_valid.q.val();
+            self.b1_row.d.next = self.b2_row.q.val();
+            self.b1_data.d.next = self.b2_data.q.val();
+            self.b2_valid.d.next = false;
         }
-        self.slot1.next = (self.b0_valid.q.val() & !self.b1_valid.q.val() & !self.pop.val())
-            | (self.b1_valid.q.val() & self.pop.val());
-        if self.inf_valid.q.val() {
-            if self.slot1.val() {
-                self.b1_valid.d.next = true;
-                self.b1_row.d.next = self.inf_row.q.val();
-                self.b1_data.d.next = self.frozen_data.val();
-            } else {
-                self.b0_valid.d.next = true;
-                self.b0_row.d.next = self.inf_row.q.val();
-                self.b0_data.d.next = self.frozen_data.val();
-            }
+        self.ins0.next = self.inf2_valid.q.val()
+            & (!self.b0_valid.q.val() | (!self.b1_valid.q.val() & self.pop.val()));
+        self.ins1.next = self.inf2_valid.q.val()
+            & ((self.b0_valid.q.val() & !self.b1_valid.q.val() & !self.pop.val())
+                | (self.b1_valid.q.val() & !self.b2_valid.q.val() & self.pop.val()));
+        self.ins2.next = self.inf2_valid.q.val()
+            & ((self.b1_valid.q.val() & !self.b2_valid.q.val() & !self.pop.val())
+                | (self.b2_valid.q.val() & self.pop.val()));
+        if self.ins0.val() {
+            self.b0_valid.d.next = true;
+            self.b0_row.d.next = self.inf2_row.q.val();
+            self.b0_data.d.next = self.frozen_data.val();
+        }
+        if self.ins1.val() {
+            self.b1_valid.d.next = true;
+            self.b1_row.d.next = self.inf2_row.q.val();
+            self.b1_data.d.next = self.frozen_data.val();
+        }
+        if self.ins2.val() {
+            self.b2_valid.d.next = true;
+            self.b2_row.d.next = self.inf2_row.q.val();
+            self.b2_data.d.next = self.frozen_data.val();
         }
         if self.ro_state.q.val() == self.ro_drain.val() {
-            self.drain_q.d.next = true;
-            if self.drain_q.q.val() {
+            self.drain_cnt.d.next = self.drain_cnt.q.val() + self.one_2.val();
+            if self.drain_cnt.q.val() == self.drain_last.val() {
                 self.ro_state.d.next = self.ro_stream.val();
-                self.drain_q.d.next = false;
+                self.drain_cnt.d.next = self.zero_2.val();
             }
             self.rd_ptr.d.next = self.zero_a.val();
             self.issued_all.d.next = false;
+            self.credits.d.next = self.credits_full.val();
         }
         if (self.ro_state.q.val() == self.ro_stream.val())
             & self.issued_all.q.val()
-            & !self.inf_valid.q.val()
+            & !self.inf1_valid.q.val()
+            & !self.inf2_valid.q.val()
             & !self.b0_valid.q.val()
         {
             self.ro_state.d.next = self.ro_idle.val();
@@ -398,13 +532,18 @@ impl<const W: usize, const A: usize> Logic for RmwBank<W, A> {
             self.epoch_q.d.next = false;
             self.ovf_q.d.next = false;
             self.ro_state.d.next = self.ro_idle.val();
-            self.drain_q.d.next = false;
-            self.inf_valid.d.next = false;
+            self.drain_cnt.d.next = self.zero_2.val();
+            self.inf1_valid.d.next = false;
+            self.inf2_valid.d.next = false;
             self.b0_valid.d.next = false;
             self.b1_valid.d.next = false;
+            self.b2_valid.d.next = false;
             self.s1_valid.d.next = false;
             self.s2_valid.d.next = false;
+            self.s3_valid.d.next = false;
             self.w_valid.d.next = false;
+            self.w2_valid.d.next = false;
+            self.w3_valid.d.next = false;
         }
     }
 }
