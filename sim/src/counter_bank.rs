@@ -494,18 +494,24 @@ mod tests {
             m.step(&CounterBankInputs { upd_valid: true, upd_row: r, upd_op: op(1, r as u64), ..idle() });
         }
         m.step(&CounterBankInputs { flip: true, ..idle() });
+        // Cycle c of this loop is c + 1 cycles after the flip.
         let mut valid_cycles = Vec::new();
+        let mut ready_again = None;
         for c in 0..40 {
             let o = m.step(&idle());
             if o.ro_valid {
                 valid_cycles.push(c);
                 assert_eq!(o.ro_data, op(1, o.ro_row as u64));
             }
+            if o.flip_ready && ready_again.is_none() {
+                ready_again = Some(c + 1);
+            }
         }
         assert_eq!(valid_cycles.len(), 16);
+        assert_eq!(valid_cycles[0] + 1, 8, "first row 8 cycles after the flip (docs/cores/counter-bank.md)");
         assert!(valid_cycles.windows(2).all(|w| w[1] == w[0] + 1), "{valid_cycles:?}");
+        assert_eq!(ready_again, Some(16 + 9), "flip_ready returns rows + 9 cycles after the flip");
         assert!(m.store().copy(0).iter().all(|r| *r == CountSum::default()), "frozen copy cleared");
-        assert!(m.step(&idle()).flip_ready);
     }
 
     #[test]
