@@ -68,12 +68,25 @@ impl<const N: usize> PortValue for [u32; N] {
 pub trait CounterBankRtl {
     /// Model name (from `variants.rs`).
     const NAME: &'static str;
+    /// The model's input ports for one clock (plain data).
+    type Ports: Copy + Send;
+    /// The model's output ports for one clock (plain data).
+    type PortsOut: Copy + Send;
     /// The config it was built from.
     fn config() -> CounterBankConfig;
     /// A fresh instance.
     fn create() -> Self;
+    /// One clock on raw ports.
+    fn step_ports(&mut self, i: &Self::Ports) -> Self::PortsOut;
+    /// The golden model's inputs as ports.
+    fn encode(i: &CbIn) -> Self::Ports;
+    /// The ports as the golden model's outputs.
+    fn decode(o: &Self::PortsOut) -> CbOut;
     /// One clock.
-    fn cycle(&mut self, i: &CbIn) -> CbOut;
+    #[inline]
+    fn cycle(&mut self, i: &CbIn) -> CbOut {
+        Self::decode(&self.step_ports(&Self::encode(i)))
+    }
 }
 
 /// A Verilated H3 unit, seen through the golden model's types.
@@ -178,36 +191,33 @@ impl CbDriver {
         }
     }
 
-    #[inline]
-    fn hit(&mut self, p: u32) -> bool {
-        (self.rng.next_u64() & 0xFFFF) < p as u64
-    }
-
-    /// The next cycle's inputs.
+    /// The next cycle's inputs: four random words, cut into 16-bit lanes
+    /// compared with the probabilities (a probability of 65536 always hits).
     #[inline]
     pub fn next(&mut self) -> CbIn {
-        let upd_valid = self.hit(self.p.valid);
-        let mut upd_row = None;
-        for d in 0..FWD_DEPTH {
-            if self.hit(self.p.row_back[d]) {
-                upd_row = Some(self.last_rows[d]);
-                break;
-            }
-        }
-        let upd_row = upd_row.unwrap_or_else(|| self.rng.below(self.rows) as u32);
+        let lane = |w: u64, k: u32, p: u32| ((w >> (16 * k)) & 0xFFFF) < p as u64;
+        let w0 = self.rng.next_u64();
+        let w1 = self.rng.next_u64();
+        let w2 = self.rng.next_u64();
+        let upd_valid = lane(w0, 0, self.p.valid);
+        let back = (0..FWD_DEPTH).find(|&d| lane(w1, d as u32, self.p.row_back[d]));
+        let upd_row = match back {
+            Some(d) => self.last_rows[d],
+            None => (((w2 >> 32) * self.rows) >> 32) as u32,
+        };
         if upd_valid {
             self.last_rows.rotate_right(1);
             self.last_rows[0] = upd_row;
         }
-        let count = if self.hit(self.p.wide_count) { self.rng.next_u64() & self.count_mask } else { 1 };
+        let count = if lane(w2, 0, self.p.wide_count) { self.rng.next_u64() & self.count_mask } else { 1 };
         CbIn {
-            reset: self.hit(self.p.reset),
+            reset: lane(w0, 1, self.p.reset),
             upd_valid,
             upd_row,
             upd_op: CountSum { count, tsum: self.rng.next_u64() & self.tsum_mask },
-            flip: self.hit(self.p.flip),
-            ro_ready: self.hit(self.p.ro_ready),
-            ovf_clear: self.hit(self.p.ovf_clear),
+            flip: lane(w0, 2, self.p.flip),
+            ro_ready: lane(w0, 3, self.p.ro_ready),
+            ovf_clear: lane(w2, 1, self.p.ovf_clear),
         }
     }
 }
@@ -249,8 +259,79 @@ fn differ<T: std::fmt::Debug + PartialEq>(
     }
 }
 
+/// Cycles per batch exchanged between the RTL thread and the golden thread.
+const LOCKSTEP_BATCH: usize = 2048;
+
+/// Runs an RTL model and its golden twin in lockstep on two threads.
+///
+/// The RTL model (not `Send`) stays on the calling thread and only steps;
+/// the worker thread draws the inputs and the golden outputs for a batch of
+/// cycles with `golden`, hands the inputs over, prepares the next batch, and
+/// compares the RTL's outputs of each cycle with `check` (cycle number,
+/// inputs, RTL outputs, golden outputs). The first mismatch stops both.
+pub fn lockstep<I, R, G>(
+    cycles: u64,
+    mut rtl: impl FnMut(&I) -> R,
+    mut golden: impl FnMut(&mut Vec<I>, &mut Vec<G>, usize) + Send,
+    mut check: impl FnMut(u64, &I, &R, &G) -> Result<(), Mismatch> + Send,
+) -> Result<(), Mismatch>
+where
+    I: Send,
+    R: Send,
+    G: Send,
+{
+    use std::sync::mpsc;
+    let (to_rtl, rtl_in) = mpsc::sync_channel::<Vec<I>>(2);
+    let (rtl_out, from_rtl) = mpsc::channel::<(Vec<I>, Vec<R>)>();
+    std::thread::scope(|scope| {
+        let worker = scope.spawn(move || -> Result<(), Mismatch> {
+            let mut pending: std::collections::VecDeque<Vec<G>> = Default::default();
+            let mut compared = 0u64;
+            let mut issued = 0u64;
+            let mut compare_one = |pending: &mut std::collections::VecDeque<Vec<G>>| -> Result<(), Mismatch> {
+                let (ins, routs) = from_rtl.recv().expect("RTL thread alive");
+                let gouts = pending.pop_front().expect("a batch in flight");
+                for ((i, r), g) in ins.iter().zip(&routs).zip(&gouts) {
+                    check(compared, i, r, g)?;
+                    compared += 1;
+                }
+                Ok(())
+            };
+            while issued < cycles {
+                let n = (cycles - issued).min(LOCKSTEP_BATCH as u64) as usize;
+                let mut ins = Vec::with_capacity(n);
+                let mut gouts = Vec::with_capacity(n);
+                golden(&mut ins, &mut gouts, n);
+                issued += n as u64;
+                if to_rtl.send(ins).is_err() {
+                    break;
+                }
+                pending.push_back(gouts);
+                if pending.len() == 2 {
+                    compare_one(&mut pending)?;
+                }
+            }
+            drop(to_rtl);
+            while !pending.is_empty() {
+                compare_one(&mut pending)?;
+            }
+            Ok(())
+        });
+        // RTL side: step every batch until the worker stops sending.
+        while let Ok(ins) = rtl_in.recv() {
+            let outs: Vec<R> = ins.iter().map(&mut rtl).collect();
+            if rtl_out.send((ins, outs)).is_err() {
+                break;
+            }
+        }
+        drop(rtl_out);
+        worker.join().expect("golden thread panicked")
+    })
+}
+
 /// Runs `cycles` cycles of `M` against the golden model, comparing every output
-/// every cycle (row, data and last only when `ro_valid`, as they mean nothing otherwise).
+/// every cycle (row, data and last only when `ro_valid`, as they mean nothing
+/// otherwise). The RTL and the golden model run in [`lockstep`] on two threads.
 pub fn cosim_counter_bank<M: CounterBankRtl>(
     p: CbStimulus,
     seed: u64,
@@ -259,47 +340,60 @@ pub fn cosim_counter_bank<M: CounterBankRtl>(
     let cfg = M::config();
     let mut rtl = M::create();
     let mut golden = CounterBankCycle::<CountSum>::new(cfg.rows, cfg.layout());
+    // The simulation top registers the inputs: its core first sees one all-zero cycle.
+    golden.step(&CbIn::default());
     let mut drv = CbDriver::new(&cfg, p, seed);
     let mut st = CbStats::default();
     let mut prev_rows: [Option<u32>; FWD_DEPTH] = [None; FWD_DEPTH];
     let mut prev_ovf = false;
-    for cycle in 0..cycles {
-        let i = drv.next();
-        let r = rtl.cycle(&i);
-        let g = golden.step(&i);
-        let n = M::NAME;
-        differ(n, cycle, "upd_ready", r.upd_ready, g.upd_ready)?;
-        differ(n, cycle, "flip_ready", r.flip_ready, g.flip_ready)?;
-        differ(n, cycle, "epoch", r.epoch, g.epoch)?;
-        differ(n, cycle, "ro_valid", r.ro_valid, g.ro_valid)?;
-        differ(n, cycle, "ovf_sticky", r.ovf_sticky, g.ovf_sticky)?;
-        if g.ro_valid {
-            differ(n, cycle, "ro_row", r.ro_row, g.ro_row)?;
-            differ(n, cycle, "ro_data", r.ro_data, g.ro_data)?;
-            differ(n, cycle, "ro_last", r.ro_last, g.ro_last)?;
-            if i.ro_ready {
-                st.rows_read += 1;
-                st.epochs_read += g.ro_last as u64;
+    let n = M::NAME;
+    // Port encoding and decoding happen on the golden thread: the RTL thread only steps.
+    lockstep(
+        cycles,
+        |ports: &(CbIn, M::Ports)| rtl.step_ports(&ports.1),
+        |ins, gouts, k| {
+            for _ in 0..k {
+                let i = drv.next();
+                gouts.push(golden.step(&i));
+                ins.push((i, M::encode(&i)));
             }
-        }
-        st.resets += i.reset as u64;
-        st.overflows += (g.ovf_sticky && !prev_ovf) as u64;
-        prev_ovf = g.ovf_sticky;
-        let accepted = i.upd_valid && g.upd_ready && !i.reset;
-        if accepted {
-            st.updates += 1;
-            for (n, prev) in st.hazards.iter_mut().zip(prev_rows) {
-                *n += (prev == Some(i.upd_row)) as u64;
+        },
+        |cycle, (i, _), r, g| {
+            let r = M::decode(r);
+            differ(n, cycle, "upd_ready", r.upd_ready, g.upd_ready)?;
+            differ(n, cycle, "flip_ready", r.flip_ready, g.flip_ready)?;
+            differ(n, cycle, "epoch", r.epoch, g.epoch)?;
+            differ(n, cycle, "ro_valid", r.ro_valid, g.ro_valid)?;
+            differ(n, cycle, "ovf_sticky", r.ovf_sticky, g.ovf_sticky)?;
+            if g.ro_valid {
+                differ(n, cycle, "ro_row", r.ro_row, g.ro_row)?;
+                differ(n, cycle, "ro_data", r.ro_data, g.ro_data)?;
+                differ(n, cycle, "ro_last", r.ro_last, g.ro_last)?;
+                if i.ro_ready {
+                    st.rows_read += 1;
+                    st.epochs_read += g.ro_last as u64;
+                }
             }
-        }
-        prev_rows.rotate_right(1);
-        prev_rows[0] = if accepted { Some(i.upd_row) } else { None };
-        if i.reset {
-            prev_rows = [None; FWD_DEPTH];
-        }
-        st.flips += (i.flip && g.flip_ready && !i.reset) as u64;
-        st.cycles += 1;
-    }
+            st.resets += i.reset as u64;
+            st.overflows += (g.ovf_sticky && !prev_ovf) as u64;
+            prev_ovf = g.ovf_sticky;
+            let accepted = i.upd_valid && g.upd_ready && !i.reset;
+            if accepted {
+                st.updates += 1;
+                for (n, prev) in st.hazards.iter_mut().zip(prev_rows) {
+                    *n += (prev == Some(i.upd_row)) as u64;
+                }
+            }
+            prev_rows.rotate_right(1);
+            prev_rows[0] = if accepted { Some(i.upd_row) } else { None };
+            if i.reset {
+                prev_rows = [None; FWD_DEPTH];
+            }
+            st.flips += (i.flip && g.flip_ready && !i.reset) as u64;
+            st.cycles += 1;
+            Ok(())
+        },
+    )?;
     Ok(st)
 }
 
@@ -309,6 +403,8 @@ pub fn cosim_h3<M: H3Rtl>(valid: u32, seed: u64, cycles: u64) -> Result<u64, Mis
     let cfg = M::config();
     let mut rtl = M::create();
     let mut golden = H3Cycle::new(&cfg);
+    // The simulation top registers the inputs: its core first sees one all-zero cycle.
+    golden.step(&H3Inputs::default());
     let mut rng = SplitMix64::new(seed);
     for cycle in 0..cycles {
         let r0 = rng.next_u64();
