@@ -8,6 +8,7 @@
 pub mod counter_bank;
 pub mod error;
 pub mod h3;
+pub mod lda;
 pub mod prng;
 
 pub use error::ConfigError;
