@@ -5,6 +5,7 @@ use netmeas_hdl::export::{BlockConfig, export};
 use netmeas_sim::counter_bank::{BankStore, CountSum, CounterBankConfig};
 use netmeas_sim::error::load_config;
 use netmeas_sim::h3::H3Config;
+use netmeas_sim::lda::LdaConfig;
 use netmeas_sim::prng::SplitMix64;
 use netmeas_synth::{SynthReport, Target};
 use netmeas_testbench::models::*;
@@ -24,7 +25,7 @@ struct Cli {
 enum Cmd {
     /// Write a block's Verilog, interface JSON and FuseSoC core file.
     Export {
-        /// h3 | counter-bank
+        /// h3 | counter-bank | lda
         block: String,
         /// Config file (TOML, or JSON if it ends in .json); defaults otherwise.
         #[arg(long)]
@@ -35,7 +36,7 @@ enum Cmd {
     },
     /// Synthesize, place and route a block and its reference RMW loop; print Fmax and resources.
     Synth {
-        /// h3 | counter-bank | all
+        /// h3 | counter-bank | lda | all
         block: String,
         /// ecp5-85k | ice40-hx8k
         #[arg(long)]
@@ -74,7 +75,11 @@ fn block_config(block: &str, config: Option<&Path>, target: Option<Target>) -> R
             Some(p) => load_config::<CounterBankConfig>(p).map_err(|e| e.to_string())?,
             None => default_bank(target),
         }),
-        other => return Err(format!("unknown block `{other}`: use h3 or counter-bank")),
+        "lda" => BlockConfig::Lda(match config {
+            Some(p) => load_config::<LdaConfig>(p).map_err(|e| e.to_string())?,
+            None => default_lda(target),
+        }),
+        other => return Err(format!("unknown block `{other}`: use h3, counter-bank or lda")),
     };
     cfg.validate().map_err(|e| e.to_string())?;
     Ok(cfg)
@@ -86,6 +91,15 @@ fn default_bank(target: Option<Target>) -> CounterBankConfig {
     match target {
         Some(Target::Ice40Hx8k) => CounterBankConfig { rows: 512, ..Default::default() },
         _ => CounterBankConfig::default(),
+    }
+}
+
+/// The default LDA for a target: the paper's two banks of 512 rows, or two of
+/// 256 on the iCE40-HX8K (two copies of 1024 × 72 bits exceed its 32 EBRs).
+fn default_lda(target: Option<Target>) -> LdaConfig {
+    match target {
+        Some(Target::Ice40Hx8k) => LdaConfig { rows: 256, ..Default::default() },
+        _ => LdaConfig::default(),
     }
 }
 

@@ -281,6 +281,62 @@ impl crate::CounterBankRtl for {t} {{
 }}
 "##
         ),
+        "lda" => format!(
+            r##"
+impl crate::LdaRtl for {t} {{
+    const NAME: &'static str = "{name}";
+    type Ports = {t}In;
+    type PortsOut = {t}Out;
+    fn config() -> netmeas_sim::lda::LdaConfig {{
+        serde_json::from_str(Self::CONFIG_JSON).expect("variant config parses")
+    }}
+    fn create() -> Self {{
+        Self::new()
+    }}
+    #[inline]
+    fn step_ports(&mut self, i: &{t}In) -> {t}Out {{
+        self.step(i)
+    }}
+    #[inline]
+    fn encode(i: &netmeas_sim::lda::LdaInputs) -> {t}In {{
+        use crate::PortValue as P;
+        {t}In {{
+            reset: P::from_u128(i.reset as u128),
+            s_valid: P::from_u128(i.valid as u128),
+            s_key: P::from_u128(i.pkt.key),
+            s_ts: P::from_u128((i.pkt.ts & ((1 << 40) - 1)) as u128),
+            s_class: P::from_u128(i.pkt.class as u128),
+            flip: P::from_u128(i.flip as u128),
+            csr_we: P::from_u128(i.csr_we as u128),
+            csr_addr: P::from_u128((i.csr_addr & 7) as u128),
+            csr_wdata: P::from_u128((i.csr_wdata & 0xFF) as u128),
+            m_ro_ready: P::from_u128(i.ro_ready as u128),
+            ovf_clear: P::from_u128(i.ovf_clear as u128),
+        }}
+    }}
+    #[inline]
+    fn decode(o: &{t}Out) -> netmeas_sim::lda::LdaOutputs {{
+        use crate::PortValue as _;
+        netmeas_sim::lda::LdaOutputs {{
+            ready: o.s_ready.to_u128() != 0,
+            flip_ready: o.flip_ready.to_u128() != 0,
+            epoch: o.epoch.to_u128() != 0,
+            ro_valid: o.m_ro_valid.to_u128() != 0,
+            ro_addr: o.m_ro_addr.to_u128() as u32,
+            ro_data: netmeas_sim::counter_bank::CountSum {{
+                count: o.m_ro_count.to_u128() as u64,
+                tsum: o.m_ro_tsum.to_u128() as u64,
+            }},
+            ro_last: o.m_ro_last.to_u128() != 0,
+            frozen_seq: o.frozen_seq.to_u128() as u32,
+            frozen_packets: o.frozen_packets.to_u128() as u64,
+            frozen_sampled: o.frozen_sampled.to_u128() as u64,
+            ovf_sticky: o.ovf_sticky.to_u128() != 0,
+        }}
+    }}
+}}
+"##
+        ),
         "h3" => format!(
             r##"
 impl crate::H3Rtl for {t} {{
@@ -344,6 +400,7 @@ fn main() {
         let cfg = match *block {
             "h3" => BlockConfig::H3(serde_json::from_str(json).expect("h3 variant config")),
             "counter-bank" => BlockConfig::CounterBank(serde_json::from_str(json).expect("bank variant config")),
+            "lda" => BlockConfig::Lda(serde_json::from_str(json).expect("lda variant config")),
             other => panic!("unknown block {other}"),
         };
         let e = export(&cfg).unwrap_or_else(|err| panic!("variant {name}: {err}"));

@@ -20,4 +20,8 @@ pub const VARIANTS: &[(&str, &str, &str)] = &[
     ("h3_bit", "h3", r#"{"key_bits": 32, "out_bits": 1, "seed": 13, "registered": true}"#),
     // H3: 64-bit key to 24 bits, combinational.
     ("h3_mid", "h3", r#"{"key_bits": 64, "out_bits": 24, "seed": 14, "registered": false}"#),
+    // LDA: the paper's two banks of 512 rows (p1 = 2^-3, p2 = 2^-7), 120-bit key.
+    ("lda_default", "lda", r#"{"key_bits": 120, "banks": 2, "rows": 512, "bank_prob_log2": [3, 7]}"#),
+    // LDA: three banks of 64 rows, low thresholds: dense sampling, same-row bursts, 104-bit key.
+    ("lda_small", "lda", r#"{"key_bits": 104, "banks": 3, "rows": 64, "bank_prob_log2": [0, 1, 2], "seed": 5}"#),
 ];

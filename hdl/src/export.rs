@@ -8,9 +8,11 @@
 
 use crate::common::counter_bank::CounterBank;
 use crate::common::h3::H3Unit;
+use crate::lda::LdaCore;
 use netmeas_sim::ConfigError;
 use netmeas_sim::counter_bank::CounterBankConfig;
 use netmeas_sim::h3::H3Config;
+use netmeas_sim::lda::{LdaConfig, RegisterDesc, lda_registers};
 use rust_hdl::prelude::*;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -22,6 +24,8 @@ pub enum BlockConfig {
     H3(H3Config),
     /// The ping-pong {count, tsum} counter bank.
     CounterBank(CounterBankConfig),
+    /// The lossy difference aggregator core.
+    Lda(LdaConfig),
 }
 
 impl BlockConfig {
@@ -30,6 +34,15 @@ impl BlockConfig {
         match self {
             BlockConfig::H3(_) => "h3",
             BlockConfig::CounterBank(_) => "counter-bank",
+            BlockConfig::Lda(_) => "lda",
+        }
+    }
+
+    /// The CSR register map (empty for blocks without registers).
+    pub fn registers(&self) -> Vec<RegisterDesc> {
+        match self {
+            BlockConfig::Lda(c) => lda_registers(c),
+            _ => Vec::new(),
         }
     }
 
@@ -38,6 +51,7 @@ impl BlockConfig {
         match self {
             BlockConfig::H3(c) => c.validate(),
             BlockConfig::CounterBank(c) => c.validate(),
+            BlockConfig::Lda(c) => c.validate(),
         }
     }
 
@@ -46,6 +60,7 @@ impl BlockConfig {
         match self {
             BlockConfig::H3(c) => c.top_name(),
             BlockConfig::CounterBank(c) => c.top_name(),
+            BlockConfig::Lda(c) => c.top_name(),
         }
     }
 
@@ -54,6 +69,7 @@ impl BlockConfig {
         match self {
             BlockConfig::H3(c) => serde_json::to_value(c),
             BlockConfig::CounterBank(c) => serde_json::to_value(c),
+            BlockConfig::Lda(c) => serde_json::to_value(c),
         }
         .expect("configs serialize")
     }
@@ -66,6 +82,10 @@ impl BlockConfig {
             BlockConfig::CounterBank(_) => {
                 "Counter bank (Kompella et al., ToN 2012, §V): ping-pong RAM of {count, tsum} rows, \
                  one read-modify-write per clock with forwarding, streamed read-out, hardware clear"
+            }
+            BlockConfig::Lda(_) => {
+                "LDA core (Kompella et al., ToN 2012, §III-B..C, §V): classifier, H3 row and sampling hashes, \
+                 banks chosen by leading zeros, {count, tsum} rows at one packet per clock, ping-pong epochs"
             }
         }
     }
@@ -112,7 +132,7 @@ impl Exported {
             "block": self.config.block_name(),
             "top": self.top,
             "config": self.config.to_json(),
-            "registers": [],
+            "registers": self.config.registers(),
             "ports": self.ports,
         }))
         .expect("serializes")
@@ -136,8 +156,20 @@ impl Exported {
             (format!("{}.interface.json", self.top), self.interface_json()),
             (format!("{}.core", self.top), self.fusesoc_core()),
         ];
+        let regs = self.config.registers();
+        let csr = (!regs.is_empty()).then(|| {
+            (
+                format!("{}.csr.json", self.top),
+                serde_json::to_string_pretty(&serde_json::json!({
+                    "top": self.top,
+                    "port": { "we": "csr_we", "addr": "csr_addr", "wdata": "csr_wdata", "data_bits": 8 },
+                    "registers": regs,
+                }))
+                .expect("serializes"),
+            )
+        });
         let mut written = Vec::new();
-        for (name, text) in files {
+        for (name, text) in files.into_iter().chain(csr) {
             let p = dir.join(name);
             std::fs::write(&p, text)?;
             written.push(p);
@@ -152,6 +184,7 @@ pub fn export(cfg: &BlockConfig) -> Result<Exported, ConfigError> {
     let (verilog, ports) = match cfg {
         BlockConfig::H3(c) => export_h3(c),
         BlockConfig::CounterBank(c) => export_counter_bank(c),
+        BlockConfig::Lda(c) => export_lda(c),
     };
     let top = cfg.top_name();
     let verilog = finish_verilog(cfg, &top, &verilog);
@@ -249,6 +282,43 @@ fn export_counter_bank(c: &CounterBankConfig) -> (String, Vec<Port>) {
         (32, 48) => cb_addr!(c, 32, 48, 80, 7),
         (32, 64) => cb_addr!(c, 32, 64, 96, 7),
         other => unreachable!("widths {other:?} passed validation but have no instance"),
+    }
+}
+
+macro_rules! lda_rows {
+    ($c:expr, $k:literal) => {
+        match ($c.row_bits(), $c.bank_bits()) {
+            (6, 0) => generate(LdaCore::<$k, 6, 6>::new($c)),
+            (6, 1) => generate(LdaCore::<$k, 6, 7>::new($c)),
+            (6, 2) => generate(LdaCore::<$k, 6, 8>::new($c)),
+            (7, 0) => generate(LdaCore::<$k, 7, 7>::new($c)),
+            (7, 1) => generate(LdaCore::<$k, 7, 8>::new($c)),
+            (7, 2) => generate(LdaCore::<$k, 7, 9>::new($c)),
+            (8, 0) => generate(LdaCore::<$k, 8, 8>::new($c)),
+            (8, 1) => generate(LdaCore::<$k, 8, 9>::new($c)),
+            (8, 2) => generate(LdaCore::<$k, 8, 10>::new($c)),
+            (9, 0) => generate(LdaCore::<$k, 9, 9>::new($c)),
+            (9, 1) => generate(LdaCore::<$k, 9, 10>::new($c)),
+            (9, 2) => generate(LdaCore::<$k, 9, 11>::new($c)),
+            (10, 0) => generate(LdaCore::<$k, 10, 10>::new($c)),
+            (10, 1) => generate(LdaCore::<$k, 10, 11>::new($c)),
+            (10, 2) => generate(LdaCore::<$k, 10, 12>::new($c)),
+            (11, 0) => generate(LdaCore::<$k, 11, 11>::new($c)),
+            (11, 1) => generate(LdaCore::<$k, 11, 12>::new($c)),
+            (11, 2) => generate(LdaCore::<$k, 11, 13>::new($c)),
+            other => unreachable!("LDA geometry {other:?} passed validation but has no instance"),
+        }
+    };
+}
+
+fn export_lda(c: &LdaConfig) -> (String, Vec<Port>) {
+    match c.key_bits {
+        32 => lda_rows!(c, 32),
+        64 => lda_rows!(c, 64),
+        104 => lda_rows!(c, 104),
+        120 => lda_rows!(c, 120),
+        128 => lda_rows!(c, 128),
+        other => unreachable!("key_bits {other} passed validation but has no instance"),
     }
 }
 

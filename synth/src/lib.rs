@@ -149,7 +149,20 @@ pub fn harness(module: &str, ports: &[Port]) -> String {
 /// block's geometry and record arithmetic (lane-wise adds), no forwarding, no
 /// second copy, no read-out or clear logic.
 pub fn reference_design(cfg: &BlockConfig) -> Option<(String, Vec<Port>)> {
-    let BlockConfig::CounterBank(c) = cfg else { return None };
+    // The LDA's counter memory is a counter bank of banks × rows rows.
+    let lda_bank;
+    let c = match cfg {
+        BlockConfig::CounterBank(c) => c,
+        BlockConfig::Lda(l) => {
+            lda_bank = netmeas_sim::counter_bank::CounterBankConfig {
+                rows: l.total_rows(),
+                addr_bits: Some(l.addr_bits()),
+                ..Default::default()
+            };
+            &lda_bank
+        }
+        BlockConfig::H3(_) => return None,
+    };
     let (a, cw, w) = (c.addr_bits(), c.count_bits, c.word_bits());
     let v = format!(
         "// Reference: registered block-RAM read-modify-write loop, {rows} x {w} bits.\n\

@@ -129,7 +129,7 @@ impl LdaConfig {
     }
 }
 
-/// One register of a core's CSR write port (32-bit words, word addresses).
+/// One register of a core's CSR write port (word addresses).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct RegisterDesc {
     /// Register name.

@@ -1,0 +1,5 @@
+//! The LDA core (Kompella et al., ToN 2012).
+
+pub mod core;
+
+pub use self::core::LdaCore;
