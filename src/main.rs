@@ -207,7 +207,7 @@ fn main() -> ExitCode {
             Ok(())
         }),
         Cmd::Synth { block, target, config, json } => Target::parse(&target).and_then(|t| {
-            let blocks: Vec<&str> = if block == "all" { vec!["h3", "counter-bank"] } else { vec![block.as_str()] };
+            let blocks: Vec<&str> = if block == "all" { vec!["h3", "counter-bank", "lda"] } else { vec![block.as_str()] };
             if block == "all" && config.is_some() {
                 return Err("--config applies to one block, not `all`".into());
             }

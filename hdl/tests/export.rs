@@ -94,3 +94,43 @@ fn impossible_configs_are_refused_by_field() {
     let e = export(&BlockConfig::H3(H3Config { key_bits: 129, ..Default::default() })).unwrap_err();
     assert_eq!(e.field, "key_bits");
 }
+
+/// The LDA datasheet's register table is the generated register map, and the
+/// export writes it as `csr.json`.
+#[test]
+fn lda_register_map_matches_the_datasheet() {
+    use netmeas_sim::lda::{LdaConfig, lda_registers};
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/cores/lda.md")).unwrap();
+    let cfg = LdaConfig::default();
+    for r in lda_registers(&cfg) {
+        let row = format!("| `{}` | {} | {} | {} | {} |", r.name, r.addr, r.bits, r.reset, r.doc);
+        assert!(doc.contains(&row), "docs/cores/lda.md lacks {row}");
+    }
+    let e = netmeas_hdl::export::export(&netmeas_hdl::export::BlockConfig::Lda(cfg)).unwrap();
+    let dir = std::env::temp_dir().join(format!("nm_lda_csr_{}", std::process::id()));
+    let files = e.write(&dir).unwrap();
+    let csr = files.iter().find(|f| f.to_string_lossy().ends_with(".csr.json")).expect("csr.json written");
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(csr).unwrap()).unwrap();
+    assert_eq!(v["registers"].as_array().unwrap().len(), 4);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Every LDA key width and every geometry exports; the corners lint clean.
+#[test]
+fn every_lda_geometry_exports_and_corners_lint_clean() {
+    use netmeas_sim::lda::{LDA_BANKS, LDA_KEY_BITS, LDA_ROWS, LdaConfig};
+    for &key_bits in LDA_KEY_BITS {
+        let c = LdaConfig { key_bits, ..Default::default() };
+        netmeas_hdl::export::export(&BlockConfig::Lda(c)).unwrap();
+    }
+    for &banks in LDA_BANKS {
+        for &rows in LDA_ROWS {
+            let c = LdaConfig { banks, rows, bank_prob_log2: (0..banks as u32).map(|j| 2 * j + 1).collect(), ..Default::default() };
+            netmeas_hdl::export::export(&BlockConfig::Lda(c)).unwrap();
+        }
+    }
+    for (key_bits, banks, rows) in [(120, 2, 512), (32, 1, 64), (128, 4, 2048), (104, 3, 256)] {
+        let bank_prob_log2 = (0..banks as u32).map(|j| 3 + 4 * j).collect();
+        export_and_lint(BlockConfig::Lda(LdaConfig { key_bits, banks, rows, bank_prob_log2, ..Default::default() }));
+    }
+}
