@@ -147,7 +147,9 @@ fn wrapper_rs(name: &str, block: &str, cfg_json: &str, e: &Exported) -> String {
     let outs: Vec<&Port> = e.ports.iter().filter(|p| p.dir == Dir::Out).collect();
     let fields = |ps: &[&Port]| -> String {
         ps.iter()
-            .map(|p| format!("    /// Port `{}` ({} bits).\n    pub {}: {},\n", p.name, p.bits, p.name, port_types(p).1))
+            .map(|p| {
+                format!("    /// Port `{}` ({} bits).\n    pub {}: {},\n", p.name, p.bits, p.name, port_types(p).1)
+            })
             .collect()
     };
     format!(
@@ -227,81 +229,43 @@ impl Drop for {t} {{
     )
 }
 
-/// The adapter from a model's port structs to the golden model's types, per block kind.
+/// The adapter from a model's port structs to its golden model's types: one
+/// `CoreRtl` impl per model, whose golden types, input encoding and output
+/// decoding depend on the block kind.
 fn adapter_rs(name: &str, block: &str) -> String {
     let t = camel(name);
-    match block {
-        "counter-bank" => format!(
-            r##"
-impl crate::CounterBankRtl for {t} {{
-    const NAME: &'static str = "{name}";
-    type Ports = {t}In;
-    type PortsOut = {t}Out;
-    fn config() -> netmeas_sim::counter_bank::CounterBankConfig {{
-        serde_json::from_str(Self::CONFIG_JSON).expect("variant config parses")
-    }}
-    fn create() -> Self {{
-        Self::new()
-    }}
-    #[inline]
-    fn step_ports(&mut self, i: &{t}In) -> {t}Out {{
-        self.step(i)
-    }}
-    #[inline]
-    fn encode(i: &crate::CbIn) -> {t}In {{
-        use crate::PortValue as P;
-        {t}In {{
-            reset: P::from_u128(i.reset as u128),
+    let (config, gin, gout, encode, decode) = match block {
+        "counter-bank" => (
+            "netmeas_sim::counter_bank::CounterBankConfig",
+            "crate::CbIn",
+            "crate::CbOut",
+            "reset: P::from_u128(i.reset as u128),
             s_upd_valid: P::from_u128(i.upd_valid as u128),
             s_upd_row: P::from_u128(i.upd_row as u128),
             s_upd_count: P::from_u128(i.upd_op.count as u128),
             s_upd_tsum: P::from_u128(i.upd_op.tsum as u128),
             flip: P::from_u128(i.flip as u128),
             m_ro_ready: P::from_u128(i.ro_ready as u128),
-            ovf_clear: P::from_u128(i.ovf_clear as u128),
-        }}
-    }}
-    #[inline]
-    fn decode(o: &{t}Out) -> crate::CbOut {{
-        use crate::PortValue as _;
-        crate::CbOut {{
+            ovf_clear: P::from_u128(i.ovf_clear as u128),",
+            "crate::CbOut {
             upd_ready: o.s_upd_ready.to_u128() != 0,
             flip_ready: o.flip_ready.to_u128() != 0,
             epoch: o.epoch.to_u128() != 0,
             ro_valid: o.m_ro_valid.to_u128() != 0,
             ro_row: o.m_ro_row.to_u128() as u32,
-            ro_data: netmeas_sim::counter_bank::CountSum {{
+            ro_data: netmeas_sim::counter_bank::CountSum {
                 count: o.m_ro_count.to_u128() as u64,
                 tsum: o.m_ro_tsum.to_u128() as u64,
-            }},
+            },
             ro_last: o.m_ro_last.to_u128() != 0,
             ovf_sticky: o.ovf_sticky.to_u128() != 0,
-        }}
-    }}
-}}
-"##
+        }",
         ),
-        "lda" => format!(
-            r##"
-impl crate::LdaRtl for {t} {{
-    const NAME: &'static str = "{name}";
-    type Ports = {t}In;
-    type PortsOut = {t}Out;
-    fn config() -> netmeas_sim::lda::LdaConfig {{
-        serde_json::from_str(Self::CONFIG_JSON).expect("variant config parses")
-    }}
-    fn create() -> Self {{
-        Self::new()
-    }}
-    #[inline]
-    fn step_ports(&mut self, i: &{t}In) -> {t}Out {{
-        self.step(i)
-    }}
-    #[inline]
-    fn encode(i: &netmeas_sim::lda::LdaInputs) -> {t}In {{
-        use crate::PortValue as P;
-        {t}In {{
-            reset: P::from_u128(i.reset as u128),
+        "lda" => (
+            "netmeas_sim::lda::LdaConfig",
+            "netmeas_sim::lda::LdaInputs",
+            "netmeas_sim::lda::LdaOutputs",
+            "reset: P::from_u128(i.reset as u128),
             s_valid: P::from_u128(i.valid as u128),
             s_key: P::from_u128(i.pkt.key),
             s_ts: P::from_u128((i.pkt.ts & ((1 << 40) - 1)) as u128),
@@ -311,53 +275,68 @@ impl crate::LdaRtl for {t} {{
             csr_addr: P::from_u128((i.csr_addr & 7) as u128),
             csr_wdata: P::from_u128((i.csr_wdata & 0xFF) as u128),
             m_ro_ready: P::from_u128(i.ro_ready as u128),
-            ovf_clear: P::from_u128(i.ovf_clear as u128),
-        }}
-    }}
-    #[inline]
-    fn decode(o: &{t}Out) -> netmeas_sim::lda::LdaOutputs {{
-        use crate::PortValue as _;
-        netmeas_sim::lda::LdaOutputs {{
+            ovf_clear: P::from_u128(i.ovf_clear as u128),",
+            "netmeas_sim::lda::LdaOutputs {
             ready: o.s_ready.to_u128() != 0,
             flip_ready: o.flip_ready.to_u128() != 0,
             epoch: o.epoch.to_u128() != 0,
             ro_valid: o.m_ro_valid.to_u128() != 0,
             ro_addr: o.m_ro_addr.to_u128() as u32,
-            ro_data: netmeas_sim::counter_bank::CountSum {{
+            ro_data: netmeas_sim::counter_bank::CountSum {
                 count: o.m_ro_count.to_u128() as u64,
                 tsum: o.m_ro_tsum.to_u128() as u64,
-            }},
+            },
             ro_last: o.m_ro_last.to_u128() != 0,
             frozen_seq: o.frozen_seq.to_u128() as u32,
             frozen_packets: o.frozen_packets.to_u128() as u64,
             frozen_sampled: o.frozen_sampled.to_u128() as u64,
             ovf_sticky: o.ovf_sticky.to_u128() != 0,
-        }}
-    }}
-}}
-"##
+        }",
         ),
-        "h3" => format!(
-            r##"
-impl crate::H3Rtl for {t} {{
+        "h3" => (
+            "netmeas_sim::h3::H3Config",
+            "netmeas_sim::h3::H3Inputs",
+            "netmeas_sim::h3::H3Outputs",
+            "s_valid: P::from_u128(i.valid as u128),
+            s_key: P::from_u128(i.key),",
+            "netmeas_sim::h3::H3Outputs { valid: o.m_valid.to_u128() != 0, hash: o.m_hash.to_u128() as u64 }",
+        ),
+        other => panic!("no adapter for block {other}"),
+    };
+    format!(
+        r##"
+impl crate::CoreRtl for {t} {{
     const NAME: &'static str = "{name}";
-    fn config() -> netmeas_sim::h3::H3Config {{
+    type Config = {config};
+    type In = {gin};
+    type Out = {gout};
+    type Ports = {t}In;
+    type PortsOut = {t}Out;
+    fn config() -> {config} {{
         serde_json::from_str(Self::CONFIG_JSON).expect("variant config parses")
     }}
     fn create() -> Self {{
         Self::new()
     }}
     #[inline]
-    fn cycle(&mut self, i: &netmeas_sim::h3::H3Inputs) -> netmeas_sim::h3::H3Outputs {{
+    fn step_ports(&mut self, i: &{t}In) -> {t}Out {{
+        self.step(i)
+    }}
+    #[inline]
+    fn encode(i: &{gin}) -> {t}In {{
         use crate::PortValue as P;
-        let o = self.step(&{t}In {{ s_valid: P::from_u128(i.valid as u128), s_key: P::from_u128(i.key) }});
-        netmeas_sim::h3::H3Outputs {{ valid: o.m_valid.to_u128() != 0, hash: o.m_hash.to_u128() as u64 }}
+        {t}In {{
+            {encode}
+        }}
+    }}
+    #[inline]
+    fn decode(o: &{t}Out) -> {gout} {{
+        use crate::PortValue as _;
+        {decode}
     }}
 }}
 "##
-        ),
-        other => panic!("no adapter for block {other}"),
-    }
+    )
 }
 
 fn run(cmd: &mut Command) {

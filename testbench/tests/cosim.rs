@@ -68,8 +68,22 @@ proptest! {
 }
 
 fn lda_stimulus() -> impl Strategy<Value = LdaStimulus> {
-    (0u32..=65536, 0u32..60000, prop_oneof![0u32..100, 100u32..3000], 0u32..2000, 1000u32..=65536, prop_oneof![Just(0u32), 0u32..20])
-        .prop_map(|(valid, hot_key, flip, csr, ro_ready, reset)| LdaStimulus { valid, hot_key, flip, csr, ro_ready, reset })
+    (
+        0u32..=65536,
+        0u32..60000,
+        prop_oneof![0u32..100, 100u32..3000],
+        0u32..2000,
+        1000u32..=65536,
+        prop_oneof![Just(0u32), 0u32..20],
+    )
+        .prop_map(|(valid, hot_key, flip, csr, ro_ready, reset)| LdaStimulus {
+            valid,
+            hot_key,
+            flip,
+            csr,
+            ro_ready,
+            reset,
+        })
 }
 
 fn check_lda<M: LdaRtl>(p: LdaStimulus, seed: u64, cycles: u64) -> LdaStats {

@@ -4,7 +4,7 @@
 //! same [`LdaSynopsis`] for the same config and packet stream.
 
 use super::config::{LDA_CLASS_BITS, LDA_COUNT_BITS, LDA_EPOCH_COUNT_BITS, LDA_TS_BITS, LdaConfig, LdaHashes, LdaRegs};
-use crate::counter_bank::{CountSum, CountSumLayout, CounterBankCycle, CounterBankInputs, CounterBankOutputs};
+use crate::counter_bank::{CountSum, CountSumLayout, CounterBankCycle, CounterBankInputs, CounterBankOutputs, Record};
 use serde::{Deserialize, Serialize};
 
 /// The record layout of an LDA row (§V: 32-bit count + 40-bit timestamp sum).
@@ -84,13 +84,7 @@ impl LdaGolden {
         self.packets += 1;
         if let Some(bank) = self.regs.bank(self.hashes.sample(p.key)) {
             let addr = bank * self.cfg.rows + self.hashes.row(p.key) as usize;
-            let r = &mut self.rows[addr];
-            r.count += 1;
-            if r.count >> LDA_COUNT_BITS != 0 {
-                r.count = 0;
-                self.overflow = true;
-            }
-            r.tsum = (r.tsum + (p.ts & TS_MASK)) & TS_MASK;
+            self.overflow |= self.rows[addr].apply(&CountSum { count: 1, tsum: p.ts }, &LDA_LAYOUT);
             self.sampled += 1;
         }
     }
@@ -211,11 +205,16 @@ pub struct LdaCycle {
 impl LdaCycle {
     /// The core at power-up (clearing its counters, as after a reset).
     pub fn new(cfg: &LdaConfig) -> Self {
+        Self::with_parts(cfg.clone(), LdaHashes::new(cfg), CounterBankCycle::new(cfg.total_rows(), LDA_LAYOUT))
+    }
+
+    /// State as after a reset around the given hashes and counter bank.
+    fn with_parts(cfg: LdaConfig, hashes: LdaHashes, bank: CounterBankCycle<CountSum>) -> Self {
         Self {
-            cfg: cfg.clone(),
-            hashes: LdaHashes::new(cfg),
-            regs: LdaRegs::reset(cfg),
-            bank: CounterBankCycle::new(cfg.total_rows(), LDA_LAYOUT),
+            regs: LdaRegs::reset(&cfg),
+            cfg,
+            hashes,
+            bank,
             p1: P1::default(),
             p2: P2::default(),
             p3: P3::default(),
@@ -255,8 +254,9 @@ impl LdaCycle {
             ovf_sticky: b.ovf_sticky,
         };
         if i.reset {
+            // The bank resets itself (it saw `reset`); everything else returns to its reset state.
             let bank = std::mem::replace(&mut self.bank, CounterBankCycle::new(0, LDA_LAYOUT));
-            *self = Self { bank, ..Self::new(&self.cfg) };
+            *self = Self::with_parts(self.cfg.clone(), self.hashes.clone(), bank);
             return out;
         }
         // p3: sampled-packet counter and the flip at the bank.
