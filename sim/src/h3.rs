@@ -13,9 +13,7 @@ use serde::{Deserialize, Serialize};
 /// Key widths the exported H3 block is built for (the RTL has const-generic widths).
 pub const H3_KEY_BITS: &[usize] = &[8, 16, 24, 32, 48, 64, 96, 104, 112, 120, 128];
 /// Output widths the exported H3 block is built for.
-pub const H3_OUT_BITS: &[usize] = &[
-    1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 20, 24, 32, 40, 48, 64,
-];
+pub const H3_OUT_BITS: &[usize] = &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 20, 24, 32, 40, 48, 64];
 
 /// Parameters of one H3 hash unit.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -94,11 +92,7 @@ impl H3Matrix {
     /// Column `j` of the matrix as a key-wide mask: hash bit `j` is the parity
     /// of `key & column(j)` (the form the RTL uses: one XOR tree per output bit).
     pub fn column(&self, j: usize) -> u128 {
-        self.rows
-            .iter()
-            .enumerate()
-            .filter(|(_, r)| (*r >> j) & 1 == 1)
-            .fold(0u128, |acc, (i, _)| acc | (1u128 << i))
+        self.rows.iter().enumerate().filter(|(_, r)| (*r >> j) & 1 == 1).fold(0u128, |acc, (i, _)| acc | (1u128 << i))
     }
 }
 
@@ -108,9 +102,11 @@ pub fn out_mask(bits: usize) -> u64 {
 }
 
 /// Golden H3: table-driven (one 256-entry table per key byte), bit-identical to the RTL.
+/// Always sixteen tables (all-zero above the key width) so the lookup loop has
+/// a fixed trip count and unrolls without bounds checks.
 #[derive(Clone, Debug)]
 pub struct H3 {
-    tables: Vec<[u64; 256]>,
+    tables: Box<[[u64; 256]; 16]>,
     key_mask: u128,
 }
 
@@ -123,22 +119,33 @@ impl H3 {
     /// Builds the golden hash from an explicit matrix.
     pub fn from_matrix(m: &H3Matrix) -> Self {
         let key_bits = m.rows.len();
-        let tables = (0..key_bits.div_ceil(8))
-            .map(|b| {
-                let mut t = [0u64; 256];
-                for (v, slot) in t.iter_mut().enumerate() {
-                    for bit in 0..8 {
-                        let i = b * 8 + bit;
-                        if i < key_bits && (v >> bit) & 1 == 1 {
-                            *slot ^= m.rows[i];
-                        }
+        let mut tables = Box::new([[0u64; 256]; 16]);
+        for (b, t) in tables.iter_mut().enumerate() {
+            for (v, slot) in t.iter_mut().enumerate() {
+                for bit in 0..8 {
+                    let i = b * 8 + bit;
+                    if i < key_bits && (v >> bit) & 1 == 1 {
+                        *slot ^= m.rows[i];
                     }
                 }
-                t
-            })
-            .collect();
+            }
+        }
         let key_mask = if key_bits == 128 { u128::MAX } else { (1u128 << key_bits) - 1 };
         Self { tables, key_mask }
+    }
+
+    /// Two hashes of the same key width in one: `lo` in the low bits and `hi`
+    /// shifted up by `shift` (which must exceed `lo`'s output width), so one
+    /// pass over the key bytes computes both.
+    pub fn paired(lo: &H3, hi: &H3, shift: u32) -> Self {
+        assert_eq!(lo.key_mask, hi.key_mask, "paired H3 hashes need the same key width");
+        let mut tables = lo.tables.clone();
+        for (t, h) in tables.iter_mut().zip(hi.tables.iter()) {
+            for (a, b) in t.iter_mut().zip(h) {
+                *a ^= b << shift;
+            }
+        }
+        Self { tables, key_mask: lo.key_mask }
     }
 
     /// The hash of `key` (bits above the key width are ignored, as in the RTL port).
@@ -189,11 +196,7 @@ impl H3Cycle {
     /// One clock: the outputs seen during this cycle for inputs `i`.
     pub fn step(&mut self, i: &H3Inputs) -> H3Outputs {
         let now = H3Outputs { valid: i.valid, hash: self.h3.hash(i.key) };
-        if self.registered {
-            std::mem::replace(&mut self.out, now)
-        } else {
-            now
-        }
+        if self.registered { std::mem::replace(&mut self.out, now) } else { now }
     }
 }
 
@@ -203,6 +206,18 @@ mod tests {
 
     fn naive(m: &H3Matrix, key: u128) -> u64 {
         m.rows.iter().enumerate().filter(|(i, _)| (key >> i) & 1 == 1).fold(0, |a, (_, r)| a ^ r)
+    }
+
+    #[test]
+    fn paired_hash_is_both_hashes() {
+        let lo = H3::new(&H3Config { key_bits: 120, out_bits: 11, seed: 1, registered: true, name: None });
+        let hi = H3::new(&H3Config { key_bits: 120, out_bits: 24, seed: 2, registered: true, name: None });
+        let both = H3::paired(&lo, &hi, 32);
+        let mut rng = crate::prng::SplitMix64::new(3);
+        for _ in 0..1000 {
+            let k = rng.next_u128();
+            assert_eq!(both.hash(k), lo.hash(k) | hi.hash(k) << 32);
+        }
     }
 
     #[test]

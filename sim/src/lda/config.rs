@@ -233,29 +233,39 @@ impl LdaRegs {
     }
 }
 
-/// The two hashes of an LDA (golden, table-driven).
+/// The two hashes of an LDA (golden, table-driven): row hash in the low 32
+/// bits and sampling hash in the high 32 bits of one paired H3, so a packet
+/// costs one pass over its key bytes.
 #[derive(Clone, Debug)]
 pub struct LdaHashes {
-    row: H3,
-    sample: H3,
+    both: H3,
+    row_mask: u32,
 }
 
 impl LdaHashes {
     /// The hashes of `cfg`, built from the same matrices as the RTL.
     pub fn new(cfg: &LdaConfig) -> Self {
-        Self { row: H3::new(&cfg.row_hash()), sample: H3::new(&cfg.sample_hash()) }
+        let both = H3::paired(&H3::new(&cfg.row_hash()), &H3::new(&cfg.sample_hash()), 32);
+        Self { both, row_mask: ((1u64 << cfg.row_bits()) - 1) as u32 }
+    }
+
+    /// Row index h(x) within a bank and sampling hash g(x) (§III-C).
+    #[inline]
+    pub fn row_and_sample(&self, key: u128) -> (u32, u32) {
+        let h = self.both.hash(key);
+        (h as u32 & self.row_mask, (h >> 32) as u32)
     }
 
     /// Row index h(x) within a bank.
     #[inline]
     pub fn row(&self, key: u128) -> u32 {
-        self.row.hash(key) as u32
+        self.row_and_sample(key).0
     }
 
     /// Sampling hash g(x).
     #[inline]
     pub fn sample(&self, key: u128) -> u32 {
-        self.sample.hash(key) as u32
+        self.row_and_sample(key).1
     }
 }
 

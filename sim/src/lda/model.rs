@@ -82,8 +82,9 @@ impl LdaGolden {
             return;
         }
         self.packets += 1;
-        if let Some(bank) = self.regs.bank(self.hashes.sample(p.key)) {
-            let addr = bank * self.cfg.rows + self.hashes.row(p.key) as usize;
+        let (row, sample) = self.hashes.row_and_sample(p.key);
+        if let Some(bank) = self.regs.bank(sample) {
+            let addr = bank * self.cfg.rows + row as usize;
             self.overflow |= self.rows[addr].apply(&CountSum { count: 1, tsum: p.ts }, &LDA_LAYOUT);
             self.sampled += 1;
         }
@@ -284,13 +285,8 @@ impl LdaCycle {
         } else {
             self.live_packets = (self.live_packets + measured as u64) & EPOCH_MASK;
         }
-        let p2 = P2 {
-            valid: measured,
-            ts: self.p1.pkt.ts & TS_MASK,
-            row: self.hashes.row(self.p1.pkt.key),
-            sample: self.hashes.sample(self.p1.pkt.key),
-            flip: self.p1.flip,
-        };
+        let (row, sample) = self.hashes.row_and_sample(self.p1.pkt.key);
+        let p2 = P2 { valid: measured, ts: self.p1.pkt.ts & TS_MASK, row, sample, flip: self.p1.flip };
         // input -> p1.
         let class_mask = (1u32 << LDA_CLASS_BITS) - 1;
         let p1 = P1 {
