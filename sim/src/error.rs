@@ -35,7 +35,7 @@ pub fn check_one_of(field: &str, value: usize, allowed: &[usize]) -> Result<(), 
         let list: Vec<String> = allowed.iter().map(|v| v.to_string()).collect();
         Err(ConfigError::new(
             field,
-            format!("{value} is not a supported width; supported: {}", list.join(", ")),
+            format!("{value} is not supported; supported: {}", list.join(", ")),
         ))
     }
 }

@@ -10,6 +10,7 @@ pub mod error;
 pub mod h3;
 pub mod lda;
 pub mod prng;
+pub mod traffic;
 
 pub use error::ConfigError;
 
@@ -21,6 +22,9 @@ pub fn check_module_name(field: &str, name: &str) -> Result<(), ConfigError> {
     if ok {
         Ok(())
     } else {
-        Err(ConfigError::new(field, format!("{name:?} is not a Verilog identifier ([A-Za-z_][A-Za-z0-9_]*, at most 64)")))
+        Err(ConfigError::new(
+            field,
+            format!("{name:?} is not a Verilog identifier ([A-Za-z_][A-Za-z0-9_]*, at most 64)"),
+        ))
     }
 }
