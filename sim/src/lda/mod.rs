@@ -4,7 +4,9 @@
 pub mod config;
 pub mod estimate;
 pub mod model;
+pub mod run;
 
 pub use config::*;
 pub use estimate::{LdaEstimate, PairError, estimate};
 pub use model::*;
+pub use run::{LdaOutcome, LdaPair, RelError, golden_pair, golden_synopsis, outcome, tuned_prob_log2};
