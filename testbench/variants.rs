@@ -22,6 +22,8 @@ pub const VARIANTS: &[(&str, &str, &str)] = &[
     ("h3_mid", "h3", r#"{"key_bits": 64, "out_bits": 24, "seed": 14, "registered": false}"#),
     // LDA: the paper's two banks of 512 rows (p1 = 2^-3, p2 = 2^-7), 120-bit key.
     ("lda_default", "lda", r#"{"key_bits": 120, "banks": 2, "rows": 512, "bank_prob_log2": [3, 7]}"#),
+    // LDA: one bank of 1024 rows (the §IV single-bank evaluation; tuned by its threshold register).
+    ("lda_single", "lda", r#"{"key_bits": 120, "banks": 1, "rows": 1024, "bank_prob_log2": [0]}"#),
     // LDA: three banks of 64 rows, low thresholds: dense sampling, same-row bursts, 104-bit key.
     ("lda_small", "lda", r#"{"key_bits": 104, "banks": 3, "rows": 64, "bank_prob_log2": [0, 1, 2], "seed": 5}"#),
 ];

@@ -1,0 +1,154 @@
+//! Whole measurement intervals through Verilated LDA cores: the sender's and
+//! the receiver's packet streams each drive their own instance of the exported
+//! core, one packet per clock, on two threads; after the stream the core flips
+//! its epoch and the frozen copy is read out row by row into a synopsis
+//! (Kompella et al. §V: read-out of the second copy while the first counts).
+
+use crate::models::{LdaDefault, LdaSingle, LdaSmall};
+use crate::{CoreRtl, LdaRtl};
+use netmeas_sim::lda::{LDA_REG_BANK_LZ, LdaConfig, LdaInputs, LdaOutputs, LdaPacket, LdaPair, LdaSynopsis};
+use netmeas_sim::traffic::Trace;
+
+/// Cycles an RTL run took at each end.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RtlRunCycles {
+    /// Sender core.
+    pub sender: u64,
+    /// Receiver core.
+    pub receiver: u64,
+}
+
+/// Whether model config `built` runs `cfg`: same key width, geometry and hash
+/// seed (baked into the netlist); the bank thresholds are registers and are
+/// written at run time.
+fn runs(built: &LdaConfig, cfg: &LdaConfig) -> bool {
+    built.key_bits == cfg.key_bits && built.banks == cfg.banks && built.rows == cfg.rows && built.seed == cfg.seed
+}
+
+/// The configs the Verilated LDA models were built from (any thresholds run on them).
+pub fn rtl_lda_configs() -> Vec<LdaConfig> {
+    vec![LdaDefault::config(), LdaSingle::config(), LdaSmall::config()]
+}
+
+/// Bound on the cycles the core may hold `ready`, `flip_ready` or the read-out back.
+const PATIENCE: u64 = 1 << 16;
+
+/// One epoch of a fresh Verilated core `M` fed `stream` (key, ns timestamp) at
+/// one packet per clock; returns the synopsis read out of the frozen copy and
+/// the cycles taken.
+pub fn rtl_synopsis<M: LdaRtl>(
+    cfg: &LdaConfig,
+    stream: impl Iterator<Item = (u128, u64)>,
+) -> Result<(LdaSynopsis, u64), String> {
+    let built = M::config();
+    if !runs(&built, cfg) {
+        return Err(format!("{} was built for another LDA geometry or hash seed", M::NAME));
+    }
+    let mut m = M::create();
+    let mut cycles = 0u64;
+    let mut step = |m: &mut M, i: &LdaInputs| -> LdaOutputs {
+        cycles += 1;
+        m.cycle(i)
+    };
+    let stuck = |what: &str| format!("{}: {what} for {PATIENCE} cycles", M::NAME);
+    let idle = LdaInputs { ro_ready: true, ..Default::default() };
+    step(&mut m, &LdaInputs { reset: true, ..idle });
+    let mut wait = 0;
+    while !step(&mut m, &idle).ready {
+        wait += 1;
+        if wait > PATIENCE {
+            return Err(stuck("no ready after reset"));
+        }
+    }
+    for (j, (&k, &k0)) in cfg.bank_prob_log2.iter().zip(&built.bank_prob_log2).enumerate() {
+        if k != k0 {
+            let w = LdaInputs { csr_we: true, csr_addr: LDA_REG_BANK_LZ + j as u32, csr_wdata: k, ..idle };
+            step(&mut m, &w);
+        }
+    }
+    for (key, ts) in stream {
+        let i = LdaInputs { valid: true, pkt: LdaPacket { key, ts, class: 0 }, ..idle };
+        let mut wait = 0;
+        while !step(&mut m, &i).ready {
+            wait += 1;
+            if wait > PATIENCE {
+                return Err(stuck("ready held low"));
+            }
+        }
+    }
+    let flip = LdaInputs { flip: true, ..idle };
+    let mut wait = 0;
+    while !step(&mut m, &flip).flip_ready {
+        wait += 1;
+        if wait > PATIENCE {
+            return Err(stuck("flip not taken"));
+        }
+    }
+    let mut rows = vec![None; cfg.total_rows()];
+    let mut last = LdaOutputs::default();
+    let mut wait = 0;
+    while !(last.ro_valid && last.ro_last) {
+        last = step(&mut m, &idle);
+        if last.ro_valid {
+            let r = rows
+                .get_mut(last.ro_addr as usize)
+                .ok_or_else(|| format!("{}: read-out address {} out of range", M::NAME, last.ro_addr))?;
+            *r = Some((last.ro_data.count, last.ro_data.tsum));
+        }
+        wait += 1;
+        if wait > PATIENCE + cfg.total_rows() as u64 {
+            return Err(stuck("read-out incomplete"));
+        }
+    }
+    let rows: Option<Vec<(u64, u64)>> = rows.into_iter().collect();
+    let rows = rows.ok_or_else(|| format!("{}: read-out skipped a row", M::NAME))?;
+    let s = LdaSynopsis {
+        config: cfg.clone(),
+        seq: last.frozen_seq,
+        packets: last.frozen_packets,
+        sampled: last.frozen_sampled,
+        overflow: last.ovf_sticky,
+        rows,
+    };
+    Ok((s, cycles))
+}
+
+fn pair_on<M: LdaRtl>(cfg: &LdaConfig, trace: &Trace) -> Result<(LdaPair, RtlRunCycles), String> {
+    let (a, b) = std::thread::scope(|s| {
+        let rx = s.spawn(|| rtl_synopsis::<M>(cfg, trace.receiver()));
+        let tx = rtl_synopsis::<M>(cfg, trace.sender());
+        (tx, rx.join().unwrap_or_else(|_| Err("receiver thread panicked".into())))
+    });
+    let ((sender, ct), (receiver, cr)) = (a?, b?);
+    Ok((LdaPair { sender, receiver }, RtlRunCycles { sender: ct, receiver: cr }))
+}
+
+/// Checks that a Verilated core runs `cfg` (see [`rtl_lda_configs`]), with
+/// an error that lists what was built otherwise.
+pub fn check_rtl_config(cfg: &LdaConfig) -> Result<(), String> {
+    cfg.validate().map_err(|e| e.to_string())?;
+    if rtl_lda_configs().iter().any(|b| runs(b, cfg)) {
+        return Ok(());
+    }
+    let built: Vec<String> = rtl_lda_configs()
+        .iter()
+        .map(|c| format!("{}-bit key, {} x {} rows, seed {:#x}", c.key_bits, c.banks, c.rows, c.seed))
+        .collect();
+    Err(format!(
+        "no Verilated LDA has this key width, geometry and hash seed (thresholds may differ); built: {}",
+        built.join("; ")
+    ))
+}
+
+/// Sender and receiver synopses of `trace` from two Verilated cores running in
+/// parallel. `cfg` must pass [`check_rtl_config`].
+pub fn rtl_pair(cfg: &LdaConfig, trace: &Trace) -> Result<(LdaPair, RtlRunCycles), String> {
+    check_rtl_config(cfg)?;
+    if runs(&LdaDefault::config(), cfg) {
+        pair_on::<LdaDefault>(cfg, trace)
+    } else if runs(&LdaSingle::config(), cfg) {
+        pair_on::<LdaSingle>(cfg, trace)
+    } else {
+        pair_on::<LdaSmall>(cfg, trace)
+    }
+}
