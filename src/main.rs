@@ -1,11 +1,14 @@
 //! `netmeas`: export, co-simulate, synthesize and benchmark the netmeas blocks.
 
+mod lda_cmd;
+mod lda_reproduce;
+
 use clap::{Parser, Subcommand};
 use netmeas_hdl::export::{BlockConfig, export};
 use netmeas_sim::counter_bank::{BankStore, CountSum, CounterBankConfig};
 use netmeas_sim::error::load_config;
 use netmeas_sim::h3::H3Config;
-use netmeas_sim::lda::LdaConfig;
+use netmeas_sim::lda::{LdaConfig, LdaGolden, LdaPacket};
 use netmeas_sim::prng::SplitMix64;
 use netmeas_synth::{SynthReport, Target};
 use netmeas_testbench::models::*;
@@ -48,6 +51,21 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
+    /// Run one measurement interval of a sender/receiver pair of cores and estimate.
+    Run {
+        #[command(subcommand)]
+        core: RunCore,
+    },
+    /// Estimate from saved sender and receiver synopses.
+    Estimate {
+        #[command(subcommand)]
+        core: EstimateCore,
+    },
+    /// Reproduce a paper's evaluation and print the table (docs/cores/*.md).
+    Reproduce {
+        #[command(subcommand)]
+        core: ReproduceCore,
+    },
     /// Measure co-simulation and golden-model throughput.
     Bench {
         /// Co-simulated cycles.
@@ -62,6 +80,32 @@ enum Cmd {
         /// Skip place and route (export and co-simulation only).
         #[arg(long)]
         no_synth: bool,
+    },
+}
+
+#[derive(Subcommand)]
+enum RunCore {
+    /// Lossy difference aggregator: FIFO segment with delays and loss, mean and std-dev estimates.
+    Lda(lda_cmd::RunLda),
+}
+
+#[derive(Subcommand)]
+enum ReproduceCore {
+    /// §IV-A/B loss sweep: error of mean and std-dev versus loss, tuned single bank and two banks.
+    Lda(lda_reproduce::ReproduceLda),
+}
+
+#[derive(Subcommand)]
+enum EstimateCore {
+    /// §III-D/E estimates from `run lda --save-synopses` files (or a board's read-out).
+    Lda {
+        /// Sender synopsis (JSON).
+        sender: PathBuf,
+        /// Receiver synopsis (JSON).
+        receiver: PathBuf,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -116,7 +160,14 @@ fn print_synth(r: &SynthReport, json: bool) {
     } else {
         println!(
             "{:<13} {:<11} Fmax {:>6.1} MHz  ref {:>6.1} MHz  ratio {:>5.3}  LUT {:>5}  FF {:>5}  BRAM {:>3}",
-            r.core, r.target.name(), r.fmax_mhz, r.ref_fmax_mhz, r.ratio, r.luts, r.ffs, r.brams
+            r.core,
+            r.target.name(),
+            r.fmax_mhz,
+            r.ref_fmax_mhz,
+            r.ratio,
+            r.luts,
+            r.ffs,
+            r.brams
         );
     }
 }
@@ -126,6 +177,24 @@ fn synth_one(block: &str, config: Option<&Path>, target: Target) -> Result<Synth
     let e = export(&cfg).map_err(|e| e.to_string())?;
     eprintln!("[synth] {} on {} (Yosys + nextpnr, core and reference)…", e.top, target.name());
     netmeas_synth::synth(&e, target, &netmeas_hdl::tools::repo_root().join("build").join("synth"))
+}
+
+/// Packets per second of one golden LDA core (default config, random 120-bit
+/// keys, every packet measured; one thread).
+fn bench_lda_golden() -> f64 {
+    let cfg = LdaConfig::default();
+    let mut core = LdaGolden::new(&cfg);
+    let mut rng = SplitMix64::new(6);
+    let pkts: Vec<LdaPacket> =
+        (0..1 << 16).map(|i| LdaPacket { key: rng.next_u128(), ts: 1000 + 200 * i as u64, class: 0 }).collect();
+    let n = 200_000_000usize;
+    let t = Instant::now();
+    for k in 0..n {
+        core.packet(&pkts[k & 0xFFFF]);
+    }
+    let rate = n as f64 / t.elapsed().as_secs_f64();
+    std::hint::black_box(core.end_epoch());
+    rate
 }
 
 /// Co-simulated cycles per second of the default bank, and golden updates per second.
@@ -184,7 +253,14 @@ fn demo(cycles: u64, no_synth: bool) -> Result<(), String> {
                 print_synth(&r, false);
                 report.push_str(&format!(
                     "| {} | {} | {:.1} | {:.1} | {:.3} | {} | {} | {} |\n",
-                    r.core, r.target.name(), r.fmax_mhz, r.ref_fmax_mhz, r.ratio, r.luts, r.ffs, r.brams
+                    r.core,
+                    r.target.name(),
+                    r.fmax_mhz,
+                    r.ref_fmax_mhz,
+                    r.ratio,
+                    r.luts,
+                    r.ffs,
+                    r.brams
                 ));
             }
         }
@@ -207,7 +283,8 @@ fn main() -> ExitCode {
             Ok(())
         }),
         Cmd::Synth { block, target, config, json } => Target::parse(&target).and_then(|t| {
-            let blocks: Vec<&str> = if block == "all" { vec!["h3", "counter-bank", "lda"] } else { vec![block.as_str()] };
+            let blocks: Vec<&str> =
+                if block == "all" { vec!["h3", "counter-bank", "lda"] } else { vec![block.as_str()] };
             if block == "all" && config.is_some() {
                 return Err("--config applies to one block, not `all`".into());
             }
@@ -216,9 +293,15 @@ fn main() -> ExitCode {
             }
             Ok(())
         }),
+        Cmd::Run { core: RunCore::Lda(a) } => lda_cmd::run(&a),
+        Cmd::Estimate { core: EstimateCore::Lda { sender, receiver, json } } => {
+            lda_cmd::estimate_files(&sender, &receiver, json)
+        }
+        Cmd::Reproduce { core: ReproduceCore::Lda(a) } => lda_reproduce::run(&a),
         Cmd::Bench { cycles } => bench(cycles).map(|(cosim, golden)| {
             println!("co-simulation (counter bank 1024x72, checked every cycle): {cosim:.3e} cycles/s");
             println!("golden counter bank (transaction level, random rows):     {golden:.3e} updates/s");
+            println!("golden LDA core (2 x 512, 120-bit keys, one thread):     {:.3e} packets/s", bench_lda_golden());
         }),
         Cmd::Demo { cycles, no_synth } => demo(cycles, no_synth),
     };

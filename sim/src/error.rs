@@ -33,10 +33,7 @@ pub fn check_one_of(field: &str, value: usize, allowed: &[usize]) -> Result<(), 
         Ok(())
     } else {
         let list: Vec<String> = allowed.iter().map(|v| v.to_string()).collect();
-        Err(ConfigError::new(
-            field,
-            format!("{value} is not supported; supported: {}", list.join(", ")),
-        ))
+        Err(ConfigError::new(field, format!("{value} is not supported; supported: {}", list.join(", "))))
     }
 }
 

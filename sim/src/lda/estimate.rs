@@ -27,11 +27,12 @@ pub enum PairError {
 impl std::fmt::Display for PairError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            PairError::ConfigMismatch => write!(f, "sender and receiver synopses come from differently configured cores"),
-            PairError::SequenceMismatch { sender, receiver } => write!(
-                f,
-                "sender epoch {sender} and receiver epoch {receiver} differ: the interval is unusable"
-            ),
+            PairError::ConfigMismatch => {
+                write!(f, "sender and receiver synopses come from differently configured cores")
+            }
+            PairError::SequenceMismatch { sender, receiver } => {
+                write!(f, "sender epoch {sender} and receiver epoch {receiver} differ: the interval is unusable")
+            }
             PairError::Malformed(m) => write!(f, "malformed synopsis: {m}"),
             PairError::Overflow => write!(f, "a row packet count overflowed: the interval is unusable"),
         }
@@ -62,13 +63,13 @@ pub struct LdaEstimate {
     pub usable_rows: usize,
     /// Effective sample size S (§III-D).
     pub samples: u64,
-    /// Mean delay D = (T_B − T_A) / S, in ticks (§III-D).
+    /// Mean delay D = (T_B − T_A) / S, in ticks (§III-D); NaN when S = 0.
     pub mean: f64,
     /// Second moment F of eq. (5), ticks².
     pub second_moment: f64,
     /// Effective sample size of the collapsed estimator, S̃.
     pub collapsed_samples: u64,
-    /// Standard deviation sqrt(F − D²), ticks (eq. (3)).
+    /// Standard deviation sqrt(F − D²), ticks (eq. (3)); NaN without usable rows.
     pub std: f64,
     /// Half-width of the 98 % Hoeffding interval of the mean, eq. (1), with σ
     /// replaced by its estimate: σ·sqrt(2 ln(2/0.02) / S).
@@ -151,7 +152,9 @@ pub fn estimate(a: &LdaSynopsis, b: &LdaSynopsis) -> Result<LdaEstimate, PairErr
     let received = b.packets;
     let mean = if samples > 0 { sum as f64 / samples as f64 } else { f64::NAN };
     let second_moment = if csamples > 0 { sq / csamples as f64 } else { f64::NAN };
-    let std = (second_moment - mean * mean).max(0.0).sqrt();
+    // NaN without a usable (collapsed) row: f64::max would turn it into 0.
+    let std =
+        if second_moment.is_nan() || mean.is_nan() { f64::NAN } else { (second_moment - mean * mean).max(0.0).sqrt() };
     Ok(LdaEstimate {
         sent,
         received,
@@ -213,6 +216,16 @@ mod tests {
         let b = syn(&[(1, 103), (1, 205), (1, 302), (1, 410)], 0);
         let e = estimate(&a, &b).unwrap();
         assert_eq!(e.second_moment, ((5.0 - 3.0f64).powi(2) + (10.0 - 2.0f64).powi(2)) / 4.0);
+    }
+
+    #[test]
+    fn without_usable_rows_the_estimates_are_undefined_not_zero() {
+        let a = syn(&[(2, 10), (1, 20)], 0);
+        let b = syn(&[(1, 12), (0, 0)], 0);
+        let e = estimate(&a, &b).unwrap();
+        assert_eq!((e.samples, e.collapsed_samples), (0, 0));
+        assert!(e.mean.is_nan() && e.second_moment.is_nan() && e.std.is_nan());
+        assert_eq!(e.mean_bound_98, f64::INFINITY);
     }
 
     #[test]

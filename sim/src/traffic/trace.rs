@@ -99,6 +99,9 @@ fn ns(us: f64) -> u64 {
     (us * 1000.0).round() as u64
 }
 
+/// Most packets one trace may hold.
+pub const MAX_PACKETS: u64 = 100_000_000;
+
 /// Exponential gap of mean `mean` ns, whole nanoseconds.
 #[inline]
 fn exp_gap(rng: &mut SplitMix64, mean: f64) -> u64 {
@@ -124,6 +127,12 @@ impl Trace {
             Source::Synthetic { packets: n, rate_pps, flows } => {
                 if *n == 0 || *flows == 0 {
                     return Err("a synthetic trace needs at least one packet and one flow".into());
+                }
+                if *n > MAX_PACKETS {
+                    return Err(format!("{n} packets: at most {MAX_PACKETS} per trace"));
+                }
+                if *flows as u64 > *n {
+                    return Err(format!("{flows} flows for {n} packets: a flow needs at least one packet"));
                 }
                 if !(rate_pps.is_finite() && *rate_pps > 0.0) {
                     return Err(format!("rate {rate_pps} packets/s is not a positive number"));
@@ -273,5 +282,21 @@ mod tests {
         for w in t.packets.windows(2) {
             assert!(w[1].sent >= w[0].sent && w[1].received >= w[0].received);
         }
+    }
+
+    #[test]
+    fn impossible_synthetic_sources_are_refused_before_allocating() {
+        let with = |packets: u64, flows: u32| TrafficSpec {
+            source: Source::Synthetic { packets, rate_pps: 5e6, flows },
+            ..spec(1, 0.0, 1)
+        };
+        for (p, f, msg) in
+            [(0, 1, "at least one packet"), (10, 11, "flows for 10 packets"), (MAX_PACKETS + 1, 1, "at most")]
+        {
+            let e = Trace::build(&with(p, f)).unwrap_err();
+            assert!(e.contains(msg), "{e}");
+        }
+        let rate = TrafficSpec { source: Source::Synthetic { packets: 5, rate_pps: 0.0, flows: 1 }, ..spec(1, 0.0, 1) };
+        assert!(Trace::build(&rate).unwrap_err().contains("rate"));
     }
 }

@@ -1,0 +1,259 @@
+//! `netmeas reproduce lda`: the loss sweep of Kompella et al. §IV-A/B
+//! (Fig. 4(a)/(c) and Fig. 5) — relative error of the mean and of the
+//! standard deviation versus loss rate, each point the average over LDAs
+//! with different hash seeds on the same trace, for (a) one bank of 1024 rows
+//! tuned to the actual loss by p = α m / (L + 1), α = 0.5 (§III-D), (b) the
+//! paper's two banks of 512 rows tuned toward 0.5 % and 10 % loss, and (c)
+//! the core's default thresholds. With `--engine both` the run with the
+//! cores' built-in hash seed also goes through two Verilated cores per
+//! configuration and its synopses must be bit-identical to the golden ones.
+
+use crate::lda_cmd::{Engine, run_pair};
+use clap::Args;
+use netmeas_sim::lda::{LdaConfig, LdaOutcome, golden_pair, outcome, tuned_prob_log2};
+use netmeas_sim::prng::SplitMix64;
+use netmeas_sim::traffic::{DelayDist, LossModel, Source, Trace, TrafficSpec};
+use netmeas_testbench::lda_stream::check_rtl_config;
+use serde::Serialize;
+use serde_json::json;
+use std::time::Instant;
+
+/// Flags of `netmeas reproduce lda`.
+#[derive(Args, Clone, Debug)]
+pub struct ReproduceLda {
+    /// Packets per trace (§IV: 5 M packets in 1 s).
+    #[arg(long, default_value_t = 5_000_000)]
+    pub packets: u64,
+    /// LDAs (hash seeds) per loss rate, all on the same trace (Fig. 4: 10).
+    #[arg(long, default_value_t = 10)]
+    pub runs: u64,
+    /// Loss rates, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "0.0001,0.001,0.005,0.01,0.02,0.05,0.1,0.2")]
+    pub losses: Vec<f64>,
+    /// Delay distribution, µs (Fig. 4's least accurate case by default).
+    #[arg(long, default_value = "weibull:0.133:0.6")]
+    pub delay: String,
+    /// uniform | bursty.
+    #[arg(long, default_value = "uniform")]
+    pub loss_model: String,
+    /// Distinct 5-tuples; each numbers its packets with consecutive IP IDs.
+    #[arg(long, default_value_t = 10_000)]
+    pub flows: u32,
+    /// Seed of the traces.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// golden | both (the built-in-seed run of every point also on two Verilated cores).
+    #[arg(long, default_value = "golden")]
+    pub engine: String,
+    /// Print one JSON object instead of the Markdown table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// One configuration at one loss rate, averaged over the runs.
+#[derive(Clone, Debug, Serialize)]
+struct Point {
+    /// Thresholds k_j used (p_j = 2^-k_j).
+    bank_prob_log2: Vec<u32>,
+    /// Mean over runs with a usable row of the relative error of the mean delay.
+    mean_rel_error: f64,
+    /// Largest relative error of the mean delay over the runs.
+    max_mean_rel_error: f64,
+    /// Mean over runs with a usable collapsed row of the relative error of the standard deviation.
+    std_rel_error: f64,
+    /// Mean effective sample size.
+    samples: f64,
+    /// Runs without any usable row (no estimate at all).
+    empty_runs: u64,
+    /// Runs whose true mean lay outside the 98 % Hoeffding interval.
+    outside_bound_98: u64,
+    /// Whether the built-in-seed run's synopses were bit-identical on the RTL (`--engine both`).
+    rtl_match: Option<bool>,
+}
+
+/// The three configurations of the sweep at `lost` expected lost packets.
+fn configs(lost: f64) -> [(&'static str, LdaConfig); 3] {
+    let single =
+        LdaConfig { banks: 1, rows: 1024, bank_prob_log2: vec![tuned_prob_log2(1024, lost)], ..Default::default() };
+    let two = LdaConfig { bank_prob_log2: vec![7, 11], ..Default::default() };
+    [("one_bank_tuned", single), ("two_banks_0.005_0.1", two), ("default", LdaConfig::default())]
+}
+
+/// The hash seed of run `i`: the cores' built-in seed first, then derived ones.
+fn run_seed(base: u64, i: u64) -> u64 {
+    if i == 0 { base } else { SplitMix64::new(base ^ i.wrapping_mul(0x9e37_79b9_7f4a_7c15)).next_u64() }
+}
+
+fn point(cfg: &LdaConfig, trace: &Trace, runs: u64, engine: Engine) -> Result<Point, String> {
+    let truth = trace.truth();
+    let one = |i: u64| -> Result<(LdaOutcome, Option<bool>), String> {
+        let c = LdaConfig { seed: run_seed(cfg.seed, i), ..cfg.clone() };
+        let (pair, matched) = if i == 0 && engine == Engine::Both {
+            let (p, m, _) = run_pair(&c, trace, Engine::Both)?;
+            (p, m)
+        } else {
+            (golden_pair(&c, trace), None)
+        };
+        Ok((outcome(&pair, truth).map_err(|e| e.to_string())?, matched))
+    };
+    // Two workers: even and odd runs.
+    let results: Vec<Result<(LdaOutcome, Option<bool>), String>> = std::thread::scope(|s| {
+        let odd = s.spawn(|| (0..runs).filter(|i| i % 2 == 1).map(one).collect::<Vec<_>>());
+        let mut v: Vec<_> = (0..runs).filter(|i| i % 2 == 0).map(one).collect();
+        v.extend(odd.join().unwrap_or_else(|_| vec![Err("worker panicked".into())]));
+        v
+    });
+    let mut outs = Vec::new();
+    let mut rtl_match = None;
+    for r in results {
+        let (o, m) = r?;
+        rtl_match = rtl_match.or(m);
+        outs.push(o);
+    }
+    // Runs without a usable row have no estimate: they are counted, not averaged.
+    let avg = |f: &dyn Fn(&LdaOutcome) -> f64| {
+        let v: Vec<f64> = outs.iter().map(f).filter(|x| x.is_finite()).collect();
+        if v.is_empty() { f64::NAN } else { v.iter().sum::<f64>() / v.len() as f64 }
+    };
+    Ok(Point {
+        bank_prob_log2: cfg.bank_prob_log2.clone(),
+        mean_rel_error: avg(&|o| o.rel_error.mean),
+        max_mean_rel_error: outs.iter().map(|o| o.rel_error.mean).filter(|x| x.is_finite()).fold(f64::NAN, f64::max),
+        std_rel_error: avg(&|o| o.rel_error.std),
+        samples: outs.iter().map(|o| o.estimates.samples as f64).sum::<f64>() / outs.len() as f64,
+        empty_runs: outs.iter().filter(|o| o.estimates.samples == 0).count() as u64,
+        outside_bound_98: outs
+            .iter()
+            .filter(|o| (o.estimates.mean - o.truth.mean).abs() > o.estimates.mean_bound_98)
+            .count() as u64,
+        rtl_match,
+    })
+}
+
+fn pct(x: f64) -> String {
+    if x.is_nan() {
+        "—".into()
+    } else if x < 0.001 {
+        format!("{:.3}", 100.0 * x)
+    } else {
+        format!("{:.2}", 100.0 * x)
+    }
+}
+
+/// `netmeas reproduce lda`.
+pub fn run(a: &ReproduceLda) -> Result<(), String> {
+    let engine = match a.engine.as_str() {
+        "golden" => Engine::Golden,
+        "both" => Engine::Both,
+        other => return Err(format!("--engine `{other}`: expected golden or both")),
+    };
+    if a.runs == 0 {
+        return Err("--runs must be at least 1".into());
+    }
+    if a.losses.is_empty() || a.losses.iter().any(|l| !(0.0..1.0).contains(l)) {
+        return Err("--losses: every rate must lie in [0, 1)".into());
+    }
+    let delay = a.delay.parse::<DelayDist>()?;
+    let loss_model = a.loss_model.parse::<LossModel>()?;
+    if engine == Engine::Both {
+        for (_, c) in configs(a.packets as f64 * a.losses[0]) {
+            check_rtl_config(&c)?;
+        }
+    }
+    let start = Instant::now();
+    let mut rows = Vec::new();
+    for &loss in &a.losses {
+        let spec = TrafficSpec {
+            source: Source::Synthetic { packets: a.packets, rate_pps: 5e6, flows: a.flows },
+            delay,
+            loss_rate: loss,
+            loss_model,
+            seed: a.seed,
+        };
+        let trace = Trace::build(&spec)?;
+        let truth = trace.truth();
+        let mut points = serde_json::Map::new();
+        for (name, cfg) in configs(a.packets as f64 * loss) {
+            points.insert(
+                name.into(),
+                serde_json::to_value(point(&cfg, &trace, a.runs, engine)?).map_err(|e| e.to_string())?,
+            );
+        }
+        rows.push(json!({ "loss_rate": loss, "true_loss": truth.loss, "true_mean_ns": truth.mean,
+                          "true_std_ns": truth.std, "points": points }));
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    if a.json {
+        println!(
+            "{}",
+            json!({ "core": "lda", "packets": a.packets, "runs": a.runs, "delay": delay.to_string(),
+                    "loss_model": a.loss_model, "flows": a.flows, "seed": a.seed, "engine": a.engine, "rows": rows, "seconds": seconds })
+        );
+        return Ok(());
+    }
+    println!(
+        "LDA loss sweep: {} packets of {} flows per trace, delay {delay}, {} loss, trace seed {}, {} hash seeds per point{}",
+        a.packets,
+        a.flows,
+        a.loss_model,
+        a.seed,
+        a.runs,
+        if engine == Engine::Both { "; seed-0 runs also on the RTL" } else { "" }
+    );
+    println!();
+    println!(
+        "| loss | true mean (ns) | true std (ns) | (a) 1×1024 k | mean err % | std err % | samples | (b) 2×512 k=7,11 mean err % | std err % | samples | (c) 2×512 k=3,7 mean err % | std err % | samples |{}",
+        if engine == Engine::Both { " RTL |" } else { "" }
+    );
+    println!(
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|{}",
+        if engine == Engine::Both { "---|" } else { "" }
+    );
+    for r in &rows {
+        let p = &r["points"];
+        let cell = |name: &str| {
+            let q = &p[name];
+            let empty = q["empty_runs"].as_u64().unwrap_or(0);
+            let note = if empty > 0 { format!(" ({empty} of {} runs empty)", a.runs) } else { String::new() };
+            format!(
+                "{}{note} | {} | {:.0}",
+                pct(q["mean_rel_error"].as_f64().unwrap_or(f64::NAN)),
+                pct(q["std_rel_error"].as_f64().unwrap_or(f64::NAN)),
+                q["samples"].as_f64().unwrap_or(f64::NAN)
+            )
+        };
+        let rtl = if engine == Engine::Both {
+            let all = ["one_bank_tuned", "two_banks_0.005_0.1", "default"]
+                .iter()
+                .all(|n| p[*n]["rtl_match"] == serde_json::Value::Bool(true));
+            if all { " bit-identical |" } else { " — |" }
+        } else {
+            ""
+        };
+        println!(
+            "| {} % | {:.1} | {:.1} | {} | {} | {} | {} |{rtl}",
+            100.0 * r["loss_rate"].as_f64().unwrap_or(f64::NAN),
+            r["true_mean_ns"].as_f64().unwrap_or(f64::NAN),
+            r["true_std_ns"].as_f64().unwrap_or(f64::NAN),
+            p["one_bank_tuned"]["bank_prob_log2"][0],
+            cell("one_bank_tuned"),
+            cell("two_banks_0.005_0.1"),
+            cell("default"),
+        );
+    }
+    let names = ["one_bank_tuned", "two_banks_0.005_0.1", "default"];
+    let outside: Vec<String> = names
+        .iter()
+        .zip(["(a)", "(b)", "(c)"])
+        .map(|(n, label)| {
+            let k: u64 = rows.iter().map(|r| r["points"][*n]["outside_bound_98"].as_u64().unwrap_or(0)).sum();
+            format!("{label} {k} of {}", rows.len() as u64 * a.runs)
+        })
+        .collect();
+    println!();
+    println!(
+        "runs whose true mean lies outside the 98 % Hoeffding interval of eq. (1): {}; {seconds:.1} s",
+        outside.join(", ")
+    );
+    Ok(())
+}

@@ -1,0 +1,166 @@
+//! `netmeas run lda` and `netmeas estimate lda` as a user runs them: JSON
+//! fields, golden/RTL agreement, saved synopses, and bad input (clear error,
+//! non-zero exit, nothing on stdout, nothing written).
+
+use std::process::{Command, Output};
+
+fn netmeas(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_netmeas")).args(args).output().expect("netmeas runs")
+}
+
+fn json(o: &Output) -> serde_json::Value {
+    assert!(o.status.success(), "stderr: {}", String::from_utf8_lossy(&o.stderr));
+    serde_json::from_slice(&o.stdout).expect("one JSON object")
+}
+
+#[test]
+fn both_engines_agree_and_report_every_field() {
+    let o = netmeas(&[
+        "run",
+        "lda",
+        "--packets",
+        "300000",
+        "--loss",
+        "0.05",
+        "--loss-model",
+        "bursty",
+        "--seed",
+        "3",
+        "--engine",
+        "both",
+        "--json",
+    ]);
+    let v = json(&o);
+    assert_eq!(v["synopsis_match"], true);
+    for f in ["mean", "std", "loss", "samples"] {
+        assert!(v["estimates"][f].is_number(), "estimates.{f}");
+    }
+    for f in ["mean", "std", "loss"] {
+        assert!(v["truth"][f].is_number(), "truth.{f}");
+    }
+    // 300k packets leave ~3k samples: the error must sit inside the eq. (1) bound.
+    let err = (v["estimates"]["mean"].as_f64().unwrap() - v["truth"]["mean"].as_f64().unwrap()).abs();
+    assert!(err <= v["estimates"]["mean_bound_98"].as_f64().unwrap(), "{err}");
+    assert!(v["rel_error"]["std"].is_number());
+    let loss = v["estimates"]["loss"].as_f64().unwrap();
+    assert_eq!(loss, v["truth"]["loss"].as_f64().unwrap());
+    assert!((loss - 0.05).abs() < 0.01, "{loss}");
+    assert!(v["timing"]["rtl"]["sender_cycles"].as_u64().unwrap() >= 300_000);
+}
+
+#[test]
+fn golden_runs_without_loss_are_exact_when_every_packet_is_sampled() {
+    let v = json(&netmeas(&[
+        "run",
+        "lda",
+        "--packets",
+        "50000",
+        "--banks",
+        "1",
+        "--rows",
+        "1024",
+        "--bank-prob-log2",
+        "0",
+        "--json",
+    ]));
+    assert_eq!(v["estimates"]["mean"], v["truth"]["mean"]);
+    assert_eq!(v["estimates"]["samples"], 50000);
+    assert_eq!(v["rel_error"]["mean"], 0.0);
+    assert_eq!(v["synopsis_match"], serde_json::Value::Null);
+}
+
+#[test]
+fn saved_synopses_estimate_the_same_and_mismatched_pairs_are_refused() {
+    let dir = std::env::temp_dir().join(format!("netmeas-cli-{}", std::process::id()));
+    let d = dir.to_str().unwrap();
+    let run = json(&netmeas(&["run", "lda", "--packets", "40000", "--loss", "0.01", "--save-synopses", d, "--json"]));
+    let (s, r) = (dir.join("sender.json"), dir.join("receiver.json"));
+    let est = json(&netmeas(&["estimate", "lda", s.to_str().unwrap(), r.to_str().unwrap(), "--json"]));
+    assert_eq!(est["estimates"], run["estimates"]);
+    // A receiver from another epoch: the interval is unusable.
+    let mut other: serde_json::Value = serde_json::from_slice(&std::fs::read(&r).unwrap()).unwrap();
+    other["seq"] = 1.into();
+    let o2 = dir.join("other.json");
+    std::fs::write(&o2, other.to_string()).unwrap();
+    let o = netmeas(&["estimate", "lda", s.to_str().unwrap(), o2.to_str().unwrap()]);
+    assert!(!o.status.success() && o.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("epoch"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn bad_input_fails_cleanly() {
+    let dir = std::env::temp_dir().join(format!("netmeas-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad_pcap = dir.join("bad.pcap");
+    std::fs::write(&bad_pcap, b"\xd4\xc3\xb2\xa1 this is not a capture at all").unwrap();
+    let out = dir.join("syn");
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["--engine", "fast"], "--engine"),
+        (vec!["--delay", "weibull:0.1"], "delay"),
+        (vec!["--loss", "1"], "loss rate"),
+        (vec!["--loss-model", "gilbert"], "loss model"),
+        (vec!["--rows", "500"], "rows"),
+        (vec!["--banks", "2", "--bank-prob-log2", "3"], "bank_prob_log2"),
+        (vec!["--engine", "rtl", "--hash-seed", "3"], "no Verilated LDA"),
+        (vec!["--pcap", bad_pcap.to_str().unwrap()], "bad.pcap"),
+    ];
+    for (extra, needle) in cases {
+        let mut args = vec!["run", "lda", "--packets", "1000", "--save-synopses", out.to_str().unwrap()];
+        args.extend(extra.iter());
+        let o = netmeas(&args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success(), "{extra:?} succeeded");
+        assert!(o.stdout.is_empty(), "{extra:?} printed {:?}", String::from_utf8_lossy(&o.stdout));
+        assert!(err.contains(needle), "{extra:?}: {err}");
+        assert!(!out.exists(), "{extra:?} wrote synopses");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn reproduce_sweeps_loss_and_checks_the_rtl_run() {
+    let o = netmeas(&[
+        "reproduce",
+        "lda",
+        "--packets",
+        "200000",
+        "--runs",
+        "3",
+        "--losses",
+        "0.001,0.05",
+        "--engine",
+        "both",
+        "--json",
+    ]);
+    let v = json(&o);
+    let rows = v["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 2);
+    for r in rows {
+        for name in ["one_bank_tuned", "two_banks_0.005_0.1", "default"] {
+            let q = &r["points"][name];
+            assert_eq!(q["rtl_match"], true, "{name}");
+            assert!(q["samples"].as_f64().unwrap() > 0.0);
+        }
+        // §III-D tuning: 0.1 % of 200 000 → L = 200, p = 512/201 → k = 0; 5 % → L = 10 000 → k = 4.
+        let k = r["points"]["one_bank_tuned"]["bank_prob_log2"][0].as_u64().unwrap();
+        assert_eq!(k, if r["loss_rate"] == 0.001 { 0 } else { 4 });
+    }
+    // Fewer lost packets, more samples: the tuned bank's error grows with loss.
+    let err = |i: usize| rows[i]["points"]["one_bank_tuned"]["mean_rel_error"].as_f64().unwrap();
+    assert!(err(0) < err(1) && err(0) < 0.01, "{} {}", err(0), err(1));
+}
+
+#[test]
+fn reproduce_refuses_bad_flags() {
+    for args in [
+        &["reproduce", "lda", "--runs", "0"][..],
+        &["reproduce", "lda", "--losses", "1.5"],
+        &["reproduce", "lda", "--engine", "rtl"],
+        &["reproduce", "lda", "--packets", "10", "--flows", "100"],
+    ] {
+        let o = netmeas(args);
+        assert!(!o.status.success() && o.stdout.is_empty(), "{args:?}");
+        assert!(String::from_utf8_lossy(&o.stderr).contains("error"), "{args:?}");
+    }
+}
