@@ -164,3 +164,38 @@ fn reproduce_refuses_bad_flags() {
         assert!(String::from_utf8_lossy(&o.stderr).contains("error"), "{args:?}");
     }
 }
+
+#[test]
+fn a_capture_drives_both_engines() {
+    use netmeas_sim::traffic::{PcapPacket, pack_key, write_pcap};
+    let dir = std::env::temp_dir().join(format!("netmeas-pcap-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pcap = dir.join("cap.pcap");
+    // 20 000 UDP packets of 50 flows, 1 µs apart, consecutive IP IDs per flow.
+    let pkts: Vec<PcapPacket> = (0..20_000u64)
+        .map(|i| PcapPacket {
+            ts_ns: 1_700_000_000_000_000_000 + 1_000 * i,
+            key: pack_key(0x0a00_0001 + (i % 50) as u32, 0x0a00_0100, 4000, 53, 17, (i / 50) as u16),
+        })
+        .collect();
+    std::fs::write(&pcap, write_pcap(&pkts)).unwrap();
+    let v = json(&netmeas(&[
+        "run",
+        "lda",
+        "--pcap",
+        pcap.to_str().unwrap(),
+        "--packets",
+        "15000",
+        "--loss",
+        "0.01",
+        "--engine",
+        "both",
+        "--json",
+    ]));
+    assert_eq!(v["synopsis_match"], true);
+    assert_eq!(v["traffic"]["packets"], 15000);
+    assert_eq!(v["estimates"]["sent"], 15000);
+    let err = (v["estimates"]["mean"].as_f64().unwrap() - v["truth"]["mean"].as_f64().unwrap()).abs();
+    assert!(err <= v["estimates"]["mean_bound_98"].as_f64().unwrap(), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
