@@ -80,7 +80,8 @@ pub enum Engine {
 }
 
 impl Engine {
-    fn parse(s: &str) -> Result<Self, String> {
+    /// `golden`, `rtl` or `both`.
+    pub fn parse(s: &str) -> Result<Self, String> {
         match s {
             "golden" => Ok(Engine::Golden),
             "rtl" => Ok(Engine::Rtl),

@@ -12,10 +12,11 @@ use crate::lda_cmd::{Engine, run_pair};
 use clap::Args;
 use netmeas_sim::lda::{LdaConfig, LdaOutcome, golden_pair, outcome, tuned_prob_log2};
 use netmeas_sim::prng::SplitMix64;
-use netmeas_sim::traffic::{DelayDist, LossModel, Source, Trace, TrafficSpec};
+use netmeas_sim::traffic::{DelayDist, LossModel, Source, Trace, TrafficSpec, Truth};
 use netmeas_testbench::lda_stream::check_rtl_config;
 use serde::Serialize;
 use serde_json::json;
+use std::collections::BTreeMap;
 use std::time::Instant;
 
 /// Flags of `netmeas reproduce lda`.
@@ -71,12 +72,27 @@ struct Point {
     rtl_match: Option<bool>,
 }
 
+/// One loss rate: the truth of its trace and the three configurations' points.
+#[derive(Clone, Debug, Serialize)]
+struct Row {
+    loss_rate: f64,
+    true_loss: f64,
+    true_mean_ns: f64,
+    true_std_ns: f64,
+    /// Keyed by [`CONFIG_NAMES`].
+    points: BTreeMap<&'static str, Point>,
+}
+
+/// Names of the sweep's configurations, in table order (a), (b), (c).
+const CONFIG_NAMES: [&str; 3] = ["one_bank_tuned", "two_banks_0.005_0.1", "default"];
+
 /// The three configurations of the sweep at `lost` expected lost packets.
 fn configs(lost: f64) -> [(&'static str, LdaConfig); 3] {
     let single =
         LdaConfig { banks: 1, rows: 1024, bank_prob_log2: vec![tuned_prob_log2(1024, lost)], ..Default::default() };
     let two = LdaConfig { bank_prob_log2: vec![7, 11], ..Default::default() };
-    [("one_bank_tuned", single), ("two_banks_0.005_0.1", two), ("default", LdaConfig::default())]
+    let [a, b, c] = CONFIG_NAMES;
+    [(a, single), (b, two), (c, LdaConfig::default())]
 }
 
 /// The hash seed of run `i`: the cores' built-in seed first, then derived ones.
@@ -84,8 +100,7 @@ fn run_seed(base: u64, i: u64) -> u64 {
     if i == 0 { base } else { SplitMix64::new(base ^ i.wrapping_mul(0x9e37_79b9_7f4a_7c15)).next_u64() }
 }
 
-fn point(cfg: &LdaConfig, trace: &Trace, runs: u64, engine: Engine) -> Result<Point, String> {
-    let truth = trace.truth();
+fn point(cfg: &LdaConfig, trace: &Trace, truth: Truth, runs: u64, engine: Engine) -> Result<Point, String> {
     let one = |i: u64| -> Result<(LdaOutcome, Option<bool>), String> {
         let c = LdaConfig { seed: run_seed(cfg.seed, i), ..cfg.clone() };
         let (pair, matched) = if i == 0 && engine == Engine::Both {
@@ -142,10 +157,9 @@ fn pct(x: f64) -> String {
 
 /// `netmeas reproduce lda`.
 pub fn run(a: &ReproduceLda) -> Result<(), String> {
-    let engine = match a.engine.as_str() {
-        "golden" => Engine::Golden,
-        "both" => Engine::Both,
-        other => return Err(format!("--engine `{other}`: expected golden or both")),
+    let engine = match Engine::parse(&a.engine)? {
+        Engine::Rtl => return Err("--engine `rtl`: expected golden or both (both also runs the RTL)".into()),
+        e => e,
     };
     if a.runs == 0 {
         return Err("--runs must be at least 1".into());
@@ -172,15 +186,17 @@ pub fn run(a: &ReproduceLda) -> Result<(), String> {
         };
         let trace = Trace::build(&spec)?;
         let truth = trace.truth();
-        let mut points = serde_json::Map::new();
+        let mut points = BTreeMap::new();
         for (name, cfg) in configs(a.packets as f64 * loss) {
-            points.insert(
-                name.into(),
-                serde_json::to_value(point(&cfg, &trace, a.runs, engine)?).map_err(|e| e.to_string())?,
-            );
+            points.insert(name, point(&cfg, &trace, truth, a.runs, engine)?);
         }
-        rows.push(json!({ "loss_rate": loss, "true_loss": truth.loss, "true_mean_ns": truth.mean,
-                          "true_std_ns": truth.std, "points": points }));
+        rows.push(Row {
+            loss_rate: loss,
+            true_loss: truth.loss,
+            true_mean_ns: truth.mean,
+            true_std_ns: truth.std,
+            points,
+        });
     }
     let seconds = start.elapsed().as_secs_f64();
     if a.json {
@@ -191,6 +207,7 @@ pub fn run(a: &ReproduceLda) -> Result<(), String> {
         );
         return Ok(());
     }
+    let both = engine == Engine::Both;
     println!(
         "LDA loss sweep: {} packets of {} flows per trace, delay {delay}, {} loss, trace seed {}, {} hash seeds per point{}",
         a.packets,
@@ -198,55 +215,43 @@ pub fn run(a: &ReproduceLda) -> Result<(), String> {
         a.loss_model,
         a.seed,
         a.runs,
-        if engine == Engine::Both { "; seed-0 runs also on the RTL" } else { "" }
+        if both { "; seed-0 runs also on the RTL" } else { "" }
     );
     println!();
     println!(
         "| loss | true mean (ns) | true std (ns) | (a) 1×1024 k | mean err % | std err % | samples | (b) 2×512 k=7,11 mean err % | std err % | samples | (c) 2×512 k=3,7 mean err % | std err % | samples |{}",
-        if engine == Engine::Both { " RTL |" } else { "" }
+        if both { " RTL |" } else { "" }
     );
-    println!(
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|{}",
-        if engine == Engine::Both { "---|" } else { "" }
-    );
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|{}", if both { "---|" } else { "" });
     for r in &rows {
-        let p = &r["points"];
-        let cell = |name: &str| {
-            let q = &p[name];
-            let empty = q["empty_runs"].as_u64().unwrap_or(0);
-            let note = if empty > 0 { format!(" ({empty} of {} runs empty)", a.runs) } else { String::new() };
-            format!(
-                "{}{note} | {} | {:.0}",
-                pct(q["mean_rel_error"].as_f64().unwrap_or(f64::NAN)),
-                pct(q["std_rel_error"].as_f64().unwrap_or(f64::NAN)),
-                q["samples"].as_f64().unwrap_or(f64::NAN)
-            )
-        };
-        let rtl = if engine == Engine::Both {
-            let all = ["one_bank_tuned", "two_banks_0.005_0.1", "default"]
-                .iter()
-                .all(|n| p[*n]["rtl_match"] == serde_json::Value::Bool(true));
-            if all { " bit-identical |" } else { " — |" }
-        } else {
-            ""
-        };
+        let cells: Vec<String> = CONFIG_NAMES
+            .iter()
+            .map(|n| {
+                let q = &r.points[n];
+                let note = if q.empty_runs > 0 {
+                    format!(" ({} of {} runs empty)", q.empty_runs, a.runs)
+                } else {
+                    String::new()
+                };
+                format!("{}{note} | {} | {:.0}", pct(q.mean_rel_error), pct(q.std_rel_error), q.samples)
+            })
+            .collect();
         println!(
-            "| {} % | {:.1} | {:.1} | {} | {} | {} | {} |{rtl}",
-            100.0 * r["loss_rate"].as_f64().unwrap_or(f64::NAN),
-            r["true_mean_ns"].as_f64().unwrap_or(f64::NAN),
-            r["true_std_ns"].as_f64().unwrap_or(f64::NAN),
-            p["one_bank_tuned"]["bank_prob_log2"][0],
-            cell("one_bank_tuned"),
-            cell("two_banks_0.005_0.1"),
-            cell("default"),
+            "| {} % | {:.1} | {:.1} | {} | {} |{}",
+            100.0 * r.loss_rate,
+            r.true_mean_ns,
+            r.true_std_ns,
+            r.points[CONFIG_NAMES[0]].bank_prob_log2[0],
+            cells.join(" | "),
+            // A mismatch aborts the sweep (run_pair names the row), so every point shown matched.
+            if both { " bit-identical |" } else { "" }
         );
     }
-    let names = ["one_bank_tuned", "two_banks_0.005_0.1", "default"];
-    let outside: Vec<String> = names
+    let outside: Vec<String> = CONFIG_NAMES
         .iter()
         .zip(["(a)", "(b)", "(c)"])
         .map(|(n, label)| {
-            let k: u64 = rows.iter().map(|r| r["points"][*n]["outside_bound_98"].as_u64().unwrap_or(0)).sum();
+            let k: u64 = rows.iter().map(|r| r.points[n].outside_bound_98).sum();
             format!("{label} {k} of {}", rows.len() as u64 * a.runs)
         })
         .collect();

@@ -6,7 +6,9 @@
 
 use crate::models::{LdaDefault, LdaSingle, LdaSmall};
 use crate::{CoreRtl, LdaRtl};
-use netmeas_sim::lda::{LDA_REG_BANK_LZ, LdaConfig, LdaInputs, LdaOutputs, LdaPacket, LdaPair, LdaSynopsis};
+use netmeas_sim::lda::{
+    LDA_REG_BANK_LZ, LdaConfig, LdaInputs, LdaOutputs, LdaPacket, LdaPair, LdaReadout, LdaSynopsis,
+};
 use netmeas_sim::traffic::Trace;
 
 /// Cycles an RTL run took at each end.
@@ -84,31 +86,16 @@ pub fn rtl_synopsis<M: LdaRtl>(
             return Err(stuck("flip not taken"));
         }
     }
-    let mut rows = vec![None; cfg.total_rows()];
-    let mut last = LdaOutputs::default();
+    let mut readout = LdaReadout::new(cfg);
     let mut wait = 0;
-    while !(last.ro_valid && last.ro_last) {
-        last = step(&mut m, &idle);
-        if last.ro_valid {
-            let r = rows
-                .get_mut(last.ro_addr as usize)
-                .ok_or_else(|| format!("{}: read-out address {} out of range", M::NAME, last.ro_addr))?;
-            *r = Some((last.ro_data.count, last.ro_data.tsum));
+    let s = loop {
+        if let Some(s) = readout.take(&step(&mut m, &idle)).map_err(|e| format!("{}: {e}", M::NAME))? {
+            break s;
         }
         wait += 1;
         if wait > PATIENCE + cfg.total_rows() as u64 {
             return Err(stuck("read-out incomplete"));
         }
-    }
-    let rows: Option<Vec<(u64, u64)>> = rows.into_iter().collect();
-    let rows = rows.ok_or_else(|| format!("{}: read-out skipped a row", M::NAME))?;
-    let s = LdaSynopsis {
-        config: cfg.clone(),
-        seq: last.frozen_seq,
-        packets: last.frozen_packets,
-        sampled: last.frozen_sampled,
-        overflow: last.ovf_sticky,
-        rows,
     };
     Ok((s, cycles))
 }

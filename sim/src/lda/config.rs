@@ -239,21 +239,21 @@ impl LdaRegs {
 #[derive(Clone, Debug)]
 pub struct LdaHashes {
     both: H3,
-    row_mask: u32,
 }
 
 impl LdaHashes {
     /// The hashes of `cfg`, built from the same matrices as the RTL.
     pub fn new(cfg: &LdaConfig) -> Self {
         let both = H3::paired(&H3::new(&cfg.row_hash()), &H3::new(&cfg.sample_hash()), 32);
-        Self { both, row_mask: ((1u64 << cfg.row_bits()) - 1) as u32 }
+        Self { both }
     }
 
-    /// Row index h(x) within a bank and sampling hash g(x) (§III-C).
+    /// Row index h(x) within a bank and sampling hash g(x) (§III-C). The row
+    /// hash is `row_bits` wide, so the low half holds nothing else.
     #[inline]
     pub fn row_and_sample(&self, key: u128) -> (u32, u32) {
         let h = self.both.hash(key);
-        (h as u32 & self.row_mask, (h >> 32) as u32)
+        (h as u32, (h >> 32) as u32)
     }
 
     /// Row index h(x) within a bank.

@@ -42,6 +42,46 @@ pub struct LdaSynopsis {
     pub rows: Vec<(u64, u64)>,
 }
 
+/// Collects the read-out stream of a frozen epoch (§V: the second copy read
+/// out while the first counts), one row per `ro_valid` cycle, into a synopsis
+/// whose counters are those shown with the last row.
+#[derive(Clone, Debug)]
+pub struct LdaReadout {
+    cfg: LdaConfig,
+    rows: Vec<Option<(u64, u64)>>,
+}
+
+impl LdaReadout {
+    /// An empty read-out of a core built from `cfg`.
+    pub fn new(cfg: &LdaConfig) -> Self {
+        Self { cfg: cfg.clone(), rows: vec![None; cfg.total_rows()] }
+    }
+
+    /// Takes one cycle's outputs; the synopsis once the last row has arrived.
+    pub fn take(&mut self, o: &LdaOutputs) -> Result<Option<LdaSynopsis>, String> {
+        if !o.ro_valid {
+            return Ok(None);
+        }
+        let r = self
+            .rows
+            .get_mut(o.ro_addr as usize)
+            .ok_or_else(|| format!("read-out address {} out of range", o.ro_addr))?;
+        *r = Some((o.ro_data.count, o.ro_data.tsum));
+        if !o.ro_last {
+            return Ok(None);
+        }
+        let rows: Option<Vec<(u64, u64)>> = std::mem::take(&mut self.rows).into_iter().collect();
+        Ok(Some(LdaSynopsis {
+            config: self.cfg.clone(),
+            seq: o.frozen_seq,
+            packets: o.frozen_packets,
+            sampled: o.frozen_sampled,
+            overflow: o.ovf_sticky,
+            rows: rows.ok_or("read-out skipped a row")?,
+        }))
+    }
+}
+
 /// Fast transaction-level LDA: one call per packet.
 #[derive(Clone, Debug)]
 pub struct LdaGolden {
@@ -325,28 +365,13 @@ mod tests {
         while !o.flip_ready {
             o = m.step(&LdaInputs { flip: true, ..idle });
         }
-        let mut rows = vec![(0, 0); cfg.total_rows()];
-        let mut done = false;
-        let mut last = LdaOutputs::default();
+        let mut readout = LdaReadout::new(cfg);
         for _ in 0..cfg.total_rows() * 2 + 20 {
-            last = m.step(&idle);
-            if last.ro_valid {
-                rows[last.ro_addr as usize] = (last.ro_data.count, last.ro_data.tsum);
-                if last.ro_last {
-                    done = true;
-                    break;
-                }
+            if let Some(s) = readout.take(&m.step(&idle)).unwrap() {
+                return s;
             }
         }
-        assert!(done, "read-out completes");
-        LdaSynopsis {
-            config: cfg.clone(),
-            seq: last.frozen_seq,
-            packets: last.frozen_packets,
-            sampled: last.frozen_sampled,
-            overflow: last.ovf_sticky,
-            rows,
-        }
+        panic!("read-out incomplete");
     }
 
     #[test]
