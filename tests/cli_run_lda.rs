@@ -157,7 +157,7 @@ fn reproduce_refuses_bad_flags() {
         &["reproduce", "lda", "--runs", "0"][..],
         &["reproduce", "lda", "--losses", "1.5"],
         &["reproduce", "lda", "--engine", "rtl"],
-        &["reproduce", "lda", "--packets", "10", "--flows", "100"],
+        &["reproduce", "lda", "--packets", "10", "--flows", "200000000"],
     ] {
         let o = netmeas(args);
         assert!(!o.status.success() && o.stdout.is_empty(), "{args:?}");
@@ -198,4 +198,12 @@ fn a_capture_drives_both_engines() {
     let err = (v["estimates"]["mean"].as_f64().unwrap() - v["truth"]["mean"].as_f64().unwrap()).abs();
     assert!(err <= v["estimates"]["mean_bound_98"].as_f64().unwrap(), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn short_runs_work_with_the_default_flow_count() {
+    // 1 000 packets drawn from the default 10 000 flows.
+    let v = json(&netmeas(&["run", "lda", "--packets", "1000", "--json"]));
+    assert_eq!(v["traffic"]["packets"], 1000);
+    assert_eq!(v["estimates"]["sent"], 1000);
 }

@@ -99,7 +99,8 @@ fn ns(us: f64) -> u64 {
     (us * 1000.0).round() as u64
 }
 
-/// Most packets one trace may hold.
+/// Most packets (and most flows) one synthetic trace may hold; more flows
+/// than packets is fine, each packet then picks one of them.
 pub const MAX_PACKETS: u64 = 100_000_000;
 
 /// Exponential gap of mean `mean` ns, whole nanoseconds.
@@ -131,8 +132,8 @@ impl Trace {
                 if *n > MAX_PACKETS {
                     return Err(format!("{n} packets: at most {MAX_PACKETS} per trace"));
                 }
-                if *flows as u64 > *n {
-                    return Err(format!("{flows} flows for {n} packets: a flow needs at least one packet"));
+                if *flows as u64 > MAX_PACKETS {
+                    return Err(format!("{flows} flows: at most {MAX_PACKETS} per trace"));
                 }
                 if !(rate_pps.is_finite() && *rate_pps > 0.0) {
                     return Err(format!("rate {rate_pps} packets/s is not a positive number"));
@@ -290,9 +291,11 @@ mod tests {
             source: Source::Synthetic { packets, rate_pps: 5e6, flows },
             ..spec(1, 0.0, 1)
         };
-        for (p, f, msg) in
-            [(0, 1, "at least one packet"), (10, 11, "flows for 10 packets"), (MAX_PACKETS + 1, 1, "at most")]
-        {
+        for (p, f, msg) in [
+            (0, 1, "at least one packet"),
+            (10, (MAX_PACKETS + 1) as u32, "flows: at most"),
+            (MAX_PACKETS + 1, 1, "at most"),
+        ] {
             let e = Trace::build(&with(p, f)).unwrap_err();
             assert!(e.contains(msg), "{e}");
         }
