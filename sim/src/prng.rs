@@ -38,6 +38,12 @@ impl SplitMix64 {
         ((self.next_u64() as u128 * n as u128) >> 64) as u64
     }
 
+    /// A value uniform in (0, 1] on a 2^-53 grid (never 0, so its logarithm is finite).
+    #[inline]
+    pub fn unit_open(&mut self) -> f64 {
+        ((self.next_u64() >> 11) + 1) as f64 * (1.0 / (1u64 << 53) as f64)
+    }
+
     /// True with probability `num / den`.
     #[inline]
     pub fn chance(&mut self, num: u64, den: u64) -> bool {

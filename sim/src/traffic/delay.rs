@@ -38,8 +38,8 @@ impl DelayDist {
     #[inline]
     pub fn sample(&self, rng: &mut SplitMix64) -> f64 {
         match *self {
-            DelayDist::Weibull { scale_us, shape } => scale_us * (-unit_open(rng).ln()).powf(1.0 / shape),
-            DelayDist::Pareto { scale_us, shape } => scale_us * unit_open(rng).powf(-1.0 / shape),
+            DelayDist::Weibull { scale_us, shape } => scale_us * (-rng.unit_open().ln()).powf(1.0 / shape),
+            DelayDist::Pareto { scale_us, shape } => scale_us * rng.unit_open().powf(-1.0 / shape),
             DelayDist::Constant { delay_us } => delay_us,
         }
     }
@@ -53,12 +53,6 @@ impl DelayDist {
             DelayDist::Constant { delay_us } => delay_us,
         }
     }
-}
-
-/// A uniform value in (0, 1].
-#[inline]
-fn unit_open(rng: &mut SplitMix64) -> f64 {
-    ((rng.next_u64() >> 11) + 1) as f64 * (1.0 / (1u64 << 53) as f64)
 }
 
 /// Γ(x) for x > 0 (Lanczos, g = 7, 9 terms; relative error < 1e-13).

@@ -106,8 +106,7 @@ pub const MAX_PACKETS: u64 = 100_000_000;
 /// Exponential gap of mean `mean` ns, whole nanoseconds.
 #[inline]
 fn exp_gap(rng: &mut SplitMix64, mean: f64) -> u64 {
-    let u = ((rng.next_u64() >> 11) + 1) as f64 * (1.0 / (1u64 << 53) as f64);
-    (-u.ln() * mean).round() as u64
+    (-rng.unit_open().ln() * mean).round() as u64
 }
 
 impl Trace {
