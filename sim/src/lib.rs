@@ -10,6 +10,7 @@ pub mod error;
 pub mod h3;
 pub mod lda;
 pub mod prng;
+pub mod rda;
 pub mod traffic;
 
 pub use error::ConfigError;

@@ -1,0 +1,13 @@
+//! The reconcilable difference aggregator (Fu, Barlet-Ros, Li, *Every
+//! Timestamp Counts*, IEEE/ACM ToN 2018): config and hashes, golden model of
+//! the core, and the host's decode and estimators.
+
+pub mod config;
+pub mod decode;
+pub mod hash;
+pub mod model;
+
+pub use config::*;
+pub use decode::{BucketMap, Decoded, RdaEstimate, RdaPairError, RepairMode, Timestamps, peel, reconcile, subtract};
+pub use hash::BucketHash;
+pub use model::*;
