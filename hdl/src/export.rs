@@ -9,10 +9,12 @@
 use crate::common::counter_bank::CounterBank;
 use crate::common::h3::H3Unit;
 use crate::lda::LdaCore;
+use crate::rda::RdaCore;
 use netmeas_sim::ConfigError;
 use netmeas_sim::counter_bank::CounterBankConfig;
 use netmeas_sim::h3::H3Config;
 use netmeas_sim::lda::{LdaConfig, RegisterDesc, lda_registers};
+use netmeas_sim::rda::{RdaConfig, rda_registers};
 use rust_hdl::prelude::*;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -26,6 +28,8 @@ pub enum BlockConfig {
     CounterBank(CounterBankConfig),
     /// The lossy difference aggregator core.
     Lda(LdaConfig),
+    /// The reconcilable difference aggregator core.
+    Rda(RdaConfig),
 }
 
 impl BlockConfig {
@@ -35,6 +39,7 @@ impl BlockConfig {
             BlockConfig::H3(_) => "h3",
             BlockConfig::CounterBank(_) => "counter-bank",
             BlockConfig::Lda(_) => "lda",
+            BlockConfig::Rda(_) => "rda",
         }
     }
 
@@ -42,7 +47,17 @@ impl BlockConfig {
     pub fn registers(&self) -> Vec<RegisterDesc> {
         match self {
             BlockConfig::Lda(c) => lda_registers(c),
+            BlockConfig::Rda(c) => rda_registers(c),
             _ => Vec::new(),
+        }
+    }
+
+    /// Width of `csr_wdata` (0 without registers).
+    pub fn csr_data_bits(&self) -> u32 {
+        match self {
+            BlockConfig::Lda(_) => 8,
+            BlockConfig::Rda(_) => 32,
+            _ => 0,
         }
     }
 
@@ -52,6 +67,7 @@ impl BlockConfig {
             BlockConfig::H3(c) => c.validate(),
             BlockConfig::CounterBank(c) => c.validate(),
             BlockConfig::Lda(c) => c.validate(),
+            BlockConfig::Rda(c) => c.validate(),
         }
     }
 
@@ -61,6 +77,7 @@ impl BlockConfig {
             BlockConfig::H3(c) => c.top_name(),
             BlockConfig::CounterBank(c) => c.top_name(),
             BlockConfig::Lda(c) => c.top_name(),
+            BlockConfig::Rda(c) => c.top_name(),
         }
     }
 
@@ -70,6 +87,7 @@ impl BlockConfig {
             BlockConfig::H3(c) => serde_json::to_value(c),
             BlockConfig::CounterBank(c) => serde_json::to_value(c),
             BlockConfig::Lda(c) => serde_json::to_value(c),
+            BlockConfig::Rda(c) => serde_json::to_value(c),
         }
         .expect("configs serialize")
     }
@@ -86,6 +104,10 @@ impl BlockConfig {
             BlockConfig::Lda(_) => {
                 "LDA core (Kompella et al., ToN 2012, §III-B..C, §V): classifier, H3 row and sampling hashes, \
                  banks chosen by leading zeros, {count, tsum} rows at one packet per clock, ping-pong epochs"
+            }
+            BlockConfig::Rda(_) => {
+                "RDA core (Fu et al., ToN 2018, §III-A, §V-A): k banks of {ID xor, TS sum, count} buckets, \
+                 non-linear bucket hash per bank, one packet per clock, intervals delimited by the synchronized clock"
             }
         }
     }
@@ -162,7 +184,7 @@ impl Exported {
                 format!("{}.csr.json", self.top),
                 serde_json::to_string_pretty(&serde_json::json!({
                     "top": self.top,
-                    "port": { "we": "csr_we", "addr": "csr_addr", "wdata": "csr_wdata", "data_bits": 8 },
+                    "port": { "we": "csr_we", "addr": "csr_addr", "wdata": "csr_wdata", "data_bits": self.config.csr_data_bits() },
                     "registers": regs,
                 }))
                 .expect("serializes"),
@@ -185,6 +207,7 @@ pub fn export(cfg: &BlockConfig) -> Result<Exported, ConfigError> {
         BlockConfig::H3(c) => export_h3(c),
         BlockConfig::CounterBank(c) => export_counter_bank(c),
         BlockConfig::Lda(c) => export_lda(c),
+        BlockConfig::Rda(c) => export_rda(c),
     };
     let top = cfg.top_name();
     let verilog = finish_verilog(cfg, &top, &verilog);
@@ -322,6 +345,28 @@ fn export_lda(c: &LdaConfig) -> (String, Vec<Port>) {
     }
 }
 
+fn export_rda(c: &RdaConfig) -> (String, Vec<Port>) {
+    match (c.banks, c.tsum_bits) {
+        (1, 32) => generate(RdaCore::<1, 32, 128>::new(c)),
+        (1, 40) => generate(RdaCore::<1, 40, 136>::new(c)),
+        (1, 48) => generate(RdaCore::<1, 48, 144>::new(c)),
+        (1, 64) => generate(RdaCore::<1, 64, 160>::new(c)),
+        (2, 32) => generate(RdaCore::<2, 32, 128>::new(c)),
+        (2, 40) => generate(RdaCore::<2, 40, 136>::new(c)),
+        (2, 48) => generate(RdaCore::<2, 48, 144>::new(c)),
+        (2, 64) => generate(RdaCore::<2, 64, 160>::new(c)),
+        (3, 32) => generate(RdaCore::<3, 32, 128>::new(c)),
+        (3, 40) => generate(RdaCore::<3, 40, 136>::new(c)),
+        (3, 48) => generate(RdaCore::<3, 48, 144>::new(c)),
+        (3, 64) => generate(RdaCore::<3, 64, 160>::new(c)),
+        (4, 32) => generate(RdaCore::<4, 32, 128>::new(c)),
+        (4, 40) => generate(RdaCore::<4, 40, 136>::new(c)),
+        (4, 48) => generate(RdaCore::<4, 48, 144>::new(c)),
+        (4, 64) => generate(RdaCore::<4, 64, 160>::new(c)),
+        other => unreachable!("RDA geometry {other:?} passed validation but has no instance"),
+    }
+}
+
 /// True when `line` holds rust-hdl's zero-extension idiom `(x & N'h<N ones>)`.
 fn has_zero_extension_idiom(line: &str) -> bool {
     line.match_indices("& ").any(|(i, _)| {
@@ -331,11 +376,7 @@ fn has_zero_extension_idiom(line: &str) -> bool {
         let hex: String = tail.chars().take_while(|c| c.is_ascii_hexdigit()).collect();
         let ones = n / 4;
         let top = n % 4;
-        let expect = if top == 0 {
-            "f".repeat(ones)
-        } else {
-            format!("{:x}{}", (1u8 << top) - 1, "f".repeat(ones))
-        };
+        let expect = if top == 0 { "f".repeat(ones) } else { format!("{:x}{}", (1u8 << top) - 1, "f".repeat(ones)) };
         n > 0 && hex == expect && tail[hex.len()..].starts_with(')')
     })
 }
@@ -360,7 +401,7 @@ fn finish_verilog(cfg: &BlockConfig, name: &str, verilog: &str) -> String {
         }
         l.push_str(rest);
         if has_zero_extension_idiom(&l) {
-            body.push_str("/* verilator lint_off WIDTH */ // zero-extension written by rust-hdl as (x & N'h<ones>)\n");
+            body.push_str("/* verilator lint_off WIDTH */ // resize written by rust-hdl as (x & N'h<ones>)\n");
             body.push_str(&l);
             body.push_str("\n/* verilator lint_on WIDTH */\n");
         } else {
@@ -385,8 +426,9 @@ fn finish_verilog(cfg: &BlockConfig, name: &str, verilog: &str) -> String {
          // Lint (verilator --lint-only -Wall) waivers, each justified:\n\
          // - DECLFILENAME: this one file holds the top module and the submodules it\n\
          //   instantiates (named <top>$<path>), so most module names differ from the file name.\n\
-         // - WIDTH, only on the lines marked below: rust-hdl writes a zero-extension as\n\
-         //   (x & N'h<N ones>), which widens x to N bits by Verilog's rules exactly as intended.\n\
+         // - WIDTH, only on the lines marked below: rust-hdl writes a resize to N bits as\n\
+         //   (x & N'h<N ones>), which zero-extends or truncates x to N bits by Verilog's rules\n\
+         //   exactly as intended.\n\
          //\n\
          // Reset: `reset` is synchronous; registers also carry `initial` values for FPGAs.\n\
          // Memories are never assumed initialised: a hardware sequence clears them.\n\n",

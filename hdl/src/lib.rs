@@ -8,6 +8,7 @@
 pub mod common;
 pub mod export;
 pub mod lda;
+pub mod rda;
 pub mod tools;
 
 /// A `Bits<N>` from a `u128` (the widest value the golden models use for keys and words).

@@ -24,7 +24,12 @@ fn export_and_lint(cfg: BlockConfig) {
 fn every_h3_width_exports_and_a_spread_lints_clean() {
     for &k in H3_KEY_BITS {
         for &o in H3_OUT_BITS {
-            let cfg = BlockConfig::H3(H3Config { key_bits: k, out_bits: o, seed: (k * 100 + o) as u64, ..Default::default() });
+            let cfg = BlockConfig::H3(H3Config {
+                key_bits: k,
+                out_bits: o,
+                seed: (k * 100 + o) as u64,
+                ..Default::default()
+            });
             let e = export(&cfg).unwrap();
             let key = e.ports.iter().find(|p| p.name == "s_key").unwrap();
             let hash = e.ports.iter().find(|p| p.name == "m_hash").unwrap();
@@ -46,7 +51,12 @@ fn every_counter_bank_width_exports_and_a_spread_lints_clean() {
     for &cw in CB_COUNT_BITS {
         for &tw in CB_TSUM_BITS {
             for a in 1..=16usize {
-                let cfg = CounterBankConfig { rows: (1 << a) - (a > 2) as usize, count_bits: cw, tsum_bits: tw, ..Default::default() };
+                let cfg = CounterBankConfig {
+                    rows: (1 << a) - (a > 2) as usize,
+                    count_bits: cw,
+                    tsum_bits: tw,
+                    ..Default::default()
+                };
                 let e = export(&BlockConfig::CounterBank(cfg.clone())).unwrap();
                 let row = e.ports.iter().find(|p| p.name == "s_upd_row").unwrap();
                 let tsum = e.ports.iter().find(|p| p.name == "m_ro_tsum").unwrap();
@@ -64,7 +74,18 @@ fn default_counter_bank_has_the_papers_word_and_documented_ports() {
     let e = export(&BlockConfig::CounterBank(CounterBankConfig::default())).unwrap();
     assert_eq!(e.top, "netmeas_counter_bank_r1024_a10_c32_t40");
     let names: Vec<_> = e.ports.iter().map(|p| (p.name.as_str(), p.bits)).collect();
-    for want in [("clock", 1), ("reset", 1), ("s_upd_row", 10), ("s_upd_count", 32), ("s_upd_tsum", 40), ("m_ro_count", 32), ("m_ro_tsum", 40), ("flip", 1), ("flip_ready", 1), ("ovf_sticky", 1)] {
+    for want in [
+        ("clock", 1),
+        ("reset", 1),
+        ("s_upd_row", 10),
+        ("s_upd_count", 32),
+        ("s_upd_tsum", 40),
+        ("m_ro_count", 32),
+        ("m_ro_tsum", 40),
+        ("flip", 1),
+        ("flip_ready", 1),
+        ("ovf_sticky", 1),
+    ] {
         assert!(names.contains(&want), "missing {want:?} in {names:?}");
     }
     // Header carries the full config; memories carry no initial blocks.
@@ -87,7 +108,9 @@ fn configs_with_the_same_widths_get_distinct_top_names() {
 
 #[test]
 fn impossible_configs_are_refused_by_field() {
-    let e = export(&BlockConfig::CounterBank(CounterBankConfig { rows: 2000, addr_bits: Some(10), ..Default::default() })).unwrap_err();
+    let e =
+        export(&BlockConfig::CounterBank(CounterBankConfig { rows: 2000, addr_bits: Some(10), ..Default::default() }))
+            .unwrap_err();
     assert_eq!(e.field, "rows");
     let e = export(&BlockConfig::H3(H3Config { out_bits: 0, ..Default::default() })).unwrap_err();
     assert_eq!(e.field, "out_bits");
@@ -125,7 +148,12 @@ fn every_lda_geometry_exports_and_corners_lint_clean() {
     }
     for &banks in LDA_BANKS {
         for &rows in LDA_ROWS {
-            let c = LdaConfig { banks, rows, bank_prob_log2: (0..banks as u32).map(|j| 2 * j + 1).collect(), ..Default::default() };
+            let c = LdaConfig {
+                banks,
+                rows,
+                bank_prob_log2: (0..banks as u32).map(|j| 2 * j + 1).collect(),
+                ..Default::default()
+            };
             netmeas_hdl::export::export(&BlockConfig::Lda(c)).unwrap();
         }
     }
@@ -133,4 +161,22 @@ fn every_lda_geometry_exports_and_corners_lint_clean() {
         let bank_prob_log2 = (0..banks as u32).map(|j| 3 + 4 * j).collect();
         export_and_lint(BlockConfig::Lda(LdaConfig { key_bits, banks, rows, bank_prob_log2, ..Default::default() }));
     }
+}
+
+#[test]
+fn every_rda_geometry_exports_and_a_spread_lints_clean() {
+    use netmeas_sim::rda::{RDA_TSUM_BITS, RdaConfig};
+    for banks in 1..=4usize {
+        for &tw in RDA_TSUM_BITS {
+            let cfg = RdaConfig { banks, tsum_bits: tw, buckets: 100 + banks, ..Default::default() };
+            let e = export(&BlockConfig::Rda(cfg.clone())).unwrap();
+            let width = |n: &str| e.ports.iter().find(|p| p.name == n).unwrap().bits;
+            assert_eq!((width("m_ro_tsum"), width("m_ro_id"), width("m_ro_row"), width("s_ts")), (tw, 64, 16, 48));
+            assert_eq!(e.verilog.matches("localparam [15:0] M = 16'd").count(), banks);
+            if (banks == 2 && tw == 48) || (banks == 1 && tw == 32) || (banks == 4 && tw == 64) {
+                export_and_lint(BlockConfig::Rda(cfg));
+            }
+        }
+    }
+    export_and_lint(BlockConfig::Rda(RdaConfig::default()));
 }

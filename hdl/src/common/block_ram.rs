@@ -14,8 +14,9 @@
 
 use rust_hdl::prelude::*;
 
-/// `2^A` words of `W` bits: write port (address, data, enable) and a read port
-/// whose data appears one clock after its address.
+/// `depth` (≤ 2^A, 2^A by default) words of `W` bits: write port (address,
+/// data, enable) and a read port whose data appears one clock after its
+/// address. Addresses at or above `depth` must not be used.
 #[derive(LogicBlock)]
 pub struct BlockRam<const W: usize, const A: usize> {
     /// The one clock of both ports.
@@ -47,12 +48,23 @@ impl<const W: usize, const A: usize> Default for BlockRam<W, A> {
     }
 }
 
+impl<const W: usize, const A: usize> BlockRam<W, A> {
+    /// A RAM of `depth` words (1..=2^A): a bank of 2500 rows needs no 4096-word memory.
+    pub fn with_depth(depth: usize) -> Self {
+        assert!(depth >= 1 && depth <= 1 << A, "depth must be in 1..=2^A");
+        Self { _mem: vec![Bits::default(); depth], ..Default::default() }
+    }
+}
+
 impl<const W: usize, const A: usize> Logic for BlockRam<W, A> {
     fn update(&mut self) {
         if self.clock.pos_edge() {
-            self.read_data.next = self._mem[self.read_address.val().index()];
+            // Beyond the depth, reads are undefined (0 here) and writes are dropped.
+            self.read_data.next = self._mem.get(self.read_address.val().index()).copied().unwrap_or_default();
             if self.write_enable.val() {
-                self._mem[self.write_address.val().index()] = self.write_data.val();
+                if let Some(w) = self._mem.get_mut(self.write_address.val().index()) {
+                    *w = self.write_data.val();
+                }
             }
         }
     }
@@ -62,20 +74,39 @@ impl<const W: usize, const A: usize> Logic for BlockRam<W, A> {
     }
 
     fn hdl(&self) -> Verilog {
+        // A memory of `depth` words is indexed by the low ceil(log2(depth)) address bits;
+        // the rest are zero by the contract above and are left unused.
+        let depth = self._mem.len();
+        let aw = (usize::BITS - (depth - 1).leading_zeros()).max(1) as usize;
+        let (index_r, index_w, unused) = if aw < A {
+            (
+                format!("read_address[{}:0]", aw - 1),
+                format!("write_address[{}:0]", aw - 1),
+                format!(
+                    "// Addresses are below {depth}: bits [{msb}:{aw}] are zero.\n\
+                     /* verilator lint_off UNUSEDSIGNAL */\n\
+                     wire unused_high_address = |{{read_address[{msb}:{aw}], write_address[{msb}:{aw}]}};\n\
+                     /* verilator lint_on UNUSEDSIGNAL */\n",
+                    msb = A - 1
+                ),
+            )
+        } else {
+            ("read_address".to_string(), "write_address".to_string(), String::new())
+        };
         Verilog::Custom(format!(
             "\
-(* no_rw_check *)
+{unused}(* no_rw_check *)
 reg [{msb}:0] mem [0:{last}];
 
 always @(posedge clock) begin
-   read_data <= mem[read_address];
+   read_data <= mem[{index_r}];
    if (write_enable) begin
-      mem[write_address] <= write_data;
+      mem[{index_w}] <= write_data;
    end
 end
 ",
             msb = W - 1,
-            last = (1usize << A) - 1
+            last = depth - 1
         ))
     }
 

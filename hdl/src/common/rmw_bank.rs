@@ -212,8 +212,8 @@ impl<const W: usize, const A: usize> RmwBank<W, A> {
             m_ro_last: Default::default(),
             ovf_sticky: Default::default(),
             ovf_clear: Default::default(),
-            ram0: Default::default(),
-            ram1: Default::default(),
+            ram0: BlockRam::with_depth(rows),
+            ram1: BlockRam::with_depth(rows),
             q0: Default::default(),
             q1: Default::default(),
             last_row: Constant::new(((rows - 1) as u64).into()),
@@ -300,11 +300,11 @@ impl<const W: usize, const A: usize> Logic for RmwBank<W, A> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, q0, q1, init_done, init_ptr, epoch_q, ovf_q, ro_state, drain_cnt, rd_ptr, issued_all,
-            credits, inf1_valid, inf1_row, inf2_valid, inf2_row, b0_valid, b0_row, b0_data, b1_valid, b1_row,
-            b1_data, b2_valid, b2_row, b2_data, s1_valid, s1_row, s1_op, s1_ep, s2_valid, s2_row, s2_op, s2_ep,
-            s2_fwd1, s2_hit2, s2_hit3, s2_hit4, s3_valid, s3_row, s3_op, s3_ep, s3_fwd1, s3_base, w_valid, w_row,
-            w_ep, w_data, w2_valid, w2_row, w2_ep, w2_data, w3_valid, w3_row, w3_ep, w3_data
+            self, clock, q0, q1, init_done, init_ptr, epoch_q, ovf_q, ro_state, drain_cnt, rd_ptr, issued_all, credits,
+            inf1_valid, inf1_row, inf2_valid, inf2_row, b0_valid, b0_row, b0_data, b1_valid, b1_row, b1_data, b2_valid,
+            b2_row, b2_data, s1_valid, s1_row, s1_op, s1_ep, s2_valid, s2_row, s2_op, s2_ep, s2_fwd1, s2_hit2, s2_hit3,
+            s2_hit4, s3_valid, s3_row, s3_op, s3_ep, s3_fwd1, s3_base, w_valid, w_row, w_ep, w_data, w2_valid, w2_row,
+            w2_ep, w2_data, w3_valid, w3_row, w3_ep, w3_data
         );
         self.ram0.clock.next = self.clock.val();
         self.ram1.clock.next = self.clock.val();
@@ -423,13 +423,9 @@ impl<const W: usize, const A: usize> Logic for RmwBank<W, A> {
             self.ram1.write_data.next = self.zero_w.val();
         }
         self.ram0.write_enable.next = !self.reset.val()
-            & (self.w_write0.val()
-                | !self.init_done.q.val()
-                | (self.inf1_valid.q.val() & self.epoch_q.q.val()));
+            & (self.w_write0.val() | !self.init_done.q.val() | (self.inf1_valid.q.val() & self.epoch_q.q.val()));
         self.ram1.write_enable.next = !self.reset.val()
-            & (self.w_write1.val()
-                | !self.init_done.q.val()
-                | (self.inf1_valid.q.val() & !self.epoch_q.q.val()));
+            & (self.w_write1.val() | !self.init_done.q.val() | (self.inf1_valid.q.val() & !self.epoch_q.q.val()));
 
         // ---- clear after reset ----
         if !self.init_done.q.val() {
@@ -477,8 +473,7 @@ impl<const W: usize, const A: usize> Logic for RmwBank<W, A> {
             self.b1_data.d.next = self.b2_data.q.val();
             self.b2_valid.d.next = false;
         }
-        self.ins0.next = self.inf2_valid.q.val()
-            & (!self.b0_valid.q.val() | (!self.b1_valid.q.val() & self.pop.val()));
+        self.ins0.next = self.inf2_valid.q.val() & (!self.b0_valid.q.val() | (!self.b1_valid.q.val() & self.pop.val()));
         self.ins1.next = self.inf2_valid.q.val()
             & ((self.b0_valid.q.val() & !self.b1_valid.q.val() & !self.pop.val())
                 | (self.b1_valid.q.val() & !self.b2_valid.q.val() & self.pop.val()));

@@ -1,0 +1,7 @@
+//! The RDA core (Fu, Barlet-Ros, Li, ToN 2018).
+
+pub mod bucket_hash;
+pub mod core;
+pub mod lane;
+
+pub use self::core::RdaCore;
