@@ -145,42 +145,72 @@ pub fn harness(module: &str, ports: &[Port]) -> String {
     v
 }
 
+/// How a reference record field combines the stored value with the operand.
+#[derive(Clone, Copy)]
+enum FieldOp {
+    /// Modular sum (counters, timestamp sums).
+    Add,
+    /// Bitwise exclusive or (RDA's ID field).
+    Xor,
+}
+
 /// The reference: a bare registered block-RAM read-modify-write loop with the
-/// block's geometry and record arithmetic (lane-wise adds), no forwarding, no
-/// second copy, no read-out or clear logic.
+/// block's geometry and record arithmetic (field-wise adds or xors), no
+/// forwarding, no second copy, no read-out or clear logic. For a core of
+/// several independent memories (the RDA's banks) it is one of them.
 pub fn reference_design(cfg: &BlockConfig) -> Option<(String, Vec<Port>)> {
-    // The LDA's counter memory is a counter bank of banks × rows rows.
-    let lda_bank;
-    let c = match cfg {
-        BlockConfig::CounterBank(c) => c,
+    let (rows, addr_bits, fields): (usize, usize, Vec<(usize, FieldOp)>) = match cfg {
+        BlockConfig::CounterBank(c) => (c.rows, c.addr_bits(), vec![(c.count_bits, FieldOp::Add), (c.tsum_bits, FieldOp::Add)]),
+        // The LDA's counter memory is a counter bank of banks × rows rows.
         BlockConfig::Lda(l) => {
-            lda_bank = netmeas_sim::counter_bank::CounterBankConfig {
+            let c = netmeas_sim::counter_bank::CounterBankConfig {
                 rows: l.total_rows(),
                 addr_bits: Some(l.addr_bits()),
                 ..Default::default()
             };
-            &lda_bank
+            (c.rows, c.addr_bits(), vec![(c.count_bits, FieldOp::Add), (c.tsum_bits, FieldOp::Add)])
         }
+        BlockConfig::Rda(r) => (
+            r.buckets,
+            r.addr_bits(),
+            vec![
+                (netmeas_sim::rda::RDA_COUNT_BITS as usize, FieldOp::Add),
+                (r.tsum_bits, FieldOp::Add),
+                (netmeas_sim::rda::RDA_ID_BITS as usize, FieldOp::Xor),
+            ],
+        ),
         BlockConfig::H3(_) => return None,
     };
-    let (a, cw, w) = (c.addr_bits(), c.count_bits, c.word_bits());
+    let w: usize = fields.iter().map(|f| f.0).sum();
+    // Field-wise combine, most significant field first.
+    let mut parts = Vec::new();
+    let mut lo = 0;
+    for &(bits, op) in &fields {
+        let hi = lo + bits - 1;
+        let sym = match op {
+            FieldOp::Add => "+",
+            FieldOp::Xor => "^",
+        };
+        parts.push(format!("d2[{hi}:{lo}] {sym} op2[{hi}:{lo}]"));
+        lo += bits;
+    }
+    parts.reverse();
     let v = format!(
         "// Reference: registered block-RAM read-modify-write loop, {rows} x {w} bits.\n\
          module nm_ref_rmw(input wire clock, input wire [{am}:0] row, input wire [{wm}:0] op, output wire [{wm}:0] q);\n\
          (* no_rw_check *) reg [{wm}:0] mem [0:{last}];\n\
          reg [{wm}:0] rdata, d2, op1, op2;\nreg [{am}:0] a1, a2;\n\
-         wire [{wm}:0] sum = {{d2[{wm}:{cw}] + op2[{wm}:{cw}], d2[{cwm}:0] + op2[{cwm}:0]}};\n\
+         wire [{wm}:0] sum = {{{parts}}};\n\
          always @(posedge clock) begin\n  rdata <= mem[row];\n  a1 <= row; op1 <= op;\n  d2 <= rdata; a2 <= a1; op2 <= op1;\n  mem[a2] <= sum;\nend\n\
          assign q = d2;\nendmodule\n",
-        rows = c.rows,
-        am = a - 1,
+        am = addr_bits - 1,
         wm = w - 1,
-        cwm = cw - 1,
-        last = (1usize << a) - 1,
+        last = (1usize << addr_bits) - 1,
+        parts = parts.join(", "),
     );
     let ports = vec![
         Port { name: "clock".into(), dir: Dir::In, bits: 1 },
-        Port { name: "row".into(), dir: Dir::In, bits: a },
+        Port { name: "row".into(), dir: Dir::In, bits: addr_bits },
         Port { name: "op".into(), dir: Dir::In, bits: w },
         Port { name: "q".into(), dir: Dir::Out, bits: w },
     ];
