@@ -123,10 +123,92 @@ impl BucketHash {
     }
 }
 
+/// Every bank's h_l at once, for the golden model's per-packet path: the
+/// first layers of two banks share one table of u64 entries (eight lookups
+/// for both), the S-box is folded into each bank's L2 tables. Same values as
+/// [`BucketHash::bucket`].
+#[derive(Clone, Debug)]
+pub struct MultiBucketHash {
+    /// `l1[p][b][v]`: L1 of banks 2p (low half) and 2p + 1 (high half) of byte value `v` at byte `b`.
+    l1: Vec<[[u64; 256]; 8]>,
+    /// `l2[l][b][v]`: L2(S(v) at byte `b`) of bank `l`.
+    l2: Vec<[[u32; 256]; 4]>,
+    /// m of each bank.
+    m: Vec<u32>,
+}
+
+impl MultiBucketHash {
+    /// The combined hasher of `banks`.
+    pub fn new(banks: &[BucketHash]) -> Self {
+        let l1 = banks
+            .chunks(2)
+            .map(|pair| {
+                let mut t = [[0u64; 256]; 8];
+                for (b, row) in t.iter_mut().enumerate() {
+                    for (v, slot) in row.iter_mut().enumerate() {
+                        let key = (v as u64) << (8 * b);
+                        let hi = pair.get(1).map_or(0, |h| h.layer1(key) as u64);
+                        *slot = pair[0].layer1(key) as u64 | hi << 32;
+                    }
+                }
+                t
+            })
+            .collect();
+        Self { l1, l2: banks.iter().map(|h| *h.s_l2).collect(), m: banks.iter().map(|h| h.buckets).collect() }
+    }
+
+    #[inline(always)]
+    fn second(&self, l: usize, y: u32) -> u32 {
+        let t = &self.l2[l];
+        let w = t[0][(y & 0xff) as usize]
+            ^ t[1][((y >> 8) & 0xff) as usize]
+            ^ t[2][((y >> 16) & 0xff) as usize]
+            ^ t[3][(y >> 24) as usize];
+        fastrange(w, self.m[l])
+    }
+
+    /// h_l(id) of every bank l into `out[l]` (`out` holds one slot per bank).
+    #[inline]
+    pub fn buckets(&self, id: u64, out: &mut [u32]) {
+        for (p, t) in self.l1.iter().enumerate() {
+            let byte = |b: usize| ((id >> (8 * b)) & 0xff) as usize;
+            let y = t[0][byte(0)]
+                ^ t[1][byte(1)]
+                ^ t[2][byte(2)]
+                ^ t[3][byte(3)]
+                ^ t[4][byte(4)]
+                ^ t[5][byte(5)]
+                ^ t[6][byte(6)]
+                ^ t[7][byte(7)];
+            out[2 * p] = self.second(2 * p, y as u32);
+            if 2 * p + 1 < out.len() {
+                out[2 * p + 1] = self.second(2 * p + 1, (y >> 32) as u32);
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::prng::SplitMix64;
+
+    #[test]
+    fn combined_hasher_matches_each_bank() {
+        for k in 1..=4 {
+            let banks: Vec<BucketHash> = (0..k).map(|l| BucketHash::new(100 + l as u64, 2500 + 7 * l)).collect();
+            let fast = MultiBucketHash::new(&banks);
+            let mut rng = SplitMix64::new(k as u64);
+            let mut out = [0u32; 4];
+            for _ in 0..20_000 {
+                let id = rng.next_u64();
+                fast.buckets(id, &mut out[..k]);
+                for (l, h) in banks.iter().enumerate() {
+                    assert_eq!(out[l], h.bucket(id), "k {k} bank {l}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn tables_match_the_layered_definition() {

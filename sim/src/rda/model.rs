@@ -7,6 +7,7 @@
 use super::config::{
     CsrEffect, RDA_COUNT_BITS, RDA_EPOCH_COUNT_BITS, RDA_ID_BITS, RDA_TS_BITS, RdaConfig, RdaHashes, RdaRegs,
 };
+use super::hash::MultiBucketHash;
 use crate::counter_bank::{Record, Word};
 use serde::{Deserialize, Serialize};
 
@@ -120,6 +121,7 @@ pub struct RdaGolden {
     cfg: RdaConfig,
     layout: RdaLayout,
     hashes: RdaHashes,
+    fast: MultiBucketHash,
     regs: RdaRegs,
     buckets: Vec<RdaRecord>,
     start: u64,
@@ -135,9 +137,11 @@ impl RdaGolden {
     /// The core after reset (the config must be valid).
     pub fn new(cfg: &RdaConfig) -> Self {
         let regs = RdaRegs::reset(cfg);
+        let hashes = RdaHashes::new(cfg);
         Self {
             layout: RdaLayout { tsum_bits: cfg.tsum_bits as u32 },
-            hashes: RdaHashes::new(cfg),
+            fast: MultiBucketHash::new(&hashes.buckets),
+            hashes,
             buckets: vec![RdaRecord::default(); cfg.banks * cfg.buckets],
             start: cfg.t0,
             end: (cfg.t0 + regs.delta) & TS_MASK,
@@ -218,15 +222,18 @@ impl RdaGolden {
             return;
         }
         self.packets += 1;
-        if (self.hashes.sample.hash(id as u128) as u32) & self.regs.sample_mask != 0 {
+        // SAMPLE_LZ = 0 measures every packet: the sampling hash need not be computed.
+        if self.regs.sample_mask != 0 && (self.hashes.sample.hash(id as u128) as u32) & self.regs.sample_mask != 0 {
             return;
         }
         self.sampled += 1;
         let op = RdaRecord { id, tsum: ts, count: 1 };
         let m = self.cfg.buckets;
-        for (l, h) in self.hashes.buckets.iter().enumerate() {
-            let i = h.bucket(id) as usize;
-            self.overflow |= self.buckets[l * m + i].apply(&op, &self.layout);
+        let mut idx = [0u32; 4];
+        let k = self.cfg.banks;
+        self.fast.buckets(id, &mut idx[..k]);
+        for (l, &i) in idx[..k].iter().enumerate() {
+            self.overflow |= self.buckets[l * m + i as usize].apply(&op, &self.layout);
         }
     }
 
