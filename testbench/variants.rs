@@ -26,4 +26,8 @@ pub const VARIANTS: &[(&str, &str, &str)] = &[
     ("lda_single", "lda", r#"{"key_bits": 120, "banks": 1, "rows": 1024, "bank_prob_log2": [0]}"#),
     // LDA: three banks of 64 rows, low thresholds: dense sampling, same-row bursts, 104-bit key.
     ("lda_small", "lda", r#"{"key_bits": 104, "banks": 3, "rows": 64, "bank_prob_log2": [0, 1, 2], "seed": 5}"#),
+    // RDA: the paper's k = 2 banks of m = 2500 buckets (Fu et al. §VII), 48-bit timestamp sums.
+    ("rda_default", "rda", r#"{"banks": 2, "buckets": 2500, "tsum_bits": 48}"#),
+    // RDA: four banks of 61 buckets, 32-bit sums: dense same-bucket bursts, frequent read-outs, wrapping sums.
+    ("rda_small", "rda", r#"{"banks": 4, "buckets": 61, "tsum_bits": 32, "seed": 7}"#),
 ];

@@ -1,0 +1,158 @@
+//! Whole measurement intervals through Verilated RDA cores: the sender's and
+//! the receiver's streams of {ID, timestamp} each drive their own instance of
+//! the exported core at one packet per clock, on two threads. The interval
+//! registers (`T0`, `DELTA`, `GUARD`, `SAMPLE_LZ`) are written at run time; the
+//! cores close interval 0 by themselves when a timestamp or `now` crosses its
+//! end (Fu et al. §III-A) and the frozen copy is read out bank by bank.
+
+use crate::models::{RdaDefault, RdaSmall};
+use crate::{CoreRtl, RdaRtl};
+use netmeas_sim::rda::run::closing_time;
+use netmeas_sim::rda::{
+    IntervalTrace, RDA_REG_DELTA, RDA_REG_GUARD, RDA_REG_SAMPLE_LZ, RDA_REG_T0_HI, RDA_REG_T0_LO, RDA_TS_BITS,
+    RdaConfig, RdaInputs, RdaOutputs, RdaPair, RdaReadout, RdaSynopsis, ts_ge,
+};
+
+/// Cycles an RTL run took at each end.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RdaRunCycles {
+    /// Sender core.
+    pub sender: u64,
+    /// Receiver core.
+    pub receiver: u64,
+}
+
+/// Whether model config `built` runs `cfg`: same geometry, sum width and hash
+/// seed (baked into the netlist); the interval and sampling registers are
+/// written at run time.
+fn runs(built: &RdaConfig, cfg: &RdaConfig) -> bool {
+    built.banks == cfg.banks
+        && built.buckets == cfg.buckets
+        && built.tsum_bits == cfg.tsum_bits
+        && built.seed == cfg.seed
+}
+
+/// The configs the Verilated RDA models were built from.
+pub fn rtl_rda_configs() -> Vec<RdaConfig> {
+    vec![RdaDefault::config(), RdaSmall::config()]
+}
+
+/// Bound on the cycles the core may hold `ready` or the read-out back.
+const PATIENCE: u64 = 1 << 18;
+
+const TS_MASK: u64 = (1 << RDA_TS_BITS) - 1;
+
+/// Interval 0 of a fresh Verilated core `M` configured as `cfg` by register
+/// writes, fed `stream` (ID, timestamp) at one packet per clock; `now` then
+/// advances to `now_end`. Returns interval 0's synopsis (all zero if the
+/// interval saw no packet) and the cycles taken.
+pub fn rtl_synopsis<M: RdaRtl>(
+    cfg: &RdaConfig,
+    stream: impl Iterator<Item = (u64, u64)>,
+    now_end: u64,
+) -> Result<(RdaSynopsis, u64), String> {
+    if !runs(&M::config(), cfg) {
+        return Err(format!("{} was built for another RDA geometry, sum width or hash seed", M::NAME));
+    }
+    let mut m = M::create();
+    let mut cycles = 0u64;
+    let mut readout = RdaReadout::new(cfg);
+    let mut found: Option<RdaSynopsis> = None;
+    let mut step = |m: &mut M, i: &RdaInputs, found: &mut Option<RdaSynopsis>| -> Result<RdaOutputs, String> {
+        cycles += 1;
+        let o = m.cycle(i);
+        if i.ro_ready
+            && let Some(s) = readout.take(&o).map_err(|e| format!("{}: {e}", M::NAME))?
+            && s.interval == 0
+        {
+            *found = Some(s);
+        }
+        Ok(o)
+    };
+    let stuck = |what: &str| format!("{}: {what} for {PATIENCE} cycles", M::NAME);
+    let idle = RdaInputs { ro_ready: true, ..Default::default() };
+    step(&mut m, &RdaInputs { reset: true, ..idle }, &mut found)?;
+    let mut wait = 0;
+    while !step(&mut m, &idle, &mut found)?.ready {
+        wait += 1;
+        if wait > PATIENCE {
+            return Err(stuck("no ready after reset"));
+        }
+    }
+    // DELTA, GUARD and SAMPLE_LZ first; the T0_HI write restarts the clock at t_0.
+    for (addr, data) in [
+        (RDA_REG_DELTA, cfg.interval_ticks as u32),
+        (RDA_REG_GUARD, cfg.guard_ticks as u32),
+        (RDA_REG_SAMPLE_LZ, cfg.sample_prob_log2),
+        (RDA_REG_T0_LO, cfg.t0 as u32),
+        (RDA_REG_T0_HI, (cfg.t0 >> 32) as u32),
+    ] {
+        step(&mut m, &RdaInputs { csr_we: true, csr_addr: addr, csr_wdata: data, ..idle }, &mut found)?;
+    }
+    // Whether interval 0 holds a packet (the stream is in time order): only then does it flip.
+    let end0 = (cfg.t0 + cfg.interval_ticks) & TS_MASK;
+    let mut in_interval0 = false;
+    for (id, ts) in stream {
+        in_interval0 |= ts_ge(ts, cfg.t0) && !ts_ge(ts, end0);
+        let i = RdaInputs { valid: true, id, ts, ..idle };
+        let mut wait = 0;
+        while !step(&mut m, &i, &mut found)?.ready {
+            wait += 1;
+            if wait > PATIENCE {
+                return Err(stuck("ready held low"));
+            }
+        }
+    }
+    let close = RdaInputs { now_valid: true, now: now_end & TS_MASK, ..idle };
+    let mut wait = 0;
+    loop {
+        let o = step(&mut m, &close, &mut found)?;
+        if o.live_interval != 0 && (found.is_some() || !in_interval0) {
+            break;
+        }
+        wait += 1;
+        if wait > PATIENCE + (cfg.banks * cfg.buckets) as u64 {
+            return Err(stuck("interval 0 not closed and read out"));
+        }
+    }
+    Ok((found.unwrap_or_else(|| RdaSynopsis::empty(cfg, 0)), cycles))
+}
+
+fn pair_on<M: RdaRtl>(cfg: &RdaConfig, iv: &IntervalTrace) -> Result<(RdaPair, RdaRunCycles), String> {
+    let now = closing_time(iv, cfg);
+    let (a, b) = std::thread::scope(|s| {
+        let rx = s.spawn(|| rtl_synopsis::<M>(cfg, iv.receiver.iter().copied(), now));
+        let tx = rtl_synopsis::<M>(cfg, iv.sender.iter().copied(), now);
+        (tx, rx.join().unwrap_or_else(|_| Err("receiver thread panicked".into())))
+    });
+    let ((sender, ct), (receiver, cr)) = (a?, b?);
+    Ok((RdaPair { sender, receiver }, RdaRunCycles { sender: ct, receiver: cr }))
+}
+
+/// Checks that a Verilated core runs `cfg` (see [`rtl_rda_configs`]), with an
+/// error that lists what was built otherwise.
+pub fn check_rtl_config(cfg: &RdaConfig) -> Result<(), String> {
+    cfg.validate().map_err(|e| e.to_string())?;
+    if cfg.interval_ticks > u32::MAX as u64 || cfg.guard_ticks > u32::MAX as u64 {
+        return Err("DELTA and GUARD are 32-bit registers".into());
+    }
+    if rtl_rda_configs().iter().any(|b| runs(b, cfg)) {
+        return Ok(());
+    }
+    let built: Vec<String> = rtl_rda_configs()
+        .iter()
+        .map(|c| format!("{} x {} buckets, {}-bit sums, seed {:#x}", c.banks, c.buckets, c.tsum_bits, c.seed))
+        .collect();
+    Err(format!(
+        "no Verilated RDA has this geometry, sum width and hash seed (interval and sampling registers may differ); built: {}",
+        built.join("; ")
+    ))
+}
+
+/// Sender and receiver synopses of interval 0 of `iv` from two Verilated cores
+/// running in parallel; `cfg` is the cores' config for the interval
+/// ([`IntervalTrace::core_config`]) and must pass [`check_rtl_config`].
+pub fn rtl_pair(cfg: &RdaConfig, iv: &IntervalTrace) -> Result<(RdaPair, RdaRunCycles), String> {
+    check_rtl_config(cfg)?;
+    if runs(&RdaDefault::config(), cfg) { pair_on::<RdaDefault>(cfg, iv) } else { pair_on::<RdaSmall>(cfg, iv) }
+}
