@@ -138,27 +138,35 @@ impl RunLda {
     }
 }
 
-/// Runs one interval on `engine`: the pair of synopses used for the estimates
-/// (the RTL's when it ran), whether golden and RTL agreed, and timing figures.
-pub fn run_pair(cfg: &LdaConfig, trace: &Trace, engine: Engine) -> Result<(LdaPair, Option<bool>, Value), String> {
-    let n = trace.packets.len() as f64;
+/// Runs one interval on `engine` for any core: `golden` and `rtl` produce
+/// the pair of synopses (the RTL also its sender and receiver cycles),
+/// `differ` names the first difference between a golden and an RTL pair.
+/// Returns the pair used for the estimates (the RTL's when it ran), whether
+/// golden and RTL agreed, and timing figures for `packets` trace packets.
+pub fn run_engines<P>(
+    engine: Engine,
+    packets: f64,
+    golden: impl FnOnce() -> P,
+    rtl: impl FnOnce() -> Result<(P, u64, u64), String>,
+    differ: impl Fn(&P, &P) -> Option<String>,
+) -> Result<(P, Option<bool>, Value), String> {
     let mut timing = serde_json::Map::new();
     let golden = if engine != Engine::Rtl {
         let t = Instant::now();
-        let p = golden_pair(cfg, trace);
+        let p = golden();
         let s = t.elapsed().as_secs_f64();
-        timing.insert("golden".into(), json!({ "seconds": s, "packets_per_s": n / s }));
+        timing.insert("golden".into(), json!({ "seconds": s, "packets_per_s": packets / s }));
         Some(p)
     } else {
         None
     };
     let rtl = if engine != Engine::Golden {
         let t = Instant::now();
-        let (p, cycles) = rtl_pair(cfg, trace)?;
+        let (p, sender, receiver) = rtl()?;
         let s = t.elapsed().as_secs_f64();
         timing.insert(
             "rtl".into(),
-            json!({ "seconds": s, "packets_per_s": n / s, "sender_cycles": cycles.sender, "receiver_cycles": cycles.receiver }),
+            json!({ "seconds": s, "packets_per_s": packets / s, "sender_cycles": sender, "receiver_cycles": receiver }),
         );
         Some(p)
     } else {
@@ -166,7 +174,7 @@ pub fn run_pair(cfg: &LdaConfig, trace: &Trace, engine: Engine) -> Result<(LdaPa
     };
     let matched = match (&golden, &rtl) {
         (Some(g), Some(r)) => {
-            if let Some(d) = first_difference(g, r) {
+            if let Some(d) = differ(g, r) {
                 return Err(format!("golden and RTL synopses differ: {d}"));
             }
             Some(true)
@@ -175,6 +183,17 @@ pub fn run_pair(cfg: &LdaConfig, trace: &Trace, engine: Engine) -> Result<(LdaPa
     };
     let pair = rtl.or(golden).expect("an engine ran");
     Ok((pair, matched, Value::Object(timing)))
+}
+
+/// Runs one interval on `engine` (see [`run_engines`]).
+pub fn run_pair(cfg: &LdaConfig, trace: &Trace, engine: Engine) -> Result<(LdaPair, Option<bool>, Value), String> {
+    run_engines(
+        engine,
+        trace.packets.len() as f64,
+        || golden_pair(cfg, trace),
+        || rtl_pair(cfg, trace).map(|(p, c)| (p, c.sender, c.receiver)),
+        first_difference,
+    )
 }
 
 /// Where the golden pair `g` and the RTL pair `r` first differ, if they do.

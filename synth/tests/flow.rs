@@ -35,3 +35,12 @@ fn ice40_flip_flops_are_counted_from_yosys_cells() {
     assert!(f.ffs > 300 && f.ffs < f.luts, "ffs {} luts {}", f.ffs, f.luts);
     assert_eq!(f.brams, 18);
 }
+
+#[test]
+fn rda_bank_copies_land_in_block_ram_on_ice40() {
+    use netmeas_sim::rda::RdaConfig;
+    // The iCE40-HX8K default: one bank of 512 × 128 bits = 16 EBRs (512 × 8 each) per copy, two copies.
+    let cfg = RdaConfig { banks: 1, buckets: 512, tsum_bits: 32, ..Default::default() };
+    let e = export(&BlockConfig::Rda(cfg)).unwrap();
+    assert_eq!(inferred_brams(&e, Target::Ice40Hx8k, &dir("rda-ice40")).unwrap(), 32);
+}

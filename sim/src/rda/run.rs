@@ -65,6 +65,14 @@ impl IntervalTrace {
         if spec.window_ns == 0 {
             return Err("the reordering window must be at least 1 ns".into());
         }
+        if let crate::traffic::Source::Synthetic { packets, rate_pps, .. } = spec.base.source
+            && rate_pps > 0.0
+            && packets as f64 / rate_pps * 1e9 > MAX_INTERVAL_TICKS as f64
+        {
+            return Err(format!(
+                "{packets} packets at {rate_pps} packets/s span more than one interval ({MAX_INTERVAL_TICKS} ticks at most; use fewer packets or a higher rate)"
+            ));
+        }
         let mut trace = Trace::build(&spec.base)?;
         let n = trace.packets.len();
         let t0 = trace.packets[0].sent.max(spec.window_ns + 1);
@@ -401,6 +409,6 @@ mod tests {
             },
             ..spec(1, 0.0, 0.0, 1)
         };
-        assert!(IntervalTrace::build(&slow).unwrap_err().contains("interval holds at most"));
+        assert!(IntervalTrace::build(&slow).unwrap_err().contains("span more than one interval"));
     }
 }

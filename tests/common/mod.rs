@@ -1,0 +1,14 @@
+//! Running the `netmeas` binary from the CLI tests.
+
+use std::process::{Command, Output};
+
+/// Runs `netmeas` with `args`.
+pub fn netmeas(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_netmeas")).args(args).output().expect("netmeas runs")
+}
+
+/// The one JSON object a successful run printed.
+pub fn json(o: &Output) -> serde_json::Value {
+    assert!(o.status.success(), "stderr: {}", String::from_utf8_lossy(&o.stderr));
+    serde_json::from_slice(&o.stdout).expect("one JSON object")
+}
