@@ -33,7 +33,24 @@ pub struct RunLda {
     /// Seed of the cores' hash matrices (same at both ends).
     #[arg(long)]
     pub hash_seed: Option<u64>,
-    /// Packets sent (synthetic source), or the most packets taken from --pcap.
+    /// The traffic.
+    #[command(flatten)]
+    pub traffic: TrafficArgs,
+    /// golden | rtl | both.
+    #[arg(long, default_value = "golden")]
+    pub engine: String,
+    /// Write sender.json and receiver.json synopses into this folder.
+    #[arg(long)]
+    pub save_synopses: Option<PathBuf>,
+    /// Print one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Flags of a run's traffic: a synthetic source or a capture, delays and random loss.
+#[derive(Args, Clone, Debug)]
+pub struct TrafficArgs {
+    /// Packets sent (synthetic source; default 5 M for lda, 1 M for rda), or the most packets taken from --pcap.
     #[arg(long)]
     pub packets: Option<u64>,
     /// Offered rate of the synthetic source, packets/s (§IV: 5 M in 1 s).
@@ -48,24 +65,41 @@ pub struct RunLda {
     /// Delay distribution, µs: weibull:SCALE:SHAPE, pareto:SCALE:SHAPE or const:DELAY.
     #[arg(long, default_value = "weibull:0.133:0.6")]
     pub delay: String,
-    /// Loss rate in [0, 1).
+    /// Random loss rate in [0, 1).
     #[arg(long, default_value_t = 0.0)]
     pub loss: f64,
     /// uniform | bursty (exponential episodes of about 100 packets, §IV-C).
     #[arg(long, default_value = "uniform")]
     pub loss_model: String,
-    /// Seed of the traffic (keys, send times, delays, losses).
+    /// Seed of the traffic (every random draw of the trace).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// golden | rtl | both.
-    #[arg(long, default_value = "golden")]
-    pub engine: String,
-    /// Write sender.json and receiver.json synopses into this folder.
-    #[arg(long)]
-    pub save_synopses: Option<PathBuf>,
-    /// Print one JSON object.
-    #[arg(long)]
-    pub json: bool,
+}
+
+impl TrafficArgs {
+    /// The traffic spec; a synthetic source sends `default_packets` unless `--packets` says otherwise.
+    pub fn spec(&self, default_packets: u64) -> Result<TrafficSpec, String> {
+        let source = match &self.pcap {
+            Some(p) => Source::Pcap { trace: read_pcap(p)?, limit: self.packets },
+            None => Source::Synthetic {
+                packets: self.packets.unwrap_or(default_packets),
+                rate_pps: self.rate,
+                flows: self.flows,
+            },
+        };
+        Ok(TrafficSpec {
+            source,
+            delay: self.delay.parse::<DelayDist>()?,
+            loss_rate: self.loss,
+            loss_model: self.loss_model.parse::<LossModel>()?,
+            seed: self.seed,
+        })
+    }
+
+    /// The source as the reports name it: the capture's path or `synthetic`.
+    pub fn source_name(&self) -> String {
+        self.pcap.as_ref().map_or_else(|| "synthetic".into(), |p| p.display().to_string())
+    }
 }
 
 /// Which models run the interval.
@@ -120,21 +154,9 @@ impl RunLda {
         Ok(c)
     }
 
-    /// The traffic: synthetic or from the capture.
+    /// The traffic: synthetic (5 M packets by default, §IV) or from the capture.
     pub fn traffic(&self) -> Result<TrafficSpec, String> {
-        let source = match &self.pcap {
-            Some(p) => Source::Pcap { trace: read_pcap(p)?, limit: self.packets },
-            None => {
-                Source::Synthetic { packets: self.packets.unwrap_or(5_000_000), rate_pps: self.rate, flows: self.flows }
-            }
-        };
-        Ok(TrafficSpec {
-            source,
-            delay: self.delay.parse::<DelayDist>()?,
-            loss_rate: self.loss,
-            loss_model: self.loss_model.parse::<LossModel>()?,
-            seed: self.seed,
-        })
+        self.traffic.spec(5_000_000)
     }
 }
 
@@ -212,14 +234,19 @@ fn first_difference(g: &LdaPair, r: &LdaPair) -> Option<String> {
     None
 }
 
+/// Writes `text` to `dir/name` through a temporary file, so a failed run
+/// never leaves a partial file behind.
+pub fn write_atomic(dir: &Path, name: &str, text: &str) -> Result<(), String> {
+    let path = dir.join(name);
+    let tmp = dir.join(format!(".{name}.tmp"));
+    std::fs::write(&tmp, text).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
+    std::fs::rename(&tmp, &path).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
 fn write_synopses(dir: &Path, pair: &LdaPair) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     for (name, s) in [("sender.json", &pair.sender), ("receiver.json", &pair.receiver)] {
-        let text = serde_json::to_string(s).map_err(|e| e.to_string())?;
-        let path = dir.join(name);
-        let tmp = dir.join(format!(".{name}.tmp"));
-        std::fs::write(&tmp, text).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
-        std::fs::rename(&tmp, &path).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        write_atomic(dir, name, &serde_json::to_string(s).map_err(|e| e.to_string())?)?;
     }
     Ok(())
 }
@@ -260,17 +287,14 @@ pub fn run(a: &RunLda) -> Result<(), String> {
     if let Some(dir) = &a.save_synopses {
         write_synopses(dir, &pair)?;
     }
-    let source = match &a.pcap {
-        Some(p) => p.display().to_string(),
-        None => "synthetic".into(),
-    };
+    let source = a.traffic.source_name();
     if a.json {
         println!(
             "{}",
             json!({
                 "core": "lda", "engine": a.engine, "config": cfg, "units": "ns",
                 "traffic": { "source": source, "packets": trace.packets.len(), "delay": spec.delay.to_string(),
-                             "loss_rate": spec.loss_rate, "loss_model": a.loss_model, "seed": spec.seed },
+                             "loss_rate": spec.loss_rate, "loss_model": a.traffic.loss_model, "seed": spec.seed },
                 "synopsis_match": matched, "estimates": o.estimates, "truth": o.truth, "rel_error": o.rel_error,
                 "timing": timing,
             })
@@ -285,7 +309,7 @@ pub fn run(a: &RunLda) -> Result<(), String> {
             trace.packets.len(),
             spec.delay,
             spec.loss_rate,
-            a.loss_model,
+            a.traffic.loss_model,
             a.engine
         );
         print_outcome(&o);

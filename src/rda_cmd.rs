@@ -5,15 +5,17 @@
 //! peeling decode, repair and estimates (§V-B/C); optionally the LDA of about
 //! the same memory on the same streams.
 
-use crate::lda_cmd::{Engine, run_engines};
+use crate::lda_cmd::{Engine, TrafficArgs, run_engines, write_atomic};
 use clap::Args;
 use netmeas_sim::error::load_config;
-use netmeas_sim::lda::{LDA_COUNT_BITS, LDA_TS_BITS, LdaConfig, estimate as lda_estimate, tuned_prob_log2};
+use netmeas_sim::lda::{
+    LDA_COUNT_BITS, LDA_TS_BITS, LdaConfig, LdaEstimate, RelError, estimate as lda_estimate, golden_synopsis,
+    tuned_prob_log2,
+};
 use netmeas_sim::rda::{
     IntervalTrace, RDA_COUNT_BITS, RDA_ID_BITS, RdaConfig, RdaHashes, RdaOutcome, RdaPair, RdaSynopsis, RdaTrafficSpec,
-    golden_pair, outcome, reconcile,
+    RdaTruth, golden_pair, outcome, reconcile,
 };
-use netmeas_sim::traffic::{DelayDist, LossModel, Source, TrafficSpec, read_pcap};
 use netmeas_testbench::rda_stream::{check_rtl_config, rtl_pair};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
@@ -43,36 +45,15 @@ pub struct RunRda {
     /// GUARD: ticks after the interval's end before an idle core closes it.
     #[arg(long)]
     pub guard: Option<u64>,
-    /// Packets sent (synthetic source), or the most packets taken from --pcap.
-    #[arg(long)]
-    pub packets: Option<u64>,
-    /// Offered rate of the synthetic source, packets/s.
-    #[arg(long, default_value_t = 5e6)]
-    pub rate: f64,
-    /// Distinct 5-tuples of the synthetic source.
-    #[arg(long, default_value_t = 10_000)]
-    pub flows: u32,
-    /// Take keys and send times from this pcap instead (IPv4 5-tuple + IP ID → 64-bit ID).
-    #[arg(long)]
-    pub pcap: Option<PathBuf>,
-    /// Delay distribution, µs: weibull:SCALE:SHAPE, pareto:SCALE:SHAPE or const:DELAY.
-    #[arg(long, default_value = "weibull:0.133:0.6")]
-    pub delay: String,
-    /// Random loss rate in [0, 1).
-    #[arg(long, default_value_t = 0.0)]
-    pub loss: f64,
-    /// uniform | bursty (exponential episodes of about 100 packets).
-    #[arg(long, default_value = "uniform")]
-    pub loss_model: String,
+    /// The traffic.
+    #[command(flatten)]
+    pub traffic: TrafficArgs,
     /// Fraction of the packets that straddle an interval edge (half at each), in [0, 1).
     #[arg(long, default_value_t = 0.0)]
     pub reorder: f64,
     /// Straddling packets are sent within this many ns before the edge and arrive within as many after it.
     #[arg(long, default_value_t = 10_000)]
     pub reorder_window_ns: u64,
-    /// Seed of the traffic (keys, send times, delays, losses, reordering).
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
     /// golden | rtl | both.
     #[arg(long, default_value = "golden")]
     pub engine: String,
@@ -107,22 +88,10 @@ impl RunRda {
         Ok(c)
     }
 
-    /// The traffic: synthetic or from the capture, with the reordering model.
+    /// The traffic: synthetic (1 M packets by default) or from the capture, with the reordering model.
     pub fn traffic(&self) -> Result<RdaTrafficSpec, String> {
-        let source = match &self.pcap {
-            Some(p) => Source::Pcap { trace: read_pcap(p)?, limit: self.packets },
-            None => {
-                Source::Synthetic { packets: self.packets.unwrap_or(1_000_000), rate_pps: self.rate, flows: self.flows }
-            }
-        };
         Ok(RdaTrafficSpec {
-            base: TrafficSpec {
-                source,
-                delay: self.delay.parse::<DelayDist>()?,
-                loss_rate: self.loss,
-                loss_model: self.loss_model.parse::<LossModel>()?,
-                seed: self.seed,
-            },
+            base: self.traffic.spec(1_000_000)?,
             reorder_rate: self.reorder,
             window_ns: self.reorder_window_ns,
         })
@@ -190,23 +159,30 @@ pub fn lda_same_memory(rda: &RdaConfig, d: usize) -> Result<LdaConfig, String> {
 }
 
 /// The LDA comparison on the streams of `iv` (IDs as 64-bit keys).
-fn compare_lda(rda: &RdaConfig, iv: &IntervalTrace, o: &RdaOutcome) -> Result<Value, String> {
-    let cfg = lda_same_memory(rda, o.truth.set_difference)?;
-    let s = netmeas_sim::lda::golden_synopsis(&cfg, iv.sender_in_interval().map(|(id, t)| (id as u128, t)));
-    let r = netmeas_sim::lda::golden_synopsis(&cfg, iv.receiver_in_interval().map(|(id, t)| (id as u128, t)));
+/// The LDA of about the same memory ([`lda_same_memory`]) on the streams of
+/// `iv` (IDs as 64-bit keys): its config, estimates and relative errors
+/// against the RDA run's truth.
+pub fn lda_on_same_streams(
+    rda: &RdaConfig,
+    iv: &IntervalTrace,
+    truth: &RdaTruth,
+) -> Result<(LdaConfig, LdaEstimate, RelError), String> {
+    let cfg = lda_same_memory(rda, truth.set_difference)?;
+    let s = golden_synopsis(&cfg, iv.sender_in_interval().map(|(id, t)| (id as u128, t)));
+    let r = golden_synopsis(&cfg, iv.receiver_in_interval().map(|(id, t)| (id as u128, t)));
     let e = lda_estimate(&s, &r).map_err(|e| e.to_string())?;
     let rel = |est: f64, t: f64| (est - t).abs() / t.abs();
-    Ok(json!({
-        "config": cfg, "memory_bits": cfg.banks * cfg.rows * (LDA_COUNT_BITS + LDA_TS_BITS) as usize,
-        "estimates": e, "rel_error": { "mean": rel(e.mean, o.truth.mean), "std": rel(e.std, o.truth.std) },
-    }))
+    let err = RelError { mean: rel(e.mean, truth.mean), std: rel(e.std, truth.std) };
+    Ok((cfg, e, err))
 }
 
-fn write_atomic(dir: &Path, name: &str, text: &str) -> Result<(), String> {
-    let path = dir.join(name);
-    let tmp = dir.join(format!(".{name}.tmp"));
-    std::fs::write(&tmp, text).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
-    std::fs::rename(&tmp, &path).map_err(|e| format!("cannot write {}: {e}", path.display()))
+/// The `compare.lda` report of a run.
+fn compare_lda(rda: &RdaConfig, iv: &IntervalTrace, o: &RdaOutcome) -> Result<Value, String> {
+    let (cfg, e, err) = lda_on_same_streams(rda, iv, &o.truth)?;
+    Ok(json!({
+        "config": cfg, "memory_bits": cfg.banks * cfg.rows * (LDA_COUNT_BITS + LDA_TS_BITS) as usize,
+        "estimates": e, "rel_error": err,
+    }))
 }
 
 fn write_outputs(dir: &Path, pair: &RdaPair, o: &RdaOutcome) -> Result<(), String> {
@@ -287,10 +263,7 @@ pub fn run(a: &RunRda) -> Result<(), String> {
     if let Some(dir) = &a.save_synopses {
         write_outputs(dir, &pair, &o)?;
     }
-    let source = match &a.pcap {
-        Some(p) => p.display().to_string(),
-        None => "synthetic".into(),
-    };
+    let source = a.traffic.source_name();
     if a.json {
         let d = &o.decode;
         println!(
@@ -299,7 +272,7 @@ pub fn run(a: &RunRda) -> Result<(), String> {
                 "core": "rda", "engine": a.engine, "config": cfg, "units": "ns",
                 "memory_bits": rda_memory_bits(&cfg),
                 "traffic": { "source": source, "packets": iv.sender.len(), "delay": spec.base.delay.to_string(),
-                             "loss_rate": spec.base.loss_rate, "loss_model": a.loss_model,
+                             "loss_rate": spec.base.loss_rate, "loss_model": a.traffic.loss_model,
                              "reorder_rate": spec.reorder_rate, "reorder_window_ns": spec.window_ns, "seed": spec.base.seed },
                 "synopsis_match": matched,
                 "decode": { "success": d.success, "lost": d.lost, "reordered": d.reordered, "complete": d.complete,
@@ -320,7 +293,7 @@ pub fn run(a: &RunRda) -> Result<(), String> {
             iv.sender.len(),
             spec.base.delay,
             spec.base.loss_rate,
-            a.loss_model,
+            a.traffic.loss_model,
             spec.reorder_rate,
             iv.delta,
             a.engine

@@ -7,9 +7,9 @@
 //! Verilated cores and its synopses must be bit-identical to the golden ones.
 
 use crate::lda_cmd::Engine;
-use crate::rda_cmd::{lda_same_memory, rda_memory_bits, run_pair};
+use crate::rda_cmd::{lda_on_same_streams, lda_same_memory, rda_memory_bits, run_pair};
 use clap::Args;
-use netmeas_sim::lda::{LDA_COUNT_BITS, LDA_TS_BITS, estimate as lda_estimate, golden_synopsis};
+use netmeas_sim::lda::{LDA_COUNT_BITS, LDA_TS_BITS};
 use netmeas_sim::rda::{IntervalTrace, RdaConfig, RdaHashes, RdaTrafficSpec, golden_pair, outcome};
 use netmeas_sim::traffic::{DelayDist, LossModel, Source, TrafficSpec};
 use netmeas_testbench::rda_stream::check_rtl_config;
@@ -82,26 +82,26 @@ struct Row {
     rtl_match: Option<bool>,
 }
 
-fn spec(a: &ReproduceRda, d: u64, run: u64) -> Result<RdaTrafficSpec, String> {
+fn spec(a: &ReproduceRda, delay: DelayDist, d: u64, run: u64) -> RdaTrafficSpec {
     let rate = d as f64 / (2 * a.packets) as f64;
-    Ok(RdaTrafficSpec {
+    RdaTrafficSpec {
         base: TrafficSpec {
             source: Source::Synthetic { packets: a.packets, rate_pps: 5e6, flows: 10_000 },
-            delay: a.delay.parse::<DelayDist>()?,
+            delay,
             loss_rate: rate,
             loss_model: LossModel::Uniform,
             seed: a.seed.wrapping_add(run.wrapping_mul(0x9e37_79b9)) ^ d,
         },
         reorder_rate: rate,
         window_ns: 10_000,
-    })
+    }
 }
 
-fn row(a: &ReproduceRda, base: &RdaConfig, d: u64, engine: Engine) -> Result<Row, String> {
+fn row(a: &ReproduceRda, base: &RdaConfig, delay: DelayDist, d: u64, engine: Engine) -> Result<Row, String> {
     let mut r = Row { target: d, ..Default::default() };
     let (mut rda_std_n, mut lda_n) = (0u64, 0u64);
     for run in 0..a.runs {
-        let iv = IntervalTrace::build(&spec(a, d, run)?)?;
+        let iv = IntervalTrace::build(&spec(a, delay, d, run))?;
         let cfg = iv.core_config(base);
         let pair = if run == 0 && engine == Engine::Both {
             let (p, m, _) = run_pair(&cfg, &iv, Engine::Both)?;
@@ -129,13 +129,10 @@ fn row(a: &ReproduceRda, base: &RdaConfig, d: u64, engine: Engine) -> Result<Row
         r.complete_runs += o.decode.complete as u64;
         r.exact_runs += o.decode.exact as u64;
         r.wrong_ids += o.decode.wrong_ids as u64;
-        let lc = lda_same_memory(&cfg, o.truth.set_difference)?;
-        let s = golden_synopsis(&lc, iv.sender_in_interval().map(|(id, t)| (id as u128, t)));
-        let q = golden_synopsis(&lc, iv.receiver_in_interval().map(|(id, t)| (id as u128, t)));
-        let e = lda_estimate(&s, &q).map_err(|e| e.to_string())?;
+        let (_, e, err) = lda_on_same_streams(&cfg, &iv, &o.truth)?;
         if e.mean.is_finite() && e.std.is_finite() {
-            r.lda_mean += (e.mean - o.truth.mean).abs() / o.truth.mean;
-            r.lda_std += (e.std - o.truth.std).abs() / o.truth.std;
+            r.lda_mean += err.mean;
+            r.lda_std += err.std;
             lda_n += 1;
         } else {
             r.lda_empty_runs += 1;
@@ -169,6 +166,7 @@ pub fn run(a: &ReproduceRda) -> Result<(), String> {
     if let Some(&d) = a.diffs.iter().find(|&&d| d >= a.packets) {
         return Err(format!("set difference {d} needs more than --packets {}", a.packets));
     }
+    let delay = a.delay.parse::<DelayDist>()?;
     let base = RdaConfig { banks: a.banks, buckets: a.buckets, ..Default::default() };
     base.validate().map_err(|e| e.to_string())?;
     if engine == Engine::Both {
@@ -178,7 +176,7 @@ pub fn run(a: &ReproduceRda) -> Result<(), String> {
     let mut rows = Vec::new();
     for &d in &a.diffs {
         eprintln!("[reproduce rda] d = {d}…");
-        rows.push(row(a, &base, d, engine)?);
+        rows.push(row(a, &base, delay, d, engine)?);
     }
     let lda = lda_same_memory(&base, 0)?;
     let lda_bits = lda.banks * lda.rows * (LDA_COUNT_BITS + LDA_TS_BITS) as usize;

@@ -6,20 +6,9 @@
 
 use netmeas_sim::prng::SplitMix64;
 use netmeas_sim::rda::decode::reconcile_cells;
-use netmeas_sim::rda::{BucketMap, RdaConfig, RdaHashes, RdaRecord, Timestamps, peel, subtract};
+use netmeas_sim::rda::{BucketMap, CaptureTimestamps, RdaConfig, RdaHashes, RdaRecord, peel, subtract};
 use proptest::prelude::*;
 use std::collections::HashMap;
-
-struct Ts(HashMap<u64, u64>, HashMap<u64, u64>);
-
-impl Timestamps for Ts {
-    fn sent(&self, id: u64) -> Option<u64> {
-        self.0.get(&id).copied()
-    }
-    fn received(&self, id: u64) -> Option<u64> {
-        self.1.get(&id).copied()
-    }
-}
 
 fn insert(cells: &mut [RdaRecord], map: &RdaHashes, id: u64, t: u64) {
     for l in 0..map.banks() {
@@ -82,7 +71,7 @@ proptest! {
             prop_assert_eq!(gl, lost);
             prop_assert_eq!(gr, reordered);
             let ranges: Vec<_> = (0..banks).map(|l| (l * buckets, (l + 1) * buckets)).collect();
-            let e = reconcile_cells(&a, &b, &ranges, &map, 48, Some(&Ts(sent, recv)));
+            let e = reconcile_cells(&a, &b, &ranges, &map, 48, Some(&CaptureTimestamps { sent, received: recv }));
             prop_assert_eq!(e.usable_buckets, n);
             prop_assert_eq!(e.samples, (banks * common) as u64);
             if common > 0 {

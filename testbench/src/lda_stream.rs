@@ -5,20 +5,11 @@
 //! (Kompella et al. §V: read-out of the second copy while the first counts).
 
 use crate::models::{LdaDefault, LdaSingle, LdaSmall};
-use crate::{CoreRtl, LdaRtl};
+use crate::{CoreRtl, LdaRtl, RtlRunCycles, both_ends};
 use netmeas_sim::lda::{
     LDA_REG_BANK_LZ, LdaConfig, LdaInputs, LdaOutputs, LdaPacket, LdaPair, LdaReadout, LdaSynopsis,
 };
 use netmeas_sim::traffic::Trace;
-
-/// Cycles an RTL run took at each end.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct RtlRunCycles {
-    /// Sender core.
-    pub sender: u64,
-    /// Receiver core.
-    pub receiver: u64,
-}
 
 /// Whether model config `built` runs `cfg`: same key width, geometry and hash
 /// seed (baked into the netlist); the bank thresholds are registers and are
@@ -101,13 +92,9 @@ pub fn rtl_synopsis<M: LdaRtl>(
 }
 
 fn pair_on<M: LdaRtl>(cfg: &LdaConfig, trace: &Trace) -> Result<(LdaPair, RtlRunCycles), String> {
-    let (a, b) = std::thread::scope(|s| {
-        let rx = s.spawn(|| rtl_synopsis::<M>(cfg, trace.receiver()));
-        let tx = rtl_synopsis::<M>(cfg, trace.sender());
-        (tx, rx.join().unwrap_or_else(|_| Err("receiver thread panicked".into())))
-    });
-    let ((sender, ct), (receiver, cr)) = (a?, b?);
-    Ok((LdaPair { sender, receiver }, RtlRunCycles { sender: ct, receiver: cr }))
+    let ((sender, receiver), cycles) =
+        both_ends(|| rtl_synopsis::<M>(cfg, trace.sender()), || rtl_synopsis::<M>(cfg, trace.receiver()))?;
+    Ok((LdaPair { sender, receiver }, cycles))
 }
 
 /// Checks that a Verilated core runs `cfg` (see [`rtl_lda_configs`]), with

@@ -6,21 +6,12 @@
 //! end (Fu et al. §III-A) and the frozen copy is read out bank by bank.
 
 use crate::models::{RdaDefault, RdaSmall};
-use crate::{CoreRtl, RdaRtl};
+use crate::{CoreRtl, RdaRtl, RtlRunCycles, both_ends};
 use netmeas_sim::rda::run::closing_time;
 use netmeas_sim::rda::{
     IntervalTrace, RDA_REG_DELTA, RDA_REG_GUARD, RDA_REG_SAMPLE_LZ, RDA_REG_T0_HI, RDA_REG_T0_LO, RDA_TS_BITS,
     RdaConfig, RdaInputs, RdaOutputs, RdaPair, RdaReadout, RdaSynopsis, ts_ge,
 };
-
-/// Cycles an RTL run took at each end.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct RdaRunCycles {
-    /// Sender core.
-    pub sender: u64,
-    /// Receiver core.
-    pub receiver: u64,
-}
 
 /// Whether model config `built` runs `cfg`: same geometry, sum width and hash
 /// seed (baked into the netlist); the interval and sampling registers are
@@ -118,15 +109,13 @@ pub fn rtl_synopsis<M: RdaRtl>(
     Ok((found.unwrap_or_else(|| RdaSynopsis::empty(cfg, 0)), cycles))
 }
 
-fn pair_on<M: RdaRtl>(cfg: &RdaConfig, iv: &IntervalTrace) -> Result<(RdaPair, RdaRunCycles), String> {
+fn pair_on<M: RdaRtl>(cfg: &RdaConfig, iv: &IntervalTrace) -> Result<(RdaPair, RtlRunCycles), String> {
     let now = closing_time(iv, cfg);
-    let (a, b) = std::thread::scope(|s| {
-        let rx = s.spawn(|| rtl_synopsis::<M>(cfg, iv.receiver.iter().copied(), now));
-        let tx = rtl_synopsis::<M>(cfg, iv.sender.iter().copied(), now);
-        (tx, rx.join().unwrap_or_else(|_| Err("receiver thread panicked".into())))
-    });
-    let ((sender, ct), (receiver, cr)) = (a?, b?);
-    Ok((RdaPair { sender, receiver }, RdaRunCycles { sender: ct, receiver: cr }))
+    let ((sender, receiver), cycles) = both_ends(
+        || rtl_synopsis::<M>(cfg, iv.sender.iter().copied(), now),
+        || rtl_synopsis::<M>(cfg, iv.receiver.iter().copied(), now),
+    )?;
+    Ok((RdaPair { sender, receiver }, cycles))
 }
 
 /// Checks that a Verilated core runs `cfg` (see [`rtl_rda_configs`]), with an
@@ -152,7 +141,7 @@ pub fn check_rtl_config(cfg: &RdaConfig) -> Result<(), String> {
 /// Sender and receiver synopses of interval 0 of `iv` from two Verilated cores
 /// running in parallel; `cfg` is the cores' config for the interval
 /// ([`IntervalTrace::core_config`]) and must pass [`check_rtl_config`].
-pub fn rtl_pair(cfg: &RdaConfig, iv: &IntervalTrace) -> Result<(RdaPair, RdaRunCycles), String> {
+pub fn rtl_pair(cfg: &RdaConfig, iv: &IntervalTrace) -> Result<(RdaPair, RtlRunCycles), String> {
     check_rtl_config(cfg)?;
     if runs(&RdaDefault::config(), cfg) { pair_on::<RdaDefault>(cfg, iv) } else { pair_on::<RdaSmall>(cfg, iv) }
 }

@@ -7,6 +7,7 @@
 use super::config::RdaHashes;
 use super::model::{RdaRecord, RdaSynopsis};
 use serde::Serialize;
+use std::collections::HashMap;
 
 /// Where a packet ID lands: one bucket per bank, as global (bank-major) indices.
 pub trait BucketMap {
@@ -132,6 +133,24 @@ pub trait Timestamps {
     fn sent(&self, id: u64) -> Option<u64>;
     /// The receiver's timestamp of `id`.
     fn received(&self, id: u64) -> Option<u64>;
+}
+
+/// Per-packet timestamps by ID at both ends, as the two captures hold them.
+#[derive(Clone, Debug, Default)]
+pub struct CaptureTimestamps {
+    /// Sender timestamps.
+    pub sent: HashMap<u64, u64>,
+    /// Receiver timestamps.
+    pub received: HashMap<u64, u64>,
+}
+
+impl Timestamps for CaptureTimestamps {
+    fn sent(&self, id: u64) -> Option<u64> {
+        self.sent.get(&id).copied()
+    }
+    fn received(&self, id: u64) -> Option<u64> {
+        self.received.get(&id).copied()
+    }
 }
 
 /// How the decoded packets were taken out of the latency sums.
@@ -383,17 +402,6 @@ mod tests {
         }
     }
 
-    struct Ts(HashMap<u64, u64>, HashMap<u64, u64>);
-
-    impl Timestamps for Ts {
-        fn sent(&self, id: u64) -> Option<u64> {
-            self.0.get(&id).copied()
-        }
-        fn received(&self, id: u64) -> Option<u64> {
-            self.1.get(&id).copied()
-        }
-    }
-
     fn insert(cells: &mut [RdaRecord], map: &dyn BucketMap, id: u64, t: u64) {
         for l in 0..map.banks() {
             let c = &mut cells[map.cell(l, id).unwrap()];
@@ -422,7 +430,10 @@ mod tests {
         let (mut a, mut b) = (vec![RdaRecord::default(); 5], vec![RdaRecord::default(); 5]);
         sent.iter().for_each(|&(n, t)| insert(&mut a, &map, p(n), t));
         recv.iter().for_each(|&(n, t)| insert(&mut b, &map, p(n), t));
-        let ts = Ts(sent.iter().map(|&(n, t)| (p(n), t)).collect(), recv.iter().map(|&(n, t)| (p(n), t)).collect());
+        let ts = CaptureTimestamps {
+            sent: sent.iter().map(|&(n, t)| (p(n), t)).collect(),
+            received: recv.iter().map(|&(n, t)| (p(n), t)).collect(),
+        };
         let banks = [(0, 5)];
         let e = reconcile_cells(&a, &b, &banks, &map, 48, Some(&ts));
         let mut lost = e.decode.lost.clone();
@@ -438,8 +449,8 @@ mod tests {
         assert_eq!((e.repair, e.usable_buckets), (RepairMode::Excluded, 0));
         assert!(e.mean.is_nan() && e.std.is_nan());
         // A missing timestamp falls back to exclusion for that packet's buckets only.
-        let mut partial = Ts(ts.0.clone(), ts.1.clone());
-        partial.1.remove(&p(9));
+        let mut partial = ts.clone();
+        partial.received.remove(&p(9));
         let e = reconcile_cells(&a, &b, &banks, &map, 48, Some(&partial));
         assert_eq!((e.repair, e.missing_timestamps, e.usable_buckets), (RepairMode::Excluded, 1, 3));
         // Buckets 1, 3, 4 (0-based 0, 2, 3) remain: P1, P4, P2+P4 -> (40 + 140 + 250) / 4.

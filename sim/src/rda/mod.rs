@@ -11,10 +11,11 @@ pub mod run;
 
 pub use config::*;
 pub use cycle::{RdaCycle, RdaInputs, RdaOutputs, RdaReadout};
-pub use decode::{BucketMap, Decoded, RdaEstimate, RdaPairError, RepairMode, Timestamps, peel, reconcile, subtract};
+pub use decode::{
+    BucketMap, CaptureTimestamps, Decoded, RdaEstimate, RdaPairError, RepairMode, Timestamps, peel, reconcile, subtract,
+};
 pub use hash::BucketHash;
 pub use model::*;
 pub use run::{
-    CaptureTimestamps, DecodeReport, IntervalTrace, RdaOutcome, RdaPair, RdaTrafficSpec, RdaTruth, golden_pair,
-    outcome, packet_id,
+    DecodeReport, IntervalTrace, RdaOutcome, RdaPair, RdaTrafficSpec, RdaTruth, golden_pair, outcome, packet_id,
 };

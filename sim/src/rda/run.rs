@@ -4,7 +4,7 @@
 //! {64-bit ID, timestamp}, the cores on the golden model, and the host's
 //! decode and estimates against the exact ground truth.
 
-use super::decode::{RdaEstimate, RdaPairError, Timestamps, reconcile};
+use super::decode::{CaptureTimestamps, RdaEstimate, RdaPairError, Timestamps, reconcile};
 use super::{RDA_TS_BITS, RdaConfig, RdaGolden, RdaHashes, RdaSynopsis};
 use crate::lda::RelError;
 use crate::prng::SplitMix64;
@@ -143,15 +143,22 @@ impl IntervalTrace {
         let mask = crate::lda::lz_mask(cfg.sample_prob_log2);
         let measured = |id: u64| (hashes.sample.hash(id as u128) as u32) & mask == 0;
         let mut at: HashMap<u64, (u32, u32, u64, u64)> = HashMap::new();
-        for (id, t) in self.sender_in_interval().filter(|&(id, _)| measured(id)) {
-            let e = at.entry(id).or_default();
-            e.0 += 1;
-            e.2 = t;
+        let (mut sent, mut received) = (0u64, 0u64);
+        for (id, t) in self.sender_in_interval() {
+            sent += 1;
+            if measured(id) {
+                let e = at.entry(id).or_default();
+                e.0 += 1;
+                e.2 = t;
+            }
         }
-        for (id, t) in self.receiver_in_interval().filter(|&(id, _)| measured(id)) {
-            let e = at.entry(id).or_default();
-            e.1 += 1;
-            e.3 = t;
+        for (id, t) in self.receiver_in_interval() {
+            received += 1;
+            if measured(id) {
+                let e = at.entry(id).or_default();
+                e.1 += 1;
+                e.3 = t;
+            }
         }
         let (mut lost, mut reordered, mut duplicates) = (Vec::new(), Vec::new(), 0usize);
         let (mut n, mut s, mut s2) = (0u128, 0i128, 0u128);
@@ -177,8 +184,8 @@ impl IntervalTrace {
             (f64::NAN, f64::NAN)
         };
         RdaTruth {
-            sent: self.sender_in_interval().count() as u64,
-            received: self.receiver_in_interval().count() as u64,
+            sent,
+            received,
             common: n as u64,
             set_difference: lost.len() + reordered.len(),
             lost,
@@ -219,22 +226,6 @@ pub struct RdaTruth {
     pub mean: f64,
     /// Their standard deviation, ns.
     pub std: f64,
-}
-
-/// Per-packet timestamps of one interval at both ends, by ID.
-#[derive(Clone, Debug, Default)]
-pub struct CaptureTimestamps {
-    sent: HashMap<u64, u64>,
-    received: HashMap<u64, u64>,
-}
-
-impl Timestamps for CaptureTimestamps {
-    fn sent(&self, id: u64) -> Option<u64> {
-        self.sent.get(&id).copied()
-    }
-    fn received(&self, id: u64) -> Option<u64> {
-        self.received.get(&id).copied()
-    }
 }
 
 /// The two ends' synopses of interval 0.
