@@ -7,6 +7,7 @@
 
 pub mod counter_bank;
 pub mod error;
+pub mod fridge;
 pub mod h3;
 pub mod lda;
 pub mod prng;

@@ -9,5 +9,5 @@ pub mod trace;
 
 pub use delay::DelayDist;
 pub use loss::{LossModel, LossProcess};
-pub use pcap::{PcapPacket, PcapTrace, parse_pcap, read_pcap, write_pcap};
+pub use pcap::{PcapFrame, PcapPacket, PcapTrace, ipv4_packet, parse_pcap, pcap_frames, read_pcap, write_pcap};
 pub use trace::{Source, Trace, TracePacket, TrafficSpec, Truth, pack_key};

@@ -80,8 +80,18 @@ pub fn read_pcap(path: &Path) -> Result<PcapTrace, String> {
     parse_pcap(&data).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-/// [`read_pcap`] on bytes.
-pub fn parse_pcap(data: &[u8]) -> Result<PcapTrace, String> {
+/// One record of a capture: its time and the captured bytes of the frame.
+#[derive(Clone, Copy, Debug)]
+pub struct PcapFrame<'a> {
+    /// Capture time, ns since the Unix epoch.
+    pub ts_ns: u64,
+    /// Captured bytes (link layer first).
+    pub body: &'a [u8],
+}
+
+/// The records of a classic pcap file with its link type (see [`read_pcap`]
+/// for what is accepted). Truncated or malformed files are errors.
+pub fn pcap_frames(data: &[u8]) -> Result<(u32, Vec<PcapFrame<'_>>), String> {
     if data.len() < 24 {
         return Err(format!("not a pcap file: {} bytes, shorter than the 24-byte file header", data.len()));
     }
@@ -102,7 +112,7 @@ pub fn parse_pcap(data: &[u8]) -> Result<PcapTrace, String> {
     if ![1, 101, 228, 113, 276].contains(&link) {
         return Err(format!("link type {link} is not supported (Ethernet 1, raw IP 101/228, Linux cooked 113/276)"));
     }
-    let mut out = PcapTrace::default();
+    let mut frames = Vec::new();
     let mut o = 24;
     while o < data.len() {
         if data.len() - o < 16 {
@@ -117,11 +127,27 @@ pub fn parse_pcap(data: &[u8]) -> Result<PcapTrace, String> {
         }
         let body = data.get(o + 16..o + 16 + caplen).ok_or_else(|| format!("truncated record at byte {o}"))?;
         let ts_ns = sec * 1_000_000_000 + if nanos { frac } else { frac * 1000 };
-        match ipv4_offset(link, body).and_then(|ip| ipv4_key(body, ip)) {
-            Some(key) => out.packets.push(PcapPacket { ts_ns, key }),
+        frames.push(PcapFrame { ts_ns, body });
+        o += 16 + caplen;
+    }
+    Ok((link, frames))
+}
+
+/// The IPv4 packet in a frame of link type `link`: its bytes from the IP header on.
+pub fn ipv4_packet(link: u32, frame: &[u8]) -> Option<&[u8]> {
+    let ip = frame.get(ipv4_offset(link, frame)?..)?;
+    (ip.len() >= 20 && ip[0] >> 4 == 4 && (ip[0] & 15) >= 5).then_some(ip)
+}
+
+/// [`read_pcap`] on bytes.
+pub fn parse_pcap(data: &[u8]) -> Result<PcapTrace, String> {
+    let (link, frames) = pcap_frames(data)?;
+    let mut out = PcapTrace::default();
+    for f in frames {
+        match ipv4_offset(link, f.body).and_then(|ip| ipv4_key(f.body, ip)) {
+            Some(key) => out.packets.push(PcapPacket { ts_ns: f.ts_ns, key }),
             None => out.skipped += 1,
         }
-        o += 16 + caplen;
     }
     if out.packets.is_empty() {
         return Err(format!("no IPv4 packets ({} records skipped)", out.skipped));
