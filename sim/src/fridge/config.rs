@@ -206,7 +206,7 @@ impl FridgeIndex {
     /// hash's top 16 bits; the row is base_k + the hash's low log2 M_k bits.
     #[inline]
     pub fn locate(&self, id: u32) -> (usize, usize) {
-        let h = self.h3.hash(id as u128) as u32;
+        let h = self.h3.hash32(id) as u32;
         let k = ((h >> 16) as usize * self.entries.len()) >> FRIDGE_ROUTE_BITS;
         (k, self.bases[k] + (h as usize & (self.entries[k] - 1)))
     }

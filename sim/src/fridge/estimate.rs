@@ -31,15 +31,17 @@ pub fn correct(cfg: &FridgeConfig, samples: &[FridgeSample]) -> Vec<WeightedSamp
         .collect()
 }
 
-/// Sub-bins per octave in which fridges are combined (§4.2 combines the estimators of one t).
-pub const IVW_BINS_PER_OCTAVE: f64 = 8.0;
+/// Delay bins per octave in which fridges are combined (§4.2 combines the estimators of one t;
+/// one octave, as the §6.2 histogram: narrower bins hold fewer samples, and the weights, estimated
+/// from the same samples, then favour whichever fridge happened to undercount).
+pub const IVW_BINS_PER_OCTAVE: f64 = 1.0;
 
 fn ivw_bin(delay: u64) -> i64 {
     ((delay.max(1) as f64).log2() * IVW_BINS_PER_OCTAVE).floor() as i64
 }
 
 /// (delay, weight) pairs of the multi-fridge estimator f̂ = Σ_k ŵ_k f̂_k (§4.2):
-/// in every delay bin (1/8 octave), fridge k's estimator is the sum of its
+/// in every delay bin (one octave), fridge k's estimator is the sum of its
 /// factors and its variance estimate V̂_k (eq. 4.7) the sum of their squares;
 /// ŵ_k = (1/V̂_k) / Σ_j 1/V̂_j over the fridges with samples in the bin.
 /// Every sample keeps its factor times its fridge's weight, so the CDF keeps

@@ -1,0 +1,394 @@
+//! `netmeas run fridge`: the fridge core (Zheng, Chen, Braverman, Rexford) on a
+//! request/response stream — the §5 synthetic trace or the TCP handshakes and
+//! DNS exchanges of a capture — with the exact host correction (§3.2), the
+//! multi-fridge combination (§4.2), the in-fabric histograms (§6.2), the §2.1
+//! simple algorithm as a baseline on the same stream and memory, and the §5
+//! error metrics against the ground truth.
+
+use crate::lda_cmd::write_atomic;
+use clap::Args;
+use netmeas_sim::error::load_config;
+use netmeas_sim::fridge::{
+    Cdf, FridgeConfig, FridgeTrace, Percentiles, Scored, SyntheticSpec, pcap_pairs, run_golden, run_simple,
+    score_histograms, score_samples, tune_prob_log2,
+};
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Flags of `netmeas run fridge`.
+#[derive(Args, Clone, Debug)]
+pub struct RunFridge {
+    /// Base config file (TOML or JSON); the flags below override its fields.
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// Number of fridges N (1-4); each gets --entries entries.
+    #[arg(long)]
+    pub fridges: Option<usize>,
+    /// Entries M_k of every fridge (a power of two), or one value per fridge separated by commas.
+    #[arg(long)]
+    pub entries: Option<String>,
+    /// log2 p_k per fridge, separated by commas, or `auto` (§5.2: fridge k's lifetime M/p aims at
+    /// --max-delay / 8^k at the trace's request rate).
+    #[arg(long, default_value = "auto", allow_hyphen_values = true)]
+    pub entry_prob_log2: String,
+    /// BIN_SHIFT: histogram bin 0 holds delays below 2^BIN_SHIFT ns.
+    #[arg(long)]
+    pub bin_shift: Option<u32>,
+    /// Seed of the index hash and the PRNGs.
+    #[arg(long)]
+    pub hash_seed: Option<u64>,
+    /// Requests of the synthetic trace (§5: 1.25 M → 0.5 M samples).
+    #[arg(long, default_value_t = 1_250_000)]
+    pub requests: u64,
+    /// Largest delay T of the synthetic trace (log-uniform in [--min-delay, T)) and of interest for `auto` p.
+    #[arg(long, default_value = "4096ms")]
+    pub max_delay: String,
+    /// Smallest delay of the synthetic trace.
+    #[arg(long, default_value = "1us")]
+    pub min_delay: String,
+    /// Request rate of the synthetic trace, per second (Poisson).
+    #[arg(long, default_value_t = 1e6)]
+    pub rate: f64,
+    /// Fraction of requests answered (§5: 0.4).
+    #[arg(long, default_value_t = 0.4)]
+    pub answered: f64,
+    /// Seed of the synthetic trace.
+    #[arg(long, default_value_t = 1)]
+    pub trace_seed: u64,
+    /// Take the requests and responses from this capture (TCP SYN → SYN-ACK, DNS query → response).
+    #[arg(long)]
+    pub pcap: Option<PathBuf>,
+    /// Engine: golden (the bit-exact model of the core).
+    #[arg(long, default_value = "golden", value_parser = ["golden"])]
+    pub engine: String,
+    /// Also run `simple`: the §2.1 algorithm with 1 and 4 stages on the same stream and entries.
+    #[arg(long, value_parser = ["simple"])]
+    pub baseline: Option<String>,
+    /// Expiry threshold of the simple algorithm, ns (0: always overwrite, §2.1). Default: the true
+    /// 99th-percentile delay, the setting [6] recommends (an oracle choice in its favour).
+    #[arg(long)]
+    pub baseline_expiry_ns: Option<u64>,
+    /// Write the true and estimated CDFs as an SVG.
+    #[arg(long)]
+    pub plot: Option<PathBuf>,
+    /// Print one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// A duration such as `64ms`, `4.096s`, `500us`, `1000ns` or `1000` (ns), in ns.
+pub fn parse_duration_ns(s: &str) -> Result<f64, String> {
+    let t = s.trim();
+    let (num, scale) = [("ns", 1.0), ("us", 1e3), ("µs", 1e3), ("ms", 1e6), ("s", 1e9)]
+        .iter()
+        .find_map(|&(u, f)| t.strip_suffix(u).map(|n| (n, f)))
+        .unwrap_or((t, 1.0));
+    match num.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v * scale),
+        _ => Err(format!("`{s}` is not a positive duration (e.g. 64ms, 4.096s, 500us, 1000ns)")),
+    }
+}
+
+impl RunFridge {
+    /// The core's config before `auto` p: file or default, then the flags.
+    fn base_config(&self) -> Result<FridgeConfig, String> {
+        let mut c = match &self.config {
+            Some(p) => load_config::<FridgeConfig>(p).map_err(|e| e.to_string())?,
+            None => FridgeConfig::default(),
+        };
+        if let Some(list) = &self.entries {
+            let v: Vec<usize> = list
+                .split(',')
+                .map(|x| x.trim().parse::<usize>().map_err(|_| format!("--entries: `{x}` is not a count")))
+                .collect::<Result<_, _>>()?;
+            c.entries = v;
+        }
+        if let Some(n) = self.fridges {
+            if !(1..=4).contains(&n) {
+                return Err(format!("--fridges {n}: the core has 1 to 4 fridges"));
+            }
+            match c.entries.len() {
+                l if l == n => {}
+                1 => c.entries = vec![c.entries[0]; n],
+                l if self.entries.is_some() => {
+                    return Err(format!("--entries lists {l} fridges but --fridges is {n}"));
+                }
+                _ => c.entries = vec![c.entries[0]; n],
+            }
+        }
+        if self.entry_prob_log2 != "auto" {
+            c.entry_prob_log2 = self
+                .entry_prob_log2
+                .split(',')
+                .map(|x| x.trim().parse::<f64>().map_err(|_| format!("--entry-prob-log2: `{x}` is not a number")))
+                .collect::<Result<_, _>>()?;
+        } else {
+            c.entry_prob_log2 = vec![0.0; c.entries.len()];
+        }
+        c.bin_shift = self.bin_shift.unwrap_or(c.bin_shift);
+        c.seed = self.hash_seed.unwrap_or(c.seed);
+        c.validate().map_err(|e| e.to_string())?;
+        Ok(c)
+    }
+
+    /// The stream: the capture or the synthetic trace.
+    fn trace(&self) -> Result<(FridgeTrace, String), String> {
+        match &self.pcap {
+            Some(p) => {
+                let data = std::fs::read(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
+                Ok((pcap_pairs(&data).map_err(|e| format!("{}: {e}", p.display()))?, p.display().to_string()))
+            }
+            None => {
+                let spec = SyntheticSpec {
+                    requests: self.requests,
+                    rate_per_s: self.rate,
+                    answered: self.answered,
+                    min_delay_ns: parse_duration_ns(&self.min_delay)?,
+                    max_delay_ns: parse_duration_ns(&self.max_delay)?,
+                    seed: self.trace_seed,
+                };
+                Ok((spec.build()?, "synthetic".into()))
+            }
+        }
+    }
+}
+
+/// §5.2's tuning for every fridge: fridge k's lifetime aims at `max_delay_ns` / 8^k.
+pub fn auto_probs(cfg: &FridgeConfig, trace: &FridgeTrace, max_delay_ns: f64) -> Vec<f64> {
+    // Request rate over the span of the requests (responses trail them by up to a delay).
+    let mut req = trace.packets.iter().filter(|p| !p.response).map(|p| p.ts);
+    let first = req.next().unwrap_or(0);
+    let last = req.next_back().unwrap_or(first);
+    let per_fridge_rate = trace.requests() as f64 / (last - first).max(1) as f64 / cfg.fridges() as f64;
+    (0..cfg.fridges())
+        .map(|k| {
+            let v = tune_prob_log2(cfg.entries[k], per_fridge_rate, max_delay_ns / 8f64.powi(k as i32));
+            (v * 100.0).round().clamp(-2400.0, 0.0) / 100.0
+        })
+        .collect()
+}
+
+fn scored_json(s: &Option<Scored>) -> Value {
+    match s {
+        Some(s) => {
+            json!({ "samples": s.samples, "estimates": s.estimates, "errors": s.errors, "max_cdf_gap": s.max_cdf_gap })
+        }
+        None => json!({ "samples": 0, "estimates": null, "errors": null, "max_cdf_gap": null }),
+    }
+}
+
+fn fmt_ns(t: f64) -> String {
+    match t {
+        t if t >= 1e9 => format!("{:.3} s", t / 1e9),
+        t if t >= 1e6 => format!("{:.3} ms", t / 1e6),
+        t if t >= 1e3 => format!("{:.3} us", t / 1e3),
+        t => format!("{t:.0} ns"),
+    }
+}
+
+fn print_scored(name: &str, s: &Option<Scored>) {
+    match s {
+        Some(s) => println!(
+            "{name:<18} p50 {:>11} ({:.3})  p95 {:>11} ({:.3})  p99 {:>11} ({:.3})  max gap {:.3}  [{} samples]",
+            fmt_ns(s.estimates.p50),
+            s.errors.p50,
+            fmt_ns(s.estimates.p95),
+            s.errors.p95,
+            fmt_ns(s.estimates.p99),
+            s.errors.p99,
+            s.max_cdf_gap,
+            s.samples
+        ),
+        None => println!("{name:<18} no samples"),
+    }
+}
+
+/// An SVG of CDFs on a log2 delay axis: (label, colour, dashed, cdf).
+pub fn cdf_svg(curves: &[(&str, &str, bool, &Cdf)]) -> String {
+    let (w, h, l, r, t, b) = (720.0, 420.0, 60.0, 170.0, 20.0, 40.0);
+    let ys: Vec<f64> = (0..=400).map(|i| i as f64 / 400.0).collect();
+    let pts: Vec<Vec<(f64, f64)>> =
+        curves.iter().map(|c| ys.iter().map(|&y| (c.3.quantile(y).max(1.0).log2(), y)).collect()).collect();
+    let xmin = pts.iter().flatten().map(|p| p.0).fold(f64::INFINITY, f64::min).floor();
+    let xmax = pts.iter().flatten().map(|p| p.0).fold(f64::NEG_INFINITY, f64::max).ceil().max(xmin + 1.0);
+    let sx = |x: f64| l + (x - xmin) / (xmax - xmin) * (w - l - r);
+    let sy = |y: f64| h - b - y * (h - t - b);
+    let mut s = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" font-family=\"sans-serif\" font-size=\"11\">\n\
+         <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
+    );
+    s += &format!(
+        "<line x1=\"{l}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"black\"/><line x1=\"{l}\" y1=\"{t}\" x2=\"{l}\" y2=\"{}\" stroke=\"black\"/>\n",
+        h - b,
+        w - r,
+        h - b,
+        h - b
+    );
+    let step = ((xmax - xmin) / 10.0).ceil().max(1.0);
+    let mut x = xmin;
+    while x <= xmax {
+        s += &format!(
+            "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
+            sx(x),
+            h - b + 15.0,
+            fmt_ns(x.exp2())
+        );
+        x += step;
+    }
+    for i in 0..=4 {
+        let y = i as f64 / 4.0;
+        s += &format!("<text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{y:.2}</text>\n", l - 5.0, sy(y) + 4.0);
+    }
+    s += &format!(
+        "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\">delay (log scale)</text>\n",
+        (l + w - r) / 2.0,
+        h - 5.0
+    );
+    for (i, ((label, colour, dashed, _), p)) in curves.iter().zip(&pts).enumerate() {
+        let d: Vec<String> = p.iter().map(|&(x, y)| format!("{:.1},{:.1}", sx(x), sy(y))).collect();
+        let dash = if *dashed { " stroke-dasharray=\"5,3\"" } else { "" };
+        s += &format!(
+            "<polyline fill=\"none\" stroke=\"{colour}\" stroke-width=\"1.6\"{dash} points=\"{}\"/>\n",
+            d.join(" ")
+        );
+        let ly = t + 14.0 * i as f64 + 10.0;
+        s += &format!(
+            "<line x1=\"{}\" y1=\"{ly}\" x2=\"{}\" y2=\"{ly}\" stroke=\"{colour}\" stroke-width=\"2\"{dash}/><text x=\"{}\" y=\"{}\">{label}</text>\n",
+            w - r + 10.0,
+            w - r + 30.0,
+            w - r + 35.0,
+            ly + 4.0
+        );
+    }
+    s + "</svg>\n"
+}
+
+/// `netmeas run fridge`.
+pub fn run(a: &RunFridge) -> Result<(), String> {
+    let mut cfg = a.base_config()?;
+    let max_delay = parse_duration_ns(&a.max_delay)?;
+    if let Some(p) = &a.plot
+        && p.parent().is_some_and(|d| !d.as_os_str().is_empty() && !d.is_dir())
+    {
+        return Err(format!("--plot {}: the folder does not exist", p.display()));
+    }
+    let (trace, source) = a.trace()?;
+    if trace.truth.is_empty() {
+        return Err(format!("{source}: no request/response pair in the stream, nothing to measure"));
+    }
+    if a.entry_prob_log2 == "auto" {
+        cfg.entry_prob_log2 = auto_probs(&cfg, &trace, max_delay);
+        cfg.validate().map_err(|e| e.to_string())?;
+    }
+    let truth = Cdf::from_delays(&trace.truth).expect("pairs exist");
+    let t = Instant::now();
+    let run = run_golden(&cfg, &trace.packets);
+    let secs = t.elapsed().as_secs_f64();
+    let fridge = score_samples(&cfg, &run.samples, &truth);
+    let hist = score_histograms(&cfg, &run.histograms, cfg.bin_shift, &truth);
+    let truth_p = Percentiles::of(&truth);
+    let expiry = a.baseline_expiry_ns.unwrap_or(truth_p.p99.round() as u64);
+    let baselines: Vec<(String, Option<Scored>)> = match a.baseline {
+        Some(_) => [1usize, 4]
+            .iter()
+            .map(|&d| {
+                let s = run_simple(&trace.packets, cfg.total_entries(), d, expiry, cfg.seed);
+                (format!("simple_{d}stage"), Scored::new(Cdf::from_delays(&s), s.len(), &truth))
+            })
+            .collect(),
+        None => Vec::new(),
+    };
+    if let Some(p) = &a.plot {
+        let mut curves: Vec<(&str, &str, bool, &Cdf)> = vec![("ground truth", "#888888", false, &truth)];
+        if let Some(s) = &fridge {
+            curves.push(("fridges (samples)", "#1f5fbf", false, &s.cdf));
+        }
+        if let Some(s) = &hist {
+            curves.push(("fridges (histogram)", "#1f5fbf", true, &s.cdf));
+        }
+        for ((name, s), colour) in baselines.iter().zip(["#d03020", "#e08a00"]) {
+            if let Some(s) = s {
+                curves.push((name.as_str(), colour, false, &s.cdf));
+            }
+        }
+        let dir = p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        let name = p.file_name().ok_or_else(|| format!("--plot {}: not a file name", p.display()))?;
+        write_atomic(dir, &name.to_string_lossy(), &cdf_svg(&curves))?;
+    }
+    let responses = trace.packets.len() - trace.requests();
+    if a.json {
+        let base: serde_json::Map<String, Value> = baselines.iter().map(|(n, s)| (n.clone(), scored_json(s))).collect();
+        let f = scored_json(&fridge);
+        println!(
+            "{}",
+            json!({
+                "core": "fridge", "engine": a.engine, "config": cfg, "units": "ns",
+                "entry_prob": (0..cfg.fridges()).map(|k| cfg.hw_prob(k)).collect::<Vec<_>>(),
+                "traffic": { "source": source, "requests": trace.requests(), "responses": responses,
+                             "pairs": trace.truth.len(), "unmatched_responses": trace.unmatched_responses,
+                             "repeated_requests": trace.repeated_requests, "skipped_records": trace.skipped },
+                "synopsis_match": null,
+                "samples": run.samples.len(),
+                "estimates": f["estimates"], "errors": f["errors"], "max_cdf_gap": f["max_cdf_gap"],
+                "truth": truth_p,
+                "histogram": scored_json(&hist),
+                "baseline": if baselines.is_empty() { Value::Null } else { json!({ "expiry_ns": expiry, "runs": base }) },
+                "counters": { "insertions": run.insertions, "factor_saturated": run.saturated, "hist_overflow": run.hist_overflow },
+                "timing": { "golden": { "seconds": secs, "packets_per_s": trace.packets.len() as f64 / secs } },
+            })
+        );
+    } else {
+        println!(
+            "fridges {:?} entries, p = 2^{:?}; {} requests, {} responses, {} pairs ({source}); engine {}",
+            cfg.entries,
+            cfg.entry_prob_log2,
+            trace.requests(),
+            responses,
+            trace.truth.len(),
+            a.engine
+        );
+        if trace.unmatched_responses + trace.repeated_requests > 0 {
+            println!(
+                "stream           {} responses without a request, {} repeated requests",
+                trace.unmatched_responses, trace.repeated_requests
+            );
+        }
+        println!(
+            "{:<18} p50 {:>11}          p95 {:>11}          p99 {:>11}          (log2 errors in brackets)",
+            "truth",
+            fmt_ns(truth_p.p50),
+            fmt_ns(truth_p.p95),
+            fmt_ns(truth_p.p99)
+        );
+        print_scored("fridges", &fridge);
+        print_scored("fridge histogram", &hist);
+        for (n, s) in &baselines {
+            print_scored(n, s);
+        }
+        if run.saturated > 0 || run.hist_overflow {
+            println!(
+                "counters         {} samples saturated the in-fabric factor, histogram overflow {}",
+                run.saturated, run.hist_overflow
+            );
+        }
+        println!("golden           {:.3e} packets/s ({:.2} s)", trace.packets.len() as f64 / secs, secs);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_parse_with_units() {
+        assert_eq!(parse_duration_ns("64ms").unwrap(), 64e6);
+        assert_eq!(parse_duration_ns("4.096s").unwrap(), 4.096e9);
+        assert_eq!(parse_duration_ns("500us").unwrap(), 5e5);
+        assert_eq!(parse_duration_ns("1000").unwrap(), 1000.0);
+        for bad in ["", "ms", "-3ms", "1e400s", "fast"] {
+            assert!(parse_duration_ns(bad).is_err(), "{bad}");
+        }
+    }
+}
