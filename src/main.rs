@@ -1,6 +1,7 @@
 //! `netmeas`: export, co-simulate, synthesize and benchmark the netmeas blocks.
 
 mod fridge_cmd;
+mod fridge_reproduce;
 mod lda_cmd;
 mod lda_reproduce;
 mod rda_cmd;
@@ -103,6 +104,8 @@ enum ReproduceCore {
     Lda(lda_reproduce::ReproduceLda),
     /// §VII-B Fig. 7/6 sweep: error of mean and std-dev and decode time versus set difference, RDA vs LDA.
     Rda(rda_reproduce::ReproduceRda),
+    /// §5 Fig. 3/5: error versus p, and one/two fridges versus the simple algorithm across memory sizes.
+    Fridge(fridge_reproduce::ReproduceFridge),
 }
 
 #[derive(Subcommand)]
@@ -416,6 +419,7 @@ fn main() -> ExitCode {
         }
         Cmd::Reproduce { core: ReproduceCore::Lda(a) } => lda_reproduce::run(&a),
         Cmd::Reproduce { core: ReproduceCore::Rda(a) } => rda_reproduce::run(&a),
+        Cmd::Reproduce { core: ReproduceCore::Fridge(a) } => fridge_reproduce::run(&a),
         Cmd::Bench { cycles } => bench(cycles).map(|(cosim, golden)| {
             println!("co-simulation (counter bank 1024x72, checked every cycle): {cosim:.3e} cycles/s");
             println!("golden counter bank (transaction level, random rows):     {golden:.3e} updates/s");

@@ -118,3 +118,30 @@ fn bad_input_is_refused_without_output() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn reproduce_picks_each_methods_best_parameter() {
+    let v =
+        json(&netmeas(&["reproduce", "fridge", "--requests", "50000", "--runs", "2", "--memories", "4096", "--json"]));
+    let fig3 = v["fig3"]["rows"].as_array().unwrap();
+    assert_eq!(fig3.len(), 17);
+    for (t, trace) in v["fig5"].as_array().unwrap().iter().enumerate() {
+        let row = &trace["rows"][0];
+        assert_eq!(row["memory"], 4096);
+        // Fig. 5's single fridge of 4096 entries is Fig. 3's best p on the same trace and seeds.
+        // A p so small that no run kept a sample has no error (null).
+        let best3 = fig3.iter().filter_map(|r| r["errors"][t]["gap"].as_f64()).fold(f64::INFINITY, f64::min);
+        assert_eq!(row["one_fridge"]["errors"]["gap"].as_f64().unwrap(), best3);
+        for m in ["simple_1stage", "simple_4stage", "one_fridge", "two_fridges"] {
+            let g = row[m]["errors"]["gap"].as_f64().unwrap();
+            assert!(g.is_finite() && g >= 0.0, "{m}: {g}");
+        }
+    }
+    for (args, want) in [(vec!["--runs", "0"], "at least 1"), (vec!["--memories", "3000"], "power of two")] {
+        let mut a = vec!["reproduce", "fridge", "--requests", "1000"];
+        a.extend(args.iter());
+        let o = netmeas(&a);
+        assert!(!o.status.success() && o.stdout.is_empty());
+        assert!(String::from_utf8_lossy(&o.stderr).contains(want), "{args:?}");
+    }
+}
