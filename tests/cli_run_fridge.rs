@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{json, netmeas};
+use common::{assert_refused, json, netmeas};
 use netmeas_sim::fridge::{Exchange, write_exchange_pcap};
 
 #[test]
@@ -109,11 +109,7 @@ fn bad_input_is_refused_without_output() {
             a.extend(["--requests", "20000"]);
         }
         a.extend(args.iter());
-        let o = netmeas(&a);
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert!(!o.status.success(), "{args:?} succeeded");
-        assert!(o.stdout.is_empty(), "{args:?} printed {}", String::from_utf8_lossy(&o.stdout));
-        assert!(err.contains(want), "{args:?}: {err}");
+        assert_refused(&a, want);
         assert!(!plot.exists(), "{args:?} wrote the plot");
     }
     std::fs::remove_dir_all(&dir).ok();
@@ -140,8 +136,6 @@ fn reproduce_picks_each_methods_best_parameter() {
     for (args, want) in [(vec!["--runs", "0"], "at least 1"), (vec!["--memories", "3000"], "power of two")] {
         let mut a = vec!["reproduce", "fridge", "--requests", "1000"];
         a.extend(args.iter());
-        let o = netmeas(&a);
-        assert!(!o.status.success() && o.stdout.is_empty());
-        assert!(String::from_utf8_lossy(&o.stderr).contains(want), "{args:?}");
+        assert_refused(&a, want);
     }
 }

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{json, netmeas};
+use common::{assert_refused, json, netmeas};
 
 #[test]
 fn both_engines_agree_and_report_every_field() {
@@ -75,9 +75,7 @@ fn saved_synopses_estimate_the_same_and_mismatched_pairs_are_refused() {
     other["seq"] = 1.into();
     let o2 = dir.join("other.json");
     std::fs::write(&o2, other.to_string()).unwrap();
-    let o = netmeas(&["estimate", "lda", s.to_str().unwrap(), o2.to_str().unwrap()]);
-    assert!(!o.status.success() && o.stdout.is_empty());
-    assert!(String::from_utf8_lossy(&o.stderr).contains("epoch"));
+    assert_refused(&["estimate", "lda", s.to_str().unwrap(), o2.to_str().unwrap()], "epoch");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -101,11 +99,7 @@ fn bad_input_fails_cleanly() {
     for (extra, needle) in cases {
         let mut args = vec!["run", "lda", "--packets", "1000", "--save-synopses", out.to_str().unwrap()];
         args.extend(extra.iter());
-        let o = netmeas(&args);
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert!(!o.status.success(), "{extra:?} succeeded");
-        assert!(o.stdout.is_empty(), "{extra:?} printed {:?}", String::from_utf8_lossy(&o.stdout));
-        assert!(err.contains(needle), "{extra:?}: {err}");
+        assert_refused(&args, needle);
         assert!(!out.exists(), "{extra:?} wrote synopses");
     }
     std::fs::remove_dir_all(&dir).unwrap();
@@ -152,9 +146,7 @@ fn reproduce_refuses_bad_flags() {
         &["reproduce", "lda", "--engine", "rtl"],
         &["reproduce", "lda", "--packets", "10", "--flows", "200000000"],
     ] {
-        let o = netmeas(args);
-        assert!(!o.status.success() && o.stdout.is_empty(), "{args:?}");
-        assert!(String::from_utf8_lossy(&o.stderr).contains("error"), "{args:?}");
+        assert_refused(args, "error");
     }
 }
 

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{json, netmeas};
+use common::{assert_refused, json, netmeas};
 
 #[test]
 fn both_engines_agree_decode_and_compare_with_lda() {
@@ -70,9 +70,7 @@ fn saved_synopses_decode_the_same_without_timestamps() {
     let mut x: serde_json::Value = serde_json::from_slice(&std::fs::read(&r).unwrap()).unwrap();
     x["config"]["buckets"] = 2499.into();
     std::fs::write(&other, x.to_string()).unwrap();
-    let o = netmeas(&["estimate", "rda", s.to_str().unwrap(), other.to_str().unwrap()]);
-    assert!(!o.status.success() && o.stdout.is_empty());
-    assert!(String::from_utf8_lossy(&o.stderr).contains("other.json"));
+    assert_refused(&["estimate", "rda", s.to_str().unwrap(), other.to_str().unwrap()], "other.json");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -95,11 +93,7 @@ fn bad_input_fails_cleanly() {
     for (extra, needle) in cases {
         let mut args = vec!["run", "rda", "--packets", "1000", "--save-synopses", out.to_str().unwrap()];
         args.extend(extra.iter());
-        let o = netmeas(&args);
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert!(!o.status.success(), "{extra:?} succeeded");
-        assert!(o.stdout.is_empty(), "{extra:?} printed {:?}", String::from_utf8_lossy(&o.stdout));
-        assert!(err.contains(needle), "{extra:?}: {err}");
+        assert_refused(&args, needle);
         assert!(!out.exists(), "{extra:?} wrote synopses");
     }
 }
@@ -130,6 +124,5 @@ fn reproduce_sweeps_the_set_difference_with_an_rtl_run() {
     assert!(rows[1]["lda_mean"].as_f64().unwrap() > 1e-3);
     assert_eq!(rows[2]["complete_runs"], 0);
     assert!(rows[2]["decode_success"].as_f64().unwrap() < 0.95);
-    let o = netmeas(&["reproduce", "rda", "--packets", "1000", "--diffs", "2000"]);
-    assert!(!o.status.success() && o.stdout.is_empty());
+    assert_refused(&["reproduce", "rda", "--packets", "1000", "--diffs", "2000"], "error");
 }

@@ -247,37 +247,49 @@ pub fn fridge_registers(cfg: &FridgeConfig) -> Vec<RegisterDesc> {
     ];
     for k in 0..cfg.fridges() {
         let c = cfg.correction(k);
-        let a = 4 * k as u32;
-        regs.extend([
-            RegisterDesc {
-                name: format!("THRESH{k}"),
-                addr: FRIDGE_REG_THRESH + a,
-                bits: 32,
-                reset: cfg.threshold(k) as u64,
-                doc: format!("Entry probability of fridge {k} (§6.1): a request routed here is stored iff its xorshift32 draw r ≤ THRESH{k}, p = THRESH{k}/(2^32−1)."),
-            },
-            RegisterDesc {
-                name: format!("CORR_PINV{k}"),
-                addr: FRIDGE_REG_CORR_PINV + a,
-                bits: 22,
-                reset: c.pinv as u64,
-                doc: format!("log2(1/p) of fridge {k}, 16 fractional bits (§6.2 correction p^-1 (1-p/M)^-x = 2^(CORR_PINV + x·c))."),
-            },
-            RegisterDesc {
-                name: format!("CORR_CM{k}"),
-                addr: FRIDGE_REG_CORR_CM + a,
-                bits: 18,
-                reset: c.cm as u64,
-                doc: format!("Mantissa of c = -log2(1 - p/M) of fridge {k}: x·c in 16 fractional bits is (x·CORR_CM{k}) >> CORR_SH{k}."),
-            },
-            RegisterDesc {
-                name: format!("CORR_SH{k}"),
-                addr: FRIDGE_REG_CORR_SH + a,
-                bits: 6,
-                reset: c.sh as u64,
-                doc: format!("Shift of fridge {k}'s x·c product (see CORR_CM{k})."),
-            },
-        ]);
+        let per_fridge = [
+            (
+                "THRESH",
+                FRIDGE_REG_THRESH,
+                32,
+                cfg.threshold(k) as u64,
+                format!(
+                    "Entry probability of fridge {k} (§6.1): a request routed here is stored iff its xorshift32 draw r ≤ THRESH{k}, p = THRESH{k}/(2^32−1)."
+                ),
+            ),
+            (
+                "CORR_PINV",
+                FRIDGE_REG_CORR_PINV,
+                22,
+                c.pinv as u64,
+                format!(
+                    "log2(1/p) of fridge {k}, 16 fractional bits (§6.2 correction p^-1 (1-p/M)^-x = 2^(CORR_PINV + x·c))."
+                ),
+            ),
+            (
+                "CORR_CM",
+                FRIDGE_REG_CORR_CM,
+                18,
+                c.cm as u64,
+                format!(
+                    "Mantissa of c = -log2(1 - p/M) of fridge {k}: x·c in 16 fractional bits is (x·CORR_CM{k}) >> CORR_SH{k}."
+                ),
+            ),
+            (
+                "CORR_SH",
+                FRIDGE_REG_CORR_SH,
+                6,
+                c.sh as u64,
+                format!("Shift of fridge {k}'s x·c product (see CORR_CM{k})."),
+            ),
+        ];
+        regs.extend(per_fridge.into_iter().map(|(name, addr, bits, reset, doc)| RegisterDesc {
+            name: format!("{name}{k}"),
+            addr: addr + 4 * k as u32,
+            bits,
+            reset,
+            doc,
+        }));
     }
     regs
 }
