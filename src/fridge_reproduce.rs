@@ -9,8 +9,7 @@
 
 use clap::Args;
 use netmeas_sim::fridge::{
-    Cdf, FridgeConfig, FridgeTrace, Percentiles, SyntheticSpec, combine, correct, max_horizontal_gap, run_golden,
-    run_simple,
+    Cdf, FridgeConfig, FridgeTrace, Scored, SyntheticSpec, combine, correct, run_golden, run_simple,
 };
 use serde::Serialize;
 use serde_json::json;
@@ -56,11 +55,8 @@ struct Errors {
 }
 
 fn errors(est: Option<Cdf>, truth: &Cdf) -> Errors {
-    match est {
-        Some(c) => {
-            let e = Percentiles::of(&c).errors(&Percentiles::of(truth));
-            Errors { p50: e.p50, p95: e.p95, p99: e.p99, gap: max_horizontal_gap(&c, truth, 0.05, 0.95) }
-        }
+    match Scored::new(est, 0, truth) {
+        Some(s) => Errors { p50: s.errors.p50, p95: s.errors.p95, p99: s.errors.p99, gap: s.max_cdf_gap },
         None => Errors { p50: f64::INFINITY, p95: f64::INFINITY, p99: f64::INFINITY, gap: f64::INFINITY },
     }
 }

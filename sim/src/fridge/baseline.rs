@@ -4,7 +4,7 @@
 //! threshold T (T = 0: always overwrite, as in §2.1), else it is dropped; a
 //! response that finds its ID produces an unweighted sample and frees the entry.
 
-use super::config::FRIDGE_TS_BITS;
+use super::config::FRIDGE_TS_MASK;
 use super::model::FridgePacket;
 use crate::h3::{H3, H3Config};
 
@@ -47,8 +47,7 @@ impl SimpleMonitor {
 
     /// One packet; a matched response returns its delay.
     pub fn process(&mut self, p: &FridgePacket) -> Option<u64> {
-        let mask = (1u64 << FRIDGE_TS_BITS) - 1;
-        let ts = p.ts & mask;
+        let ts = p.ts & FRIDGE_TS_MASK;
         for (h, table) in &mut self.stages {
             let i = (((h.hash(p.id as u128) as u32) as u64 * table.len() as u64) >> 32) as usize;
             let slot = &mut table[i];
@@ -57,12 +56,12 @@ impl SimpleMonitor {
                     && id == p.id
                 {
                     *slot = None;
-                    return Some(ts.wrapping_sub(t) & mask);
+                    return Some(ts.wrapping_sub(t) & FRIDGE_TS_MASK);
                 }
             } else {
                 let free = match *slot {
                     None => true,
-                    Some((_, t)) => ts.wrapping_sub(t) & mask >= self.expiry,
+                    Some((_, t)) => ts.wrapping_sub(t) & FRIDGE_TS_MASK >= self.expiry,
                 };
                 if free {
                     *slot = Some((p.id, ts));

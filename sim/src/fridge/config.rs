@@ -20,6 +20,8 @@ pub const FRIDGE_PROB_LOG2: std::ops::RangeInclusive<f64> = -24.0..=0.0;
 pub const FRIDGE_ID_BITS: u32 = 32;
 /// Timestamp width at the packet port (ticks, compared modulo 2^48).
 pub const FRIDGE_TS_BITS: u32 = 48;
+/// Mask of a timestamp or delay at the packet port.
+pub const FRIDGE_TS_MASK: u64 = (1 << FRIDGE_TS_BITS) - 1;
 /// Insertion-counter width (§6.1 CTR array); x is taken modulo 2^32.
 pub const FRIDGE_CTR_BITS: u32 = 32;
 /// Bins of the in-fabric delay histogram of every fridge (§6.2: "32 bins using log(t) as the bin index").

@@ -31,13 +31,12 @@ pub fn correct(cfg: &FridgeConfig, samples: &[FridgeSample]) -> Vec<WeightedSamp
         .collect()
 }
 
-/// Delay bins per octave in which fridges are combined (§4.2 combines the estimators of one t;
-/// one octave, as the §6.2 histogram: narrower bins hold fewer samples, and the weights, estimated
-/// from the same samples, then favour whichever fridge happened to undercount).
-pub const IVW_BINS_PER_OCTAVE: f64 = 1.0;
-
-fn ivw_bin(delay: u64) -> i64 {
-    ((delay.max(1) as f64).log2() * IVW_BINS_PER_OCTAVE).floor() as i64
+/// The delay bin in which fridges are combined: the octave ⌊log2 t⌋ (§4.2
+/// combines the estimators of one t; one octave, as the §6.2 histogram:
+/// narrower bins hold fewer samples, and the weights, estimated from the same
+/// samples, then favour whichever fridge happened to undercount).
+fn ivw_bin(delay: u64) -> usize {
+    (63 - delay.max(1).leading_zeros()) as usize
 }
 
 /// (delay, weight) pairs of the multi-fridge estimator f̂ = Σ_k ŵ_k f̂_k (§4.2):
@@ -47,22 +46,22 @@ fn ivw_bin(delay: u64) -> i64 {
 /// Every sample keeps its factor times its fridge's weight, so the CDF keeps
 /// the samples' own delays. With one fridge the weights are the factors.
 pub fn combine(samples: &[WeightedSample], fridges: usize) -> Vec<(u64, f64)> {
-    use std::collections::HashMap;
     if fridges <= 1 {
         return samples.iter().map(|s| (s.delay, s.factor)).collect();
     }
-    let mut v: HashMap<i64, Vec<f64>> = HashMap::new();
-    for s in samples {
-        v.entry(ivw_bin(s.delay)).or_insert_with(|| vec![0.0; fridges])[s.fridge] += s.factor * s.factor;
+    let bins: Vec<usize> = samples.iter().map(|s| ivw_bin(s.delay)).collect();
+    // V̂ per (octave, fridge), then turned into the weights ŵ in place.
+    let mut w = vec![vec![0.0f64; fridges]; 64];
+    for (s, &b) in samples.iter().zip(&bins) {
+        w[b][s.fridge] += s.factor * s.factor;
     }
-    let w: HashMap<i64, Vec<f64>> = v
-        .into_iter()
-        .map(|(b, vk)| {
-            let inv: f64 = vk.iter().filter(|&&x| x > 0.0).map(|x| 1.0 / x).sum();
-            (b, vk.iter().map(|&x| if x > 0.0 { (1.0 / x) / inv } else { 0.0 }).collect())
-        })
-        .collect();
-    samples.iter().map(|s| (s.delay, s.factor * w[&ivw_bin(s.delay)][s.fridge])).collect()
+    for vk in &mut w {
+        let inv: f64 = vk.iter().filter(|&&x| x > 0.0).map(|x| 1.0 / x).sum();
+        for x in vk.iter_mut() {
+            *x = if *x > 0.0 { (1.0 / *x) / inv } else { 0.0 };
+        }
+    }
+    samples.iter().zip(&bins).map(|(s, &b)| (s.delay, s.factor * w[b][s.fridge])).collect()
 }
 
 /// A CDF as points (t, F(t)) joined by straight lines (§3.2.2: "we assume

@@ -3,7 +3,7 @@
 //! PRNG draws and the same histograms.
 
 use super::config::*;
-use super::factor::{CorrectionRegs, quantize, weight_q8, weight_sq};
+use super::factor::{CM_BITS, CorrectionRegs, PINV_BITS, weight_q8, weight_sq};
 use serde::{Deserialize, Serialize};
 
 /// One packet at the core's input (Definition 2.1: ID, timestamp, type).
@@ -41,16 +41,6 @@ pub struct HistBin {
 }
 
 impl HistBin {
-    /// Packs the bin into a histogram record: {w2sum, wsum, count} from the top.
-    pub fn pack(&self) -> HistRecord {
-        HistRecord { hi: self.w2sum, lo: ((self.wsum as u128) << 32) | self.count as u128 }
-    }
-
-    /// Unpacks a histogram record.
-    pub fn unpack(r: HistRecord) -> Self {
-        Self { count: r.lo as u32, wsum: (r.lo >> 32) as u64, w2sum: r.hi }
-    }
-
     /// Adds one sample of quantized factor `q`; true if a field wrapped.
     pub fn add(&mut self, q: u32) -> bool {
         let (c, o1) = self.count.overflowing_add(1);
@@ -59,15 +49,6 @@ impl HistBin {
         *self = Self { count: c, wsum: w, w2sum: w2 };
         o1 | o2 | o3
     }
-}
-
-/// A 160-bit histogram record as two words (the RTL's record layout).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct HistRecord {
-    /// Bits 159..96.
-    pub hi: u64,
-    /// Bits 95..0.
-    pub lo: u128,
 }
 
 /// Histogram bin of a delay (see [`FridgeConfig::bin_shift`]).
@@ -139,11 +120,12 @@ impl FridgeRegs {
             FRIDGE_REG_BIN_SHIFT => self.bin_shift = data & 63,
             FRIDGE_REG_FLIP => return FridgeCsrEffect::Flip,
             a if a >= FRIDGE_REG_THRESH && ((a - FRIDGE_REG_THRESH) / 4) < self.thresh.len() as u32 => {
+                // Fridge k's four registers sit at FRIDGE_REG_* + 4k.
                 let k = ((a - FRIDGE_REG_THRESH) / 4) as usize;
-                match a & 3 {
-                    0 => self.thresh[k] = data,
-                    1 => self.corr[k].pinv = data & ((1 << super::factor::PINV_BITS) - 1),
-                    2 => self.corr[k].cm = data & ((1 << super::factor::CM_BITS) - 1),
+                match a - 4 * k as u32 {
+                    FRIDGE_REG_THRESH => self.thresh[k] = data,
+                    FRIDGE_REG_CORR_PINV => self.corr[k].pinv = data & ((1 << PINV_BITS) - 1),
+                    FRIDGE_REG_CORR_CM => self.corr[k].cm = data & ((1 << CM_BITS) - 1),
                     _ => self.corr[k].sh = data & 63,
                 }
             }
@@ -198,7 +180,7 @@ impl FridgeGolden {
     #[inline]
     pub fn process(&mut self, p: &FridgePacket) -> Option<FridgeSample> {
         let (k, row) = self.index.locate(p.id);
-        let ts = p.ts & ((1 << FRIDGE_TS_BITS) - 1);
+        let ts = p.ts & FRIDGE_TS_MASK;
         if !p.response {
             // §6.1: every request routed here counts as an insertion attempt and draws
             // from the PRNG; it is stored (overwriting) iff the draw is ≤ THRESH.
@@ -216,7 +198,7 @@ impl FridgeGolden {
         self.entries[row] = FridgeEntry::default();
         let s = FridgeSample {
             fridge: k as u8,
-            delay: ts.wrapping_sub(e.ts) & ((1 << FRIDGE_TS_BITS) - 1),
+            delay: ts.wrapping_sub(e.ts) & FRIDGE_TS_MASK,
             x: self.ctr[k].wrapping_sub(e.stamp),
         };
         self.tally(&s);
@@ -226,8 +208,7 @@ impl FridgeGolden {
     /// Adds a sample to the live histogram (§6.2).
     fn tally(&mut self, s: &FridgeSample) {
         let k = s.fridge as usize;
-        let c = self.regs.corr[k];
-        let (q, sat) = quantize(c.pinv, c.cm, c.sh, s.x);
+        let (q, sat) = self.regs.corr[k].quantize(s.x);
         if sat {
             self.saturated = self.saturated.saturating_add(1);
         }
