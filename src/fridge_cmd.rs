@@ -5,13 +5,14 @@
 //! simple algorithm as a baseline on the same stream and memory, and the §5
 //! error metrics against the ground truth.
 
-use crate::lda_cmd::write_atomic;
+use crate::lda_cmd::{Engine, write_atomic};
 use clap::Args;
 use netmeas_sim::error::load_config;
 use netmeas_sim::fridge::{
-    Cdf, FridgeConfig, FridgeTrace, Percentiles, Scored, SyntheticSpec, pcap_pairs, run_golden, run_simple,
+    Cdf, FridgeConfig, FridgeRun, FridgeTrace, Percentiles, Scored, SyntheticSpec, pcap_pairs, run_golden, run_simple,
     score_histograms, score_samples, tune_prob_log2,
 };
+use netmeas_testbench::fridge::{check_rtl_config, rtl_fridge_run};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -59,8 +60,9 @@ pub struct RunFridge {
     /// Take the requests and responses from this capture (TCP SYN → SYN-ACK, DNS query → response).
     #[arg(long)]
     pub pcap: Option<PathBuf>,
-    /// Engine: golden (the bit-exact model of the core).
-    #[arg(long, default_value = "golden", value_parser = ["golden"])]
+    /// Engine: golden (the bit-exact model of the core), rtl (the Verilated core at one packet
+    /// per clock, registers written at run time) or both (samples and histograms compared bit for bit).
+    #[arg(long, default_value = "golden", value_parser = ["golden", "rtl", "both"])]
     pub engine: String,
     /// Also run `simple`: the §2.1 algorithm with 1 and 4 stages on the same stream and entries.
     #[arg(long, value_parser = ["simple"])]
@@ -264,6 +266,70 @@ pub fn cdf_svg(curves: &[(&str, &str, bool, &Cdf)]) -> String {
     s + "</svg>\n"
 }
 
+/// Runs `trace` on `engine`: the golden model, the Verilated core, or both with
+/// their samples and histograms compared. Returns the run (the RTL's when it
+/// ran), whether they matched (both only) and the timings.
+pub fn run_engines(
+    cfg: &FridgeConfig,
+    trace: &FridgeTrace,
+    engine: Engine,
+) -> Result<(FridgeRun, Option<bool>, Value), String> {
+    let packets = trace.packets.len() as f64;
+    let mut timing = serde_json::Map::new();
+    let golden = (engine != Engine::Rtl).then(|| {
+        let t = Instant::now();
+        let run = run_golden(cfg, &trace.packets);
+        let s = t.elapsed().as_secs_f64();
+        timing.insert("golden".into(), json!({ "seconds": s, "packets_per_s": packets / s }));
+        run
+    });
+    let rtl = if engine != Engine::Golden {
+        let t = Instant::now();
+        let (run, cycles) = rtl_fridge_run(cfg, &trace.packets)?;
+        let s = t.elapsed().as_secs_f64();
+        timing.insert("rtl".into(), json!({ "seconds": s, "packets_per_s": packets / s, "cycles": cycles }));
+        Some(run)
+    } else {
+        None
+    };
+    let matched = match (&golden, &rtl) {
+        (Some(g), Some(r)) => {
+            if let Some(i) = (0..g.samples.len().max(r.samples.len())).find(|&i| g.samples.get(i) != r.samples.get(i)) {
+                return Err(format!(
+                    "golden and RTL differ at sample {i}: golden {:?}, RTL {:?}",
+                    g.samples.get(i),
+                    r.samples.get(i)
+                ));
+            }
+            if let Some(b) = (0..g.histograms.len()).find(|&b| g.histograms[b] != r.histograms[b]) {
+                return Err(format!(
+                    "golden and RTL histograms differ at fridge {} bin {}: golden {:?}, RTL {:?}",
+                    b / 32,
+                    b % 32,
+                    g.histograms[b],
+                    r.histograms[b]
+                ));
+            }
+            if (g.saturated, g.hist_overflow) != (r.saturated, r.hist_overflow) {
+                return Err(format!(
+                    "golden and RTL counters differ: saturated {} vs {}, overflow {} vs {}",
+                    g.saturated, r.saturated, g.hist_overflow, r.hist_overflow
+                ));
+            }
+            Some(true)
+        }
+        _ => None,
+    };
+    // The insertion counters are not read out of the RTL: take them from the golden run.
+    let run = match (rtl, golden) {
+        (Some(r), Some(g)) => FridgeRun { insertions: g.insertions, ..r },
+        (Some(r), None) => r,
+        (None, Some(g)) => g,
+        (None, None) => unreachable!("an engine ran"),
+    };
+    Ok((run, matched, Value::Object(timing)))
+}
+
 /// `netmeas run fridge`.
 pub fn run(a: &RunFridge) -> Result<(), String> {
     let mut cfg = a.base_config()?;
@@ -281,10 +347,12 @@ pub fn run(a: &RunFridge) -> Result<(), String> {
         cfg.entry_prob_log2 = auto_probs(&cfg, &trace, max_delay);
         cfg.validate().map_err(|e| e.to_string())?;
     }
+    let engine = Engine::parse(&a.engine)?;
+    if engine != Engine::Golden {
+        check_rtl_config(&cfg)?;
+    }
     let truth = Cdf::from_delays(&trace.truth).expect("pairs exist");
-    let t = Instant::now();
-    let run = run_golden(&cfg, &trace.packets);
-    let secs = t.elapsed().as_secs_f64();
+    let (run, synopsis_match, timing) = run_engines(&cfg, &trace, engine)?;
     let fridge = score_samples(&cfg, &run.samples, &truth);
     let hist = score_histograms(&cfg, &run.histograms, cfg.bin_shift, &truth);
     let truth_p = Percentiles::of(&truth);
@@ -328,14 +396,14 @@ pub fn run(a: &RunFridge) -> Result<(), String> {
                 "traffic": { "source": source, "requests": trace.requests(), "responses": responses,
                              "pairs": trace.truth.len(), "unmatched_responses": trace.unmatched_responses,
                              "repeated_requests": trace.repeated_requests, "skipped_records": trace.skipped },
-                "synopsis_match": null,
+                "synopsis_match": synopsis_match,
                 "samples": run.samples.len(),
                 "estimates": f["estimates"], "errors": f["errors"], "max_cdf_gap": f["max_cdf_gap"],
                 "truth": truth_p,
                 "histogram": scored_json(&hist),
                 "baseline": if baselines.is_empty() { Value::Null } else { json!({ "expiry_ns": expiry, "runs": base }) },
                 "counters": { "insertions": run.insertions, "factor_saturated": run.saturated, "hist_overflow": run.hist_overflow },
-                "timing": { "golden": { "seconds": secs, "packets_per_s": trace.packets.len() as f64 / secs } },
+                "timing": timing,
             })
         );
     } else {
@@ -372,7 +440,16 @@ pub fn run(a: &RunFridge) -> Result<(), String> {
                 run.saturated, run.hist_overflow
             );
         }
-        println!("golden           {:.3e} packets/s ({:.2} s)", trace.packets.len() as f64 / secs, secs);
+        if synopsis_match == Some(true) {
+            println!("synopsis         golden and RTL samples and histograms identical");
+        }
+        for (name, t) in timing.as_object().expect("a map") {
+            println!(
+                "{name:<16} {:.3e} packets/s ({:.2} s)",
+                t["packets_per_s"].as_f64().unwrap_or(0.0),
+                t["seconds"].as_f64().unwrap_or(0.0)
+            );
+        }
     }
     Ok(())
 }

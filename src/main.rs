@@ -11,6 +11,7 @@ use clap::{Parser, Subcommand};
 use netmeas_hdl::export::{BlockConfig, export};
 use netmeas_sim::counter_bank::{BankStore, CountSum, CounterBankConfig};
 use netmeas_sim::error::load_config;
+use netmeas_sim::fridge::FridgeConfig;
 use netmeas_sim::h3::H3Config;
 use netmeas_sim::lda::{LdaConfig, LdaGolden, LdaPacket};
 use netmeas_sim::prng::SplitMix64;
@@ -33,7 +34,7 @@ struct Cli {
 enum Cmd {
     /// Write a block's Verilog, interface JSON and FuseSoC core file.
     Export {
-        /// h3 | counter-bank | lda | rda
+        /// h3 | counter-bank | lda | rda | fridge
         block: String,
         /// Config file (TOML, or JSON if it ends in .json); defaults otherwise.
         #[arg(long)]
@@ -44,7 +45,7 @@ enum Cmd {
     },
     /// Synthesize, place and route a block and its reference RMW loop; print Fmax and resources.
     Synth {
-        /// h3 | counter-bank | lda | rda | all
+        /// h3 | counter-bank | lda | rda | fridge | all
         block: String,
         /// ecp5-85k | ice40-hx8k
         #[arg(long)]
@@ -151,7 +152,11 @@ fn block_config(block: &str, config: Option<&Path>, target: Option<Target>) -> R
             Some(p) => load_config::<RdaConfig>(p).map_err(|e| e.to_string())?,
             None => default_rda(target),
         }),
-        other => return Err(format!("unknown block `{other}`: use h3, counter-bank, lda or rda")),
+        "fridge" => BlockConfig::Fridge(match config {
+            Some(p) => load_config::<FridgeConfig>(p).map_err(|e| e.to_string())?,
+            None => default_fridge(target),
+        }),
+        other => return Err(format!("unknown block `{other}`: use h3, counter-bank, lda, rda or fridge")),
     };
     cfg.validate().map_err(|e| e.to_string())?;
     Ok(cfg)
@@ -183,6 +188,16 @@ fn default_rda(target: Option<Target>) -> RdaConfig {
     match target {
         Some(Target::Ice40Hx8k) => RdaConfig { banks: 1, buckets: 512, tsum_bits: 32, ..Default::default() },
         _ => RdaConfig::default(),
+    }
+}
+
+/// The default fridges for a target: two of 2^11 entries, or two of 128 on the
+/// iCE40-HX8K (its 32 EBRs then hold the 256 × 114-bit entries in 8 and the two
+/// histogram copies of 64 × 160 bits in 20).
+fn default_fridge(target: Option<Target>) -> FridgeConfig {
+    match target {
+        Some(Target::Ice40Hx8k) => FridgeConfig { entries: vec![128, 128], ..Default::default() },
+        _ => FridgeConfig::default(),
     }
 }
 
@@ -399,7 +414,7 @@ fn main() -> ExitCode {
         }),
         Cmd::Synth { block, target, config, json } => Target::parse(&target).and_then(|t| {
             let blocks: Vec<&str> =
-                if block == "all" { vec!["h3", "counter-bank", "lda", "rda"] } else { vec![block.as_str()] };
+                if block == "all" { vec!["h3", "counter-bank", "lda", "rda", "fridge"] } else { vec![block.as_str()] };
             if block == "all" && config.is_some() {
                 return Err("--config applies to one block, not `all`".into());
             }

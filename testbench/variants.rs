@@ -30,4 +30,11 @@ pub const VARIANTS: &[(&str, &str, &str)] = &[
     ("rda_default", "rda", r#"{"banks": 2, "buckets": 2500, "tsum_bits": 48}"#),
     // RDA: four banks of 61 buckets, 32-bit sums: dense same-bucket bursts, frequent read-outs, wrapping sums.
     ("rda_small", "rda", r#"{"banks": 4, "buckets": 61, "tsum_bits": 32, "seed": 7}"#),
+    // Fridges: the default two fridges of 2^11 entries (p = 2^-9, 2^-4), as in the paper's §5 memory range.
+    ("fridge_default", "fridge", r#"{"entries": [2048, 2048], "entry_prob_log2": [-9.0, -4.0]}"#),
+    // Fridges: four tiny fridges of 2..16 entries, high p: constant overwrites, same-entry bursts,
+    // every fridge slot and routing by 3 and 4, saturating factors on the 2-entry fridge.
+    ("fridge_small", "fridge", r#"{"entries": [2, 16, 4, 8], "entry_prob_log2": [0.0, -1.0, -2.0, -0.5], "bin_shift": 2, "seed": 9}"#),
+    // Fridges: three fridges (routing by a non-power of two) of unequal sizes.
+    ("fridge_three", "fridge", r#"{"entries": [64, 256, 32], "entry_prob_log2": [-1.0, -3.0, 0.0], "bin_shift": 4, "seed": 3}"#),
 ];

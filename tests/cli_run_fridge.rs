@@ -71,7 +71,21 @@ fn capture_pairs_are_measured() {
         .collect();
     let pcap = dir.join("x.pcap");
     std::fs::write(&pcap, write_exchange_pcap(&items)).unwrap();
-    let v = json(&netmeas(&["run", "fridge", "--pcap", pcap.to_str().unwrap(), "--max-delay", "3ms", "--json"]));
+    // The default fridges are Verilated: the capture also runs through the RTL, compared bit for bit.
+    let v = json(&netmeas(&[
+        "run",
+        "fridge",
+        "--pcap",
+        pcap.to_str().unwrap(),
+        "--max-delay",
+        "3ms",
+        "--engine",
+        "both",
+        "--json",
+    ]));
+    assert_eq!(v["synopsis_match"], true);
+    assert!(v["timing"]["rtl"]["cycles"].as_u64().unwrap() >= 5000, "{}", v["timing"]);
+    assert!(v["timing"]["golden"]["packets_per_s"].as_f64().unwrap() > 0.0);
     assert_eq!(v["traffic"]["requests"], 3000);
     assert_eq!(v["traffic"]["pairs"], 2000);
     assert_eq!(v["traffic"]["unmatched_responses"], 0);
@@ -101,7 +115,8 @@ fn bad_input_is_refused_without_output() {
         (vec!["--requests", "0"], "requests 0"),
         (vec!["--pcap", junk.to_str().unwrap()], "not a pcap file"),
         (vec!["--pcap", "/nonexistent.pcap"], "cannot read"),
-        (vec!["--engine", "rtl"], "invalid value"),
+        (vec!["--engine", "verilog"], "invalid value"),
+        (vec!["--engine", "rtl", "--entries", "1024"], "no Verilated fridge"),
         (vec!["--bin-shift", "48"], "bin_shift"),
     ] {
         let mut a = vec!["run", "fridge", "--plot", plot.to_str().unwrap(), "--json"];

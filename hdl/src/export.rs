@@ -8,10 +8,12 @@
 
 use crate::common::counter_bank::CounterBank;
 use crate::common::h3::H3Unit;
+use crate::fridge::FridgeCore;
 use crate::lda::LdaCore;
 use crate::rda::RdaCore;
 use netmeas_sim::ConfigError;
 use netmeas_sim::counter_bank::CounterBankConfig;
+use netmeas_sim::fridge::{FridgeConfig, fridge_registers};
 use netmeas_sim::h3::H3Config;
 use netmeas_sim::lda::{LdaConfig, RegisterDesc, lda_registers};
 use netmeas_sim::rda::{RdaConfig, rda_registers};
@@ -20,7 +22,7 @@ use serde::Serialize;
 use std::path::{Path, PathBuf};
 
 /// A block and its config: what `netmeas export` builds.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum BlockConfig {
     /// The H3 hash unit.
     H3(H3Config),
@@ -30,6 +32,8 @@ pub enum BlockConfig {
     Lda(LdaConfig),
     /// The reconcilable difference aggregator core.
     Rda(RdaConfig),
+    /// The fridge core (unbiased request/response delays).
+    Fridge(FridgeConfig),
 }
 
 impl BlockConfig {
@@ -40,6 +44,7 @@ impl BlockConfig {
             BlockConfig::CounterBank(_) => "counter-bank",
             BlockConfig::Lda(_) => "lda",
             BlockConfig::Rda(_) => "rda",
+            BlockConfig::Fridge(_) => "fridge",
         }
     }
 
@@ -48,6 +53,7 @@ impl BlockConfig {
         match self {
             BlockConfig::Lda(c) => lda_registers(c),
             BlockConfig::Rda(c) => rda_registers(c),
+            BlockConfig::Fridge(c) => fridge_registers(c),
             _ => Vec::new(),
         }
     }
@@ -56,7 +62,7 @@ impl BlockConfig {
     pub fn csr_data_bits(&self) -> u32 {
         match self {
             BlockConfig::Lda(_) => 8,
-            BlockConfig::Rda(_) => 32,
+            BlockConfig::Rda(_) | BlockConfig::Fridge(_) => 32,
             _ => 0,
         }
     }
@@ -68,6 +74,7 @@ impl BlockConfig {
             BlockConfig::CounterBank(c) => c.validate(),
             BlockConfig::Lda(c) => c.validate(),
             BlockConfig::Rda(c) => c.validate(),
+            BlockConfig::Fridge(c) => c.validate(),
         }
     }
 
@@ -78,6 +85,7 @@ impl BlockConfig {
             BlockConfig::CounterBank(c) => c.top_name(),
             BlockConfig::Lda(c) => c.top_name(),
             BlockConfig::Rda(c) => c.top_name(),
+            BlockConfig::Fridge(c) => c.top_name(),
         }
     }
 
@@ -88,6 +96,7 @@ impl BlockConfig {
             BlockConfig::CounterBank(c) => serde_json::to_value(c),
             BlockConfig::Lda(c) => serde_json::to_value(c),
             BlockConfig::Rda(c) => serde_json::to_value(c),
+            BlockConfig::Fridge(c) => serde_json::to_value(c),
         }
         .expect("configs serialize")
     }
@@ -108,6 +117,11 @@ impl BlockConfig {
             BlockConfig::Rda(_) => {
                 "RDA core (Fu et al., ToN 2018, §III-A, §V-A): k banks of {ID xor, TS sum, count} buckets, \
                  non-linear bucket hash per bank, one packet per clock, intervals delimited by the synchronized clock"
+            }
+            BlockConfig::Fridge(_) => {
+                "Fridge core (Zheng et al., §3.2, §4.2, §6): N fridges in one entry memory, PRNG entry probability, \
+                 insertion counters, delay samples with x at one packet per clock, in-fabric correction into \
+                 ping-pong log2 histograms"
             }
         }
     }
@@ -208,6 +222,7 @@ pub fn export(cfg: &BlockConfig) -> Result<Exported, ConfigError> {
         BlockConfig::CounterBank(c) => export_counter_bank(c),
         BlockConfig::Lda(c) => export_lda(c),
         BlockConfig::Rda(c) => export_rda(c),
+        BlockConfig::Fridge(c) => export_fridge(c),
     };
     let top = cfg.top_name();
     let verilog = finish_verilog(cfg, &top, &verilog);
@@ -364,6 +379,29 @@ fn export_rda(c: &RdaConfig) -> (String, Vec<Port>) {
         (4, 48) => generate(RdaCore::<4, 48, 144>::new(c)),
         (4, 64) => generate(RdaCore::<4, 64, 160>::new(c)),
         other => unreachable!("RDA geometry {other:?} passed validation but has no instance"),
+    }
+}
+
+fn export_fridge(c: &FridgeConfig) -> (String, Vec<Port>) {
+    match c.addr_bits() {
+        1 => generate(FridgeCore::<1>::new(c)),
+        2 => generate(FridgeCore::<2>::new(c)),
+        3 => generate(FridgeCore::<3>::new(c)),
+        4 => generate(FridgeCore::<4>::new(c)),
+        5 => generate(FridgeCore::<5>::new(c)),
+        6 => generate(FridgeCore::<6>::new(c)),
+        7 => generate(FridgeCore::<7>::new(c)),
+        8 => generate(FridgeCore::<8>::new(c)),
+        9 => generate(FridgeCore::<9>::new(c)),
+        10 => generate(FridgeCore::<10>::new(c)),
+        11 => generate(FridgeCore::<11>::new(c)),
+        12 => generate(FridgeCore::<12>::new(c)),
+        13 => generate(FridgeCore::<13>::new(c)),
+        14 => generate(FridgeCore::<14>::new(c)),
+        15 => generate(FridgeCore::<15>::new(c)),
+        16 => generate(FridgeCore::<16>::new(c)),
+        17 => generate(FridgeCore::<17>::new(c)),
+        other => unreachable!("fridge entry-address width {other} passed validation but has no instance"),
     }
 }
 

@@ -7,6 +7,7 @@
 
 pub mod common;
 pub mod export;
+pub mod fridge;
 pub mod lda;
 pub mod rda;
 pub mod tools;

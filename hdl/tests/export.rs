@@ -180,3 +180,26 @@ fn every_rda_geometry_exports_and_a_spread_lints_clean() {
     }
     export_and_lint(BlockConfig::Rda(RdaConfig::default()));
 }
+
+#[test]
+fn every_fridge_address_width_exports_and_a_spread_lints_clean() {
+    use netmeas_sim::fridge::FridgeConfig;
+    // Σ M_k from 2^1 to 2^17 entries: every entry-address width.
+    for a in 1..=17u32 {
+        let entries = if a == 17 { vec![1 << 16, 1 << 16] } else { vec![1usize << a] };
+        let n = entries.len();
+        let cfg = FridgeConfig { entries, entry_prob_log2: vec![-2.0; n], ..Default::default() };
+        let e = export(&BlockConfig::Fridge(cfg.clone())).unwrap();
+        let width = |n: &str| e.ports.iter().find(|p| p.name == n).unwrap().bits;
+        assert_eq!((width("s_id"), width("s_ts"), width("m_smp_delay"), width("m_ro_wsum")), (32, 48, 48, 64));
+        assert_eq!(e.ports.iter().filter(|p| p.dir == Dir::Out).count(), 16);
+    }
+    export_and_lint(BlockConfig::Fridge(FridgeConfig::default()));
+    for (entries, p) in [
+        (vec![2, 4, 8, 16], vec![0.0, -1.0, -2.0, -3.0]),
+        (vec![4096, 1024, 2048], vec![-9.0, -6.0, -3.0]),
+        (vec![1 << 15], vec![-10.0]),
+    ] {
+        export_and_lint(BlockConfig::Fridge(FridgeConfig { entries, entry_prob_log2: p, ..Default::default() }));
+    }
+}

@@ -152,6 +152,9 @@ enum FieldOp {
     Add,
     /// Bitwise exclusive or (RDA's ID field).
     Xor,
+    /// A fridge entry {stamp, ts, ID, spare, valid}: a request operand overwrites, a
+    /// response operand (bit 1) clears the entry if it holds its ID.
+    Entry,
 }
 
 /// The reference: a bare registered block-RAM read-modify-write loop with the
@@ -181,6 +184,10 @@ pub fn reference_design(cfg: &BlockConfig) -> Option<(String, Vec<Port>)> {
                 (netmeas_sim::rda::RDA_ID_BITS as usize, FieldOp::Xor),
             ],
         ),
+        // The fridges' shared entry memory with the entry arithmetic (overwrite, or clear on a match).
+        BlockConfig::Fridge(f) => {
+            (f.total_entries(), f.addr_bits(), vec![(netmeas_sim::fridge::FRIDGE_ENTRY_BITS, FieldOp::Entry)])
+        }
         BlockConfig::H3(_) => return None,
     };
     let w: usize = fields.iter().map(|f| f.0).sum();
@@ -189,11 +196,16 @@ pub fn reference_design(cfg: &BlockConfig) -> Option<(String, Vec<Port>)> {
     let mut lo = 0;
     for &(bits, op) in &fields {
         let hi = lo + bits - 1;
-        let sym = match op {
-            FieldOp::Add => "+",
-            FieldOp::Xor => "^",
-        };
-        parts.push(format!("d2[{hi}:{lo}] {sym} op2[{hi}:{lo}]"));
+        parts.push(match op {
+            FieldOp::Add => format!("d2[{hi}:{lo}] + op2[{hi}:{lo}]"),
+            FieldOp::Xor => format!("d2[{hi}:{lo}] ^ op2[{hi}:{lo}]"),
+            FieldOp::Entry => format!(
+                "op2[{l1}] ? ((d2[{lo}] && d2[{l33}:{l2}] == op2[{l33}:{l2}]) ? {bits}'d0 : d2[{hi}:{lo}]) : op2[{hi}:{lo}]",
+                l1 = lo + 1,
+                l2 = lo + 2,
+                l33 = lo + 33
+            ),
+        });
         lo += bits;
     }
     parts.reverse();

@@ -16,6 +16,7 @@ use netmeas_sim::rda::{
     RdaOutputs,
 };
 
+pub mod fridge;
 pub mod lda_stream;
 pub mod rda_stream;
 
@@ -213,7 +214,7 @@ impl Default for CbStimulus {
 /// Whether 16-bit lane `k` of the random word `w` hits probability `p`
 /// (parts per 65536; 65536 always hits).
 #[inline]
-fn lane(w: u64, k: u32, p: u32) -> bool {
+pub(crate) fn lane(w: u64, k: u32, p: u32) -> bool {
     ((w >> (16 * k)) & 0xFFFF) < p as u64
 }
 
@@ -293,7 +294,7 @@ pub struct CbStats {
 }
 
 #[inline]
-fn differ<T: std::fmt::Debug + PartialEq>(
+pub(crate) fn differ<T: std::fmt::Debug + PartialEq>(
     model: &'static str,
     cycle: u64,
     field: &'static str,

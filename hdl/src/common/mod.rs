@@ -4,3 +4,4 @@ pub mod block_ram;
 pub mod counter_bank;
 pub mod h3;
 pub mod rmw_bank;
+pub mod unused;

@@ -190,6 +190,18 @@ pub struct RmwBank<const W: usize, const A: usize> {
 impl<const W: usize, const A: usize> RmwBank<W, A> {
     /// A bank whose copies hold `rows` rows (1..=2^A).
     pub fn new(rows: usize) -> Self {
+        Self::with_copies(rows, rows)
+    }
+
+    /// A bank of one copy of `rows` rows for state that has no epochs (the
+    /// fridges' entries): `flip` must stay low, so copy 0 stays live and the
+    /// read-out never starts; the second copy shrinks to one unused word that
+    /// synthesis removes with the read-out logic.
+    pub fn single(rows: usize) -> Self {
+        Self::with_copies(rows, 1)
+    }
+
+    fn with_copies(rows: usize, rows1: usize) -> Self {
         assert!(rows >= 1 && rows <= 1 << A, "rows must be in 1..=2^A");
         Self {
             clock: Default::default(),
@@ -213,7 +225,7 @@ impl<const W: usize, const A: usize> RmwBank<W, A> {
             ovf_sticky: Default::default(),
             ovf_clear: Default::default(),
             ram0: BlockRam::with_depth(rows),
-            ram1: BlockRam::with_depth(rows),
+            ram1: BlockRam::with_depth(rows1),
             q0: Default::default(),
             q1: Default::default(),
             last_row: Constant::new(((rows - 1) as u64).into()),

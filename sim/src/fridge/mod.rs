@@ -5,6 +5,7 @@
 
 pub mod baseline;
 pub mod config;
+pub mod cycle;
 pub mod estimate;
 pub mod factor;
 pub mod model;
@@ -13,6 +14,7 @@ pub mod traffic;
 
 pub use baseline::SimpleMonitor;
 pub use config::*;
+pub use cycle::{FridgeCycle, FridgeInputs, FridgeOutputs};
 pub use estimate::{
     Cdf, WeightedSample, combine, correct, histogram_cdf, log2_error, max_horizontal_gap, tune_prob_log2,
 };

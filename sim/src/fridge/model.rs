@@ -4,6 +4,7 @@
 
 use super::config::*;
 use super::factor::{CM_BITS, CorrectionRegs, PINV_BITS, weight_q8, weight_sq};
+use crate::counter_bank::{Record, Word};
 use serde::{Deserialize, Serialize};
 
 /// One packet at the core's input (Definition 2.1: ID, timestamp, type).
@@ -18,7 +19,7 @@ pub struct FridgePacket {
 }
 
 /// A delay sample: a response found its request (§6.1).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FridgeSample {
     /// Fridge k that held the request.
     pub fridge: u8,
@@ -41,13 +42,40 @@ pub struct HistBin {
 }
 
 impl HistBin {
+    /// The histogram update of one sample of quantized factor `q`: {1, factor, factor²}.
+    #[inline]
+    pub fn sample(q: u32) -> Self {
+        Self { count: 1, wsum: weight_q8(q), w2sum: weight_sq(q) }
+    }
+
     /// Adds one sample of quantized factor `q`; true if a field wrapped.
     pub fn add(&mut self, q: u32) -> bool {
-        let (c, o1) = self.count.overflowing_add(1);
-        let (w, o2) = self.wsum.overflowing_add(weight_q8(q));
-        let (w2, o3) = self.w2sum.overflowing_add(weight_sq(q));
+        self.apply(&Self::sample(q), &())
+    }
+}
+
+/// The histogram bank's record (§6.2), packed as `{w2sum, wsum, count}`:
+/// count in bits [31:0], Σ factor in [95:32], Σ factor² in [159:96].
+impl Record for HistBin {
+    type Layout = ();
+
+    #[inline]
+    fn apply(&mut self, op: &Self, _: &()) -> bool {
+        let (c, o1) = self.count.overflowing_add(op.count);
+        let (w, o2) = self.wsum.overflowing_add(op.wsum);
+        let (w2, o3) = self.w2sum.overflowing_add(op.w2sum);
         *self = Self { count: c, wsum: w, w2sum: w2 };
         o1 | o2 | o3
+    }
+
+    fn pack(&self, _: &()) -> Word {
+        let mut w = [0u32; 8];
+        w[0] = self.count;
+        w[1] = self.wsum as u32;
+        w[2] = (self.wsum >> 32) as u32;
+        w[3] = self.w2sum as u32;
+        w[4] = (self.w2sum >> 32) as u32;
+        w
     }
 }
 
