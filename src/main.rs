@@ -327,6 +327,15 @@ fn bench_rda_decode() -> (usize, f64) {
     (d, times[10])
 }
 
+/// Co-simulated cycles per second of the default fridge core against its per-clock model.
+fn bench_fridge_cosim(cycles: u64) -> Result<f64, String> {
+    use netmeas_testbench::fridge::{FridgeStimulus, cosim_fridge};
+    let t = Instant::now();
+    let st = cosim_fridge::<netmeas_testbench::models::FridgeDefault>(FridgeStimulus::default(), 1, cycles)
+        .map_err(|m| m.to_string())?;
+    Ok(st.cycles as f64 / t.elapsed().as_secs_f64())
+}
+
 /// Co-simulated cycles per second of the default bank, and golden updates per second.
 fn bench(cycles: u64) -> Result<(f64, f64), String> {
     let t = Instant::now();
@@ -444,6 +453,10 @@ fn main() -> ExitCode {
                 "golden fridge core (2 x 2048, §5 trace, one thread):     {:.3e} packets/s",
                 bench_fridge_golden()
             );
+            match bench_fridge_cosim(cycles) {
+                Ok(r) => println!("co-simulation (fridge 2 x 2048, checked every cycle):     {r:.3e} cycles/s"),
+                Err(e) => println!("co-simulation (fridge 2 x 2048): {e}"),
+            }
             let (d, ms) = bench_rda_decode();
             println!("RDA host decode + repair + estimates, d = {d}, 2 x 2500:  {ms:.3} ms (median of 21)");
         }),

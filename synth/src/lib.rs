@@ -153,7 +153,7 @@ enum FieldOp {
     /// Bitwise exclusive or (RDA's ID field).
     Xor,
     /// A fridge entry {stamp, ts, ID, spare, valid}: a request operand overwrites, a
-    /// response operand (bit 1) clears the entry if it holds its ID.
+    /// response operand (bit 1) clears the valid bit if the entry holds its ID.
     Entry,
 }
 
@@ -200,7 +200,7 @@ pub fn reference_design(cfg: &BlockConfig) -> Option<(String, Vec<Port>)> {
             FieldOp::Add => format!("d2[{hi}:{lo}] + op2[{hi}:{lo}]"),
             FieldOp::Xor => format!("d2[{hi}:{lo}] ^ op2[{hi}:{lo}]"),
             FieldOp::Entry => format!(
-                "op2[{l1}] ? ((d2[{lo}] && d2[{l33}:{l2}] == op2[{l33}:{l2}]) ? {bits}'d0 : d2[{hi}:{lo}]) : op2[{hi}:{lo}]",
+                "op2[{l1}] ? {{d2[{hi}:{l1}], d2[{lo}] & (d2[{l33}:{l2}] != op2[{l33}:{l2}])}} : op2[{hi}:{lo}]",
                 l1 = lo + 1,
                 l2 = lo + 2,
                 l33 = lo + 33

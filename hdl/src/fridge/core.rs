@@ -8,7 +8,7 @@
 //! xorshift32 PRNG compared with `THRESH_k`, §6.1) and its own insertion
 //! counter, which counts the requests routed to it (what (1 − p/M)^x of
 //! eq. 3.1 assumes). A stored request overwrites its entry; a response that
-//! finds its ID clears the entry and yields {fridge, delay, x}.
+//! finds its ID invalidates the entry and yields {fridge, delay, x}.
 //!
 //! Pipeline (a packet accepted at cycle t):
 //! - **p1** (t+1) packet registered; the index hash of its ID (combinational).
@@ -18,8 +18,11 @@
 //!   and all responses go to the entry bank.
 //! - **e1..e3** (t+4..t+6) the entry bank's read-modify-write (one copy of
 //!   [`RmwBank`]: a response right after its request is forwarded); in e3 the
-//!   record arithmetic decides the hit and forms the sample.
-//! - **smp** (t+7) the sample on `m_smp_*` (a one-entry output register; a
+//!   record arithmetic decides the hit; the hit and both records' timestamps
+//!   and stamps are registered (the compare feeds the entry write-back, so the
+//!   sample's subtractions and the output enable wait one clock).
+//! - **m** (t+7) delay = response ts − request ts, x = counter − stamp.
+//! - **smp** (t+8) the sample on `m_smp_*` (a one-entry output register; a
 //!   sample that finds it full is dropped and counted in `smp_dropped`) and,
 //!   never dropped, in the histogram pipeline ([`FridgeHistogram`], six more
 //!   stages).
@@ -146,7 +149,7 @@ pub struct FridgeCore<const A: usize> {
     ctr_lsb: Constant<Bits<7>>,
     bit0: Constant<Bits<ENTRY_W>>,
     bit1: Constant<Bits<ENTRY_W>>,
-    zero_w: Constant<Bits<ENTRY_W>>,
+    not_valid: Constant<Bits<ENTRY_W>>,
     zero32: Constant<Bits<32>>,
     one32: Constant<Bits<32>>,
     ones32: Constant<Bits<32>>,
@@ -184,6 +187,13 @@ pub struct FridgeCore<const A: usize> {
     e3_valid: DFF<Bit>,
     e3_k: DFF<Bits<2>>,
     e3_flip: DFF<Bit>,
+    m_valid: DFF<Bit>,
+    m_k: DFF<Bits<2>>,
+    m_op_ts: DFF<Bits<48>>,
+    m_old_ts: DFF<Bits<48>>,
+    m_op_ctr: DFF<Bits<32>>,
+    m_old_stamp: DFF<Bits<32>>,
+    m_flip: DFF<Bit>,
     o_valid: DFF<Bit>,
     o_k: DFF<Bits<2>>,
     o_delay: DFF<Bits<48>>,
@@ -203,6 +213,8 @@ pub struct FridgeCore<const A: usize> {
     old: Signal<Local, Bits<ENTRY_W>>,
     upd: Signal<Local, Bits<ENTRY_W>>,
     hit: Signal<Local, Bit>,
+    delay: Signal<Local, Bits<48>>,
+    x: Signal<Local, Bits<32>>,
     pop: Signal<Local, Bit>,
     flip_ok: Signal<Local, Bit>,
     take_flip: Signal<Local, Bit>,
@@ -280,7 +292,7 @@ impl<const A: usize> FridgeCore<A> {
             ctr_lsb: Constant::new(82u64.into()),
             bit0: Constant::new(1u64.into()),
             bit1: Constant::new(2u64.into()),
-            zero_w: Constant::new(0u64.into()),
+            not_valid: Constant::new(crate::bits_from_u128::<ENTRY_W>((1u128 << ENTRY_W) - 2)),
             zero32: Constant::new(0u64.into()),
             one32: Constant::new(1u64.into()),
             ones32: Constant::new(0xFFFF_FFFFu64.into()),
@@ -316,6 +328,13 @@ impl<const A: usize> FridgeCore<A> {
             e3_valid: Default::default(),
             e3_k: Default::default(),
             e3_flip: Default::default(),
+            m_valid: Default::default(),
+            m_k: Default::default(),
+            m_op_ts: Default::default(),
+            m_old_ts: Default::default(),
+            m_op_ctr: Default::default(),
+            m_old_stamp: Default::default(),
+            m_flip: Default::default(),
             o_valid: Default::default(),
             o_k: Default::default(),
             o_delay: Default::default(),
@@ -334,6 +353,8 @@ impl<const A: usize> FridgeCore<A> {
             old: Default::default(),
             upd: Default::default(),
             hit: Default::default(),
+            delay: Default::default(),
+            x: Default::default(),
             pop: Default::default(),
             flip_ok: Default::default(),
             take_flip: Default::default(),
@@ -345,9 +366,48 @@ impl<const A: usize> Logic for FridgeCore<A> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, pending, dropped, p1_valid, p1_id, p1_resp, p1_ts, p1_flip, p2_valid, p2_id, p2_resp, p2_ts,
-            p2_h, p2_flip, p3_valid, p3_k, p3_row, p3_id, p3_resp, p3_ts, p3_flip, e1_valid, e1_k, e1_flip, e2_valid,
-            e2_k, e2_flip, e3_valid, e3_k, e3_flip, o_valid, o_k, o_delay, o_x
+            self,
+            clock,
+            pending,
+            dropped,
+            p1_valid,
+            p1_id,
+            p1_resp,
+            p1_ts,
+            p1_flip,
+            p2_valid,
+            p2_id,
+            p2_resp,
+            p2_ts,
+            p2_h,
+            p2_flip,
+            p3_valid,
+            p3_k,
+            p3_row,
+            p3_id,
+            p3_resp,
+            p3_ts,
+            p3_flip,
+            e1_valid,
+            e1_k,
+            e1_flip,
+            e2_valid,
+            e2_k,
+            e2_flip,
+            e3_valid,
+            e3_k,
+            e3_flip,
+            m_valid,
+            m_k,
+            m_op_ts,
+            m_old_ts,
+            m_op_ctr,
+            m_old_stamp,
+            m_flip,
+            o_valid,
+            o_k,
+            o_delay,
+            o_x
         );
         for j in 0..SLOTS {
             self.thresh_x[j].clock.next = self.clock.val();
@@ -407,7 +467,8 @@ impl<const A: usize> Logic for FridgeCore<A> {
             & !self.p3_flip.q.val()
             & !self.e1_flip.q.val()
             & !self.e2_flip.q.val()
-            & !self.e3_flip.q.val();
+            & !self.e3_flip.q.val()
+            & !self.m_flip.q.val();
         self.take_flip.next = self.pending.q.val() & self.flip_ok.val();
         self.p1_valid.d.next = self.s_valid.val() & self.s_ready.val();
         self.p1_id.d.next = self.s_id.val();
@@ -493,7 +554,9 @@ impl<const A: usize> Logic for FridgeCore<A> {
         self.e3_k.d.next = self.e2_k.q.val();
         self.e3_flip.d.next = self.e2_flip.q.val();
 
-        // ---- e3: entry arithmetic: a request overwrites; a response clears its own ID ----
+        // ---- e3: entry arithmetic: a request overwrites; a response invalidates its own ID ----
+        // Only the valid bit depends on the ID compare (fanout 1 in the RMW loop); the
+        // rest of a matched entry stays, unobservable behind the cleared valid bit.
         self.old.next = self.entries.alu_old.val();
         self.hit.next = self.e3_valid.q.val()
             & self.entries.alu_op.val().get_bit(1)
@@ -502,30 +565,39 @@ impl<const A: usize> Logic for FridgeCore<A> {
         self.upd.next = self.entries.alu_op.val();
         if self.entries.alu_op.val().get_bit(1) {
             self.upd.next = self.old.val();
-            if self.old.val().get_bit(0)
-                & (self.old.val().get_bits::<32>(2) == self.entries.alu_op.val().get_bits::<32>(2))
-            {
-                self.upd.next = self.zero_w.val();
+            if self.old.val().get_bits::<32>(2) == self.entries.alu_op.val().get_bits::<32>(2) {
+                self.upd.next = self.old.val() & self.not_valid.val();
             }
         }
         self.entries.alu_new.next = self.upd.val();
-        self.hist.s_valid.next = self.hit.val();
-        self.hist.s_fridge.next = self.e3_k.q.val();
-        self.hist.s_delay.next = self.entries.alu_op.val().get_bits::<48>(34) - self.old.val().get_bits::<48>(34);
-        self.hist.s_x.next = self.entries.alu_op.val().get_bits::<32>(82) - self.old.val().get_bits::<32>(82);
-        self.hist.s_flip.next = self.e3_flip.q.val();
+        self.m_valid.d.next = self.hit.val();
+        self.m_k.d.next = self.e3_k.q.val();
+        self.m_op_ts.d.next = self.entries.alu_op.val().get_bits::<48>(34);
+        self.m_old_ts.d.next = self.old.val().get_bits::<48>(34);
+        self.m_op_ctr.d.next = self.entries.alu_op.val().get_bits::<32>(82);
+        self.m_old_stamp.d.next = self.old.val().get_bits::<32>(82);
+        self.m_flip.d.next = self.e3_flip.q.val();
+
+        // ---- m: the sample, to the histogram pipeline and the output register ----
+        self.delay.next = self.m_op_ts.q.val() - self.m_old_ts.q.val();
+        self.x.next = self.m_op_ctr.q.val() - self.m_old_stamp.q.val();
+        self.hist.s_valid.next = self.m_valid.q.val();
+        self.hist.s_fridge.next = self.m_k.q.val();
+        self.hist.s_delay.next = self.delay.val();
+        self.hist.s_x.next = self.x.val();
+        self.hist.s_flip.next = self.m_flip.q.val();
 
         // ---- smp: one-entry output register; a sample that finds it full is counted ----
         self.pop.next = self.o_valid.q.val() & self.m_smp_ready.val();
         if self.pop.val() {
             self.o_valid.d.next = false;
         }
-        if self.hit.val() {
+        if self.m_valid.q.val() {
             if !self.o_valid.q.val() | self.pop.val() {
                 self.o_valid.d.next = true;
-                self.o_k.d.next = self.e3_k.q.val();
-                self.o_delay.d.next = self.entries.alu_op.val().get_bits::<48>(34) - self.old.val().get_bits::<48>(34);
-                self.o_x.d.next = self.entries.alu_op.val().get_bits::<32>(82) - self.old.val().get_bits::<32>(82);
+                self.o_k.d.next = self.m_k.q.val();
+                self.o_delay.d.next = self.delay.val();
+                self.o_x.d.next = self.x.val();
             } else if self.dropped.q.val() != self.ones32.val() {
                 self.dropped.d.next = self.dropped.q.val() + self.one32.val();
             }
@@ -564,6 +636,8 @@ impl<const A: usize> Logic for FridgeCore<A> {
             self.e2_flip.d.next = false;
             self.e3_valid.d.next = false;
             self.e3_flip.d.next = false;
+            self.m_valid.d.next = false;
+            self.m_flip.d.next = false;
             self.o_valid.d.next = false;
         }
     }

@@ -18,7 +18,8 @@
 //!   the delay.
 //! - **h2** (t+2) x·cm summed (50 bits); bin from the leading one.
 //! - **h3** (t+3) x·c = (x·cm) >> sh.
-//! - **h4** (t+4) log2 factor + 2^-4 rounded to 1/8 octave, saturated at 2^32.
+//! - **h4** (t+4) log2 factor rounded to 1/8 octave (the half step was added to
+//!   `CORR_PINV` in h1), saturated at 2^32.
 //! - **h5** (t+5) factor (Q.8) and factor² from the mantissa table and shifts.
 //! - **h6** (t+6) the bank adds {1, factor, factor²} to row 32k + bin.
 //!
@@ -114,14 +115,15 @@ pub struct FridgeHistogram {
     max_shift: Constant<Bits<6>>,
     last_bin: Constant<Bits<6>>,
     one6: Constant<Bits<6>>,
-    half_step: Constant<Bits<51>>,
-    max_q: Constant<Bits<38>>,
+    half_step: Constant<Bits<23>>,
+    zero30: Constant<Bits<30>>,
     bin_lsb: Constant<Bits<3>>,
     sh7: Constant<Bits<3>>,
     sh15: Constant<Bits<4>>,
     sh13: Constant<Bits<4>>,
     sh16: Constant<Bits<5>>,
     one: Constant<Bits<1>>,
+    ones8: Constant<Bits<8>>,
     count_lsb: Constant<Bits<6>>,
     w2_lsb: Constant<Bits<7>>,
     ones32: Constant<Bits<32>>,
@@ -150,7 +152,7 @@ pub struct FridgeHistogram {
     h2_mll: DFF<Bits<32>>,
     h2_mhl: DFF<Bits<32>>,
     h2_xch: DFF<Bits<34>>,
-    h2_pinv: DFF<Bits<22>>,
+    h2_pinv: DFF<Bits<23>>,
     h2_sh: DFF<Bits<6>>,
     h2_lead: DFF<Bits<6>>,
     h2_nz: DFF<Bit>,
@@ -159,13 +161,13 @@ pub struct FridgeHistogram {
     h3_valid: DFF<Bit>,
     h3_row: DFF<Bits<7>>,
     h3_prod: DFF<Bits<50>>,
-    h3_pinv: DFF<Bits<22>>,
+    h3_pinv: DFF<Bits<23>>,
     h3_sh: DFF<Bits<6>>,
     h3_flip: DFF<Bit>,
     h4_valid: DFF<Bit>,
     h4_row: DFF<Bits<7>>,
     h4_lx: DFF<Bits<50>>,
-    h4_pinv: DFF<Bits<22>>,
+    h4_pinv: DFF<Bits<23>>,
     h4_flip: DFF<Bit>,
     h5_valid: DFF<Bit>,
     h5_row: DFF<Bits<7>>,
@@ -246,13 +248,14 @@ impl FridgeHistogram {
             last_bin: Constant::new(31u64.into()),
             one6: Constant::new(1u64.into()),
             half_step: Constant::new((1u64 << 12).into()),
-            max_q: Constant::new(255u64.into()),
+            zero30: Constant::new(0u64.into()),
             bin_lsb: Constant::new(5u64.into()),
             sh7: Constant::new(7u64.into()),
             sh15: Constant::new(15u64.into()),
             sh13: Constant::new(13u64.into()),
             sh16: Constant::new(16u64.into()),
             one: Constant::new(1u64.into()),
+            ones8: Constant::new(255u64.into()),
             count_lsb: Constant::new(32u64.into()),
             w2_lsb: Constant::new(96u64.into()),
             ones32: Constant::new(0xFFFF_FFFFu64.into()),
@@ -445,7 +448,8 @@ impl Logic for FridgeHistogram {
         self.h2_lead.d.next = self.lead.val();
         self.h2_nz.d.next = self.h1_delay.q.val() != self.zero48.val();
         self.h2_bshift.d.next = self.rst_bin_shift.val() ^ self.bin_shift_x.q.val();
-        self.h2_pinv.d.next = self.sel_pinv.val();
+        // log2(1/p) plus half a step: the rounding of h4 costs no second add there.
+        self.h2_pinv.d.next = bit_cast::<23, 22>(self.sel_pinv.val()) + self.half_step.val();
         self.h2_sh.d.next = self.sel_sh.val();
         self.h2_valid.d.next = self.h1_valid.q.val();
         self.h2_k.d.next = self.h1_k.q.val();
@@ -480,12 +484,13 @@ impl Logic for FridgeHistogram {
         self.h4_flip.d.next = self.h3_flip.q.val();
 
         // ---- h4: log2 factor rounded to 1/8 octave, saturated at 2^32 ----
-        self.l.next = bit_cast::<51, 22>(self.h4_pinv.q.val()) + bit_cast::<51, 50>(self.h4_lx.q.val());
-        self.qr.next = bit_cast::<38, 51>((self.l.val() + self.half_step.val()) >> self.sh13.val());
-        self.h5_sat.d.next = self.max_q.val() < self.qr.val();
+        // q = l >> 13 saturates at 255: any bit of q above its low 8 set (no comparator).
+        self.l.next = bit_cast::<51, 23>(self.h4_pinv.q.val()) + bit_cast::<51, 50>(self.h4_lx.q.val());
+        self.qr.next = bit_cast::<38, 51>(self.l.val() >> self.sh13.val());
+        self.h5_sat.d.next = self.qr.val().get_bits::<30>(8) != self.zero30.val();
         self.h5_q.d.next = self.qr.val().get_bits::<8>(0);
-        if self.max_q.val() < self.qr.val() {
-            self.h5_q.d.next = self.max_q.val().get_bits::<8>(0);
+        if self.qr.val().get_bits::<30>(8) != self.zero30.val() {
+            self.h5_q.d.next = self.ones8.val();
         }
         self.h5_row.d.next = self.h4_row.q.val();
         self.h5_valid.d.next = self.h4_valid.q.val();

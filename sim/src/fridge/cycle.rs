@@ -13,12 +13,13 @@
 //!   read-modify-write takes stored requests and every response.
 //! - `e1..e3` (t+4..t+6): the entry bank (one copy of [`RmwBank`] semantics:
 //!   back-to-back packets to one entry are forwarded). In `e3` a response that
-//!   finds its ID clears the entry and yields {k, delay, x}.
-//! - `smp` (t+7): the sample on the output stream (a one-entry register; a
+//!   finds its ID clears the entry; the hit and both records are registered.
+//! - `m` (t+7): the sample {k, delay, x} is formed from those registers.
+//! - `smp` (t+8): the sample on the output stream (a one-entry register; a
 //!   sample that finds it full is dropped and counted) and, never dropped, in
 //!   the histogram pipeline `h1`, which reads fridge k's correction registers
 //!   and `BIN_SHIFT`.
-//! - `h2..h6` (t+8..t+12): multiply, round to 1/8 octave, factor and factor²;
+//! - `h2..h6` (t+9..t+13): multiply, round to 1/8 octave, factor and factor²;
 //!   the histogram bank adds {1, factor, factor²} to row 32k + bin.
 //!
 //! A `FLIP` write sets a pending flag; once no flip travels the pipeline and
@@ -151,6 +152,7 @@ pub struct FridgeCycle {
     p2: Slot<Packet>,
     p3: Slot<Packet>,
     e: [Slot<EntryOp>; 3],
+    m: Slot<FridgeSample>,
     smp_out: Option<FridgeSample>,
     smp_dropped: u32,
     h1: Slot<FridgeSample>,
@@ -177,6 +179,7 @@ impl FridgeCycle {
             p2: Slot::default(),
             p3: Slot::default(),
             e: [Slot::default(); 3],
+            m: Slot::default(),
             smp_out: None,
             smp_dropped: 0,
             h1: Slot::default(),
@@ -197,6 +200,7 @@ impl FridgeCycle {
             || self.p2.flip
             || self.p3.flip
             || self.e.iter().any(|s| s.flip)
+            || self.m.flip
             || self.h1.flip
             || self.h.iter().any(|s| s.flip)
     }
@@ -264,7 +268,7 @@ impl FridgeCycle {
         if pop {
             self.smp_out = None;
         }
-        if let Some(s) = sample {
+        if let Some(s) = self.m.item {
             if self.smp_out.is_none() {
                 self.smp_out = Some(s);
             } else {
@@ -278,7 +282,8 @@ impl FridgeCycle {
         }
         self.h.copy_within(..HIST_DEPTH - 1, 1);
         self.h[0] = Slot { item: self.h1.item.map(|s| self.quantize(&s)), flip: self.h1.flip };
-        self.h1 = Slot { item: sample, flip: self.e[2].flip };
+        self.h1 = self.m;
+        self.m = Slot { item: sample, flip: self.e[2].flip };
 
         // p3: PRNG and insertion counter of fridge k; the entry bank takes the update.
         self.e.copy_within(..2, 1);
@@ -460,7 +465,7 @@ mod tests {
         let req = FridgeInputs { valid: true, id: 9, ts: 100, ..idle };
         let resp = FridgeInputs { valid: true, id: 9, response: true, ts: 103, ..idle };
         assert!(m.step(&req).ready && m.step(&resp).ready);
-        // The response was accepted at t: its sample is presented at t+7, the sixth idle cycle.
+        // The response was accepted at t: its sample is presented at t+8, the seventh idle cycle.
         let mut seen = Vec::new();
         for c in 0..12 {
             let o = m.step(&idle);
@@ -468,7 +473,7 @@ mod tests {
                 seen.push((c, o.smp));
             }
         }
-        assert_eq!(seen, vec![(6, FridgeSample { fridge: 0, delay: 3, x: 0 })]);
+        assert_eq!(seen, vec![(7, FridgeSample { fridge: 0, delay: 3, x: 0 })]);
     }
 
     #[test]
