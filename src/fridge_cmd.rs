@@ -5,7 +5,7 @@
 //! simple algorithm as a baseline on the same stream and memory, and the §5
 //! error metrics against the ground truth.
 
-use crate::lda_cmd::{Engine, write_atomic};
+use crate::lda_cmd::{Engine, run_engines, write_atomic};
 use clap::Args;
 use netmeas_sim::error::load_config;
 use netmeas_sim::fridge::{
@@ -15,7 +15,6 @@ use netmeas_sim::fridge::{
 use netmeas_testbench::fridge::{check_rtl_config, rtl_fridge_run};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 /// Flags of `netmeas run fridge`.
 #[derive(Args, Clone, Debug)]
@@ -266,68 +265,42 @@ pub fn cdf_svg(curves: &[(&str, &str, bool, &Cdf)]) -> String {
     s + "</svg>\n"
 }
 
-/// Runs `trace` on `engine`: the golden model, the Verilated core, or both with
-/// their samples and histograms compared. Returns the run (the RTL's when it
-/// ran), whether they matched (both only) and the timings.
-pub fn run_engines(
+/// Runs `trace` on `engine` (see [`run_engines`]): the golden model, the
+/// Verilated core, or both with their samples, histograms and counters compared.
+pub fn run_fridge(
     cfg: &FridgeConfig,
     trace: &FridgeTrace,
     engine: Engine,
 ) -> Result<(FridgeRun, Option<bool>, Value), String> {
-    let packets = trace.packets.len() as f64;
-    let mut timing = serde_json::Map::new();
-    let golden = (engine != Engine::Rtl).then(|| {
-        let t = Instant::now();
-        let run = run_golden(cfg, &trace.packets);
-        let s = t.elapsed().as_secs_f64();
-        timing.insert("golden".into(), json!({ "seconds": s, "packets_per_s": packets / s }));
-        run
-    });
-    let rtl = if engine != Engine::Golden {
-        let t = Instant::now();
-        let (run, cycles) = rtl_fridge_run(cfg, &trace.packets)?;
-        let s = t.elapsed().as_secs_f64();
-        timing.insert("rtl".into(), json!({ "seconds": s, "packets_per_s": packets / s, "cycles": cycles }));
-        Some(run)
-    } else {
-        None
-    };
-    let matched = match (&golden, &rtl) {
-        (Some(g), Some(r)) => {
-            if let Some(i) = (0..g.samples.len().max(r.samples.len())).find(|&i| g.samples.get(i) != r.samples.get(i)) {
-                return Err(format!(
-                    "golden and RTL differ at sample {i}: golden {:?}, RTL {:?}",
-                    g.samples.get(i),
-                    r.samples.get(i)
-                ));
-            }
-            if let Some(b) = (0..g.histograms.len()).find(|&b| g.histograms[b] != r.histograms[b]) {
-                return Err(format!(
-                    "golden and RTL histograms differ at fridge {} bin {}: golden {:?}, RTL {:?}",
-                    b / 32,
-                    b % 32,
-                    g.histograms[b],
-                    r.histograms[b]
-                ));
-            }
-            if (g.saturated, g.hist_overflow) != (r.saturated, r.hist_overflow) {
-                return Err(format!(
-                    "golden and RTL counters differ: saturated {} vs {}, overflow {} vs {}",
-                    g.saturated, r.saturated, g.hist_overflow, r.hist_overflow
-                ));
-            }
-            Some(true)
-        }
-        _ => None,
-    };
-    // The insertion counters are not read out of the RTL: take them from the golden run.
-    let run = match (rtl, golden) {
-        (Some(r), Some(g)) => FridgeRun { insertions: g.insertions, ..r },
-        (Some(r), None) => r,
-        (None, Some(g)) => g,
-        (None, None) => unreachable!("an engine ran"),
-    };
-    Ok((run, matched, Value::Object(timing)))
+    run_engines(
+        engine,
+        trace.packets.len() as f64,
+        || run_golden(cfg, &trace.packets),
+        || rtl_fridge_run(cfg, &trace.packets).map(|(r, cycles)| (r, json!({ "cycles": cycles }))),
+        first_difference,
+    )
+}
+
+/// Where the golden run `g` and the RTL run `r` first differ, if they do.
+fn first_difference(g: &FridgeRun, r: &FridgeRun) -> Option<String> {
+    if let Some(i) = (0..g.samples.len().max(r.samples.len())).find(|&i| g.samples.get(i) != r.samples.get(i)) {
+        return Some(format!("sample {i}: golden {:?}, RTL {:?}", g.samples.get(i), r.samples.get(i)));
+    }
+    if let Some(b) = (0..g.histograms.len()).find(|&b| g.histograms[b] != r.histograms[b]) {
+        return Some(format!(
+            "fridge {} bin {}: golden {:?}, RTL {:?}",
+            b / 32,
+            b % 32,
+            g.histograms[b],
+            r.histograms[b]
+        ));
+    }
+    (g != r).then(|| {
+        format!(
+            "counters: saturated {} vs {}, overflow {} vs {}, insertions {:?} vs {:?}",
+            g.saturated, r.saturated, g.hist_overflow, r.hist_overflow, g.insertions, r.insertions
+        )
+    })
 }
 
 /// `netmeas run fridge`.
@@ -352,7 +325,7 @@ pub fn run(a: &RunFridge) -> Result<(), String> {
         check_rtl_config(&cfg)?;
     }
     let truth = Cdf::from_delays(&trace.truth).expect("pairs exist");
-    let (run, synopsis_match, timing) = run_engines(&cfg, &trace, engine)?;
+    let (run, synopsis_match, timing) = run_fridge(&cfg, &trace, engine)?;
     let fridge = score_samples(&cfg, &run.samples, &truth);
     let hist = score_histograms(&cfg, &run.histograms, cfg.bin_shift, &truth);
     let truth_p = Percentiles::of(&truth);

@@ -7,6 +7,7 @@ use clap::Args;
 use netmeas_sim::error::load_config;
 use netmeas_sim::lda::{LdaConfig, LdaOutcome, LdaPair, LdaSynopsis, estimate, golden_pair, outcome};
 use netmeas_sim::traffic::{DelayDist, LossModel, Source, Trace, TrafficSpec, read_pcap};
+use netmeas_testbench::RtlRunCycles;
 use netmeas_testbench::lda_stream::{check_rtl_config, rtl_pair};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
@@ -160,16 +161,17 @@ impl RunLda {
     }
 }
 
-/// Runs one interval on `engine` for any core: `golden` and `rtl` produce
-/// the pair of synopses (the RTL also its sender and receiver cycles),
-/// `differ` names the first difference between a golden and an RTL pair.
-/// Returns the pair used for the estimates (the RTL's when it ran), whether
-/// golden and RTL agreed, and timing figures for `packets` trace packets.
+/// Runs a core on `engine`: `golden` and `rtl` produce its synopses (the RTL
+/// also the cycles it took, as JSON fields for the timing, e.g.
+/// [`cycles_json`]), `differ` names the first difference between a golden and
+/// an RTL synopsis. Returns the synopsis used for the estimates (the RTL's
+/// when it ran), whether golden and RTL agreed, and timing figures for
+/// `packets` trace packets.
 pub fn run_engines<P>(
     engine: Engine,
     packets: f64,
     golden: impl FnOnce() -> P,
-    rtl: impl FnOnce() -> Result<(P, u64, u64), String>,
+    rtl: impl FnOnce() -> Result<(P, Value), String>,
     differ: impl Fn(&P, &P) -> Option<String>,
 ) -> Result<(P, Option<bool>, Value), String> {
     let mut timing = serde_json::Map::new();
@@ -184,12 +186,13 @@ pub fn run_engines<P>(
     };
     let rtl = if engine != Engine::Golden {
         let t = Instant::now();
-        let (p, sender, receiver) = rtl()?;
+        let (p, cycles) = rtl()?;
         let s = t.elapsed().as_secs_f64();
-        timing.insert(
-            "rtl".into(),
-            json!({ "seconds": s, "packets_per_s": packets / s, "sender_cycles": sender, "receiver_cycles": receiver }),
-        );
+        let mut fields = json!({ "seconds": s, "packets_per_s": packets / s });
+        if let (Some(f), Value::Object(c)) = (fields.as_object_mut(), cycles) {
+            f.extend(c);
+        }
+        timing.insert("rtl".into(), fields);
         Some(p)
     } else {
         None
@@ -207,13 +210,18 @@ pub fn run_engines<P>(
     Ok((pair, matched, Value::Object(timing)))
 }
 
+/// The cycles a sender/receiver pair of RTL cores took, as timing fields.
+pub fn cycles_json(c: &RtlRunCycles) -> Value {
+    json!({ "sender_cycles": c.sender, "receiver_cycles": c.receiver })
+}
+
 /// Runs one interval on `engine` (see [`run_engines`]).
 pub fn run_pair(cfg: &LdaConfig, trace: &Trace, engine: Engine) -> Result<(LdaPair, Option<bool>, Value), String> {
     run_engines(
         engine,
         trace.packets.len() as f64,
         || golden_pair(cfg, trace),
-        || rtl_pair(cfg, trace).map(|(p, c)| (p, c.sender, c.receiver)),
+        || rtl_pair(cfg, trace).map(|(p, c)| (p, cycles_json(&c))),
         first_difference,
     )
 }

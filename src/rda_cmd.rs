@@ -5,7 +5,7 @@
 //! peeling decode, repair and estimates (§V-B/C); optionally the LDA of about
 //! the same memory on the same streams.
 
-use crate::lda_cmd::{Engine, TrafficArgs, run_engines, write_atomic};
+use crate::lda_cmd::{Engine, TrafficArgs, cycles_json, run_engines, write_atomic};
 use clap::Args;
 use netmeas_sim::error::load_config;
 use netmeas_sim::lda::{
@@ -104,7 +104,7 @@ pub fn run_pair(cfg: &RdaConfig, iv: &IntervalTrace, engine: Engine) -> Result<(
         engine,
         (iv.sender.len() + iv.receiver.len()) as f64 / 2.0,
         || golden_pair(cfg, iv),
-        || rtl_pair(cfg, iv).map(|(p, c)| (p, c.sender, c.receiver)),
+        || rtl_pair(cfg, iv).map(|(p, c)| (p, cycles_json(&c))),
         first_difference,
     )
 }

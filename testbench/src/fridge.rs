@@ -6,8 +6,8 @@ use crate::models::{FridgeDefault, FridgeSmall, FridgeThree};
 use crate::{CoreRtl, Mismatch, cosim_model, differ, lane};
 use netmeas_sim::fridge::{
     FRIDGE_BINS, FRIDGE_REG_BIN_SHIFT, FRIDGE_REG_CORR_CM, FRIDGE_REG_CORR_PINV, FRIDGE_REG_CORR_SH, FRIDGE_REG_FLIP,
-    FRIDGE_REG_THRESH, FridgeConfig, FridgeCycle, FridgeInputs, FridgeOutputs, FridgePacket, FridgeRun, FridgeSample,
-    HistBin,
+    FRIDGE_REG_THRESH, FridgeConfig, FridgeCycle, FridgeIndex, FridgeInputs, FridgeOutputs, FridgePacket, FridgeRun,
+    FridgeSample, HistBin, fridge_registers,
 };
 use netmeas_sim::prng::SplitMix64;
 
@@ -282,19 +282,9 @@ fn run_on<M: FridgeRtl>(cfg: &FridgeConfig, packets: &[FridgePacket]) -> Result<
             return Err(stuck("no ready after reset"));
         }
     }
-    let mut writes = vec![(FRIDGE_REG_BIN_SHIFT, cfg.bin_shift)];
-    for k in 0..n {
-        let c = cfg.correction(k);
-        let at = 4 * k as u32;
-        writes.extend([
-            (FRIDGE_REG_THRESH + at, cfg.threshold(k)),
-            (FRIDGE_REG_CORR_PINV + at, c.pinv),
-            (FRIDGE_REG_CORR_CM + at, c.cm),
-            (FRIDGE_REG_CORR_SH + at, c.sh),
-        ]);
-    }
-    for (addr, data) in writes {
-        step(&mut m, &FridgeInputs { csr_we: true, csr_addr: addr, csr_wdata: data, ..idle });
+    // Every register but FLIP at `cfg`'s value: the register map's reset column for `cfg`.
+    for r in fridge_registers(cfg).iter().filter(|r| r.addr != FRIDGE_REG_FLIP) {
+        step(&mut m, &FridgeInputs { csr_we: true, csr_addr: r.addr, csr_wdata: r.reset as u32, ..idle });
     }
     for p in packets {
         let i = FridgeInputs { valid: true, id: p.id, response: p.response, ts: p.ts, ..idle };
@@ -321,12 +311,19 @@ fn run_on<M: FridgeRtl>(cfg: &FridgeConfig, packets: &[FridgePacket]) -> Result<
     if dropped != 0 {
         return Err(format!("{}: {dropped} samples dropped with the consumer always ready", M::NAME));
     }
-    let run = FridgeRun { samples, histograms: hist, saturated, hist_overflow: overflow, insertions: Vec::new() };
+    // The insertion counters are not read out: each counts the requests routed to its fridge.
+    let index = FridgeIndex::new(cfg);
+    let mut insertions = vec![0u32; n];
+    for p in packets.iter().filter(|p| !p.response) {
+        let k = index.locate(p.id).0;
+        insertions[k] = insertions[k].wrapping_add(1);
+    }
+    let run = FridgeRun { samples, histograms: hist, saturated, hist_overflow: overflow, insertions };
     Ok((run, cycles))
 }
 
-/// The fridge run of `packets` on a Verilated core (see [`check_rtl_config`]);
-/// `insertions` is empty (the counters are not read out), and the cycles taken.
+/// The fridge run of `packets` on a Verilated core (see [`check_rtl_config`])
+/// and the cycles taken.
 pub fn rtl_fridge_run(cfg: &FridgeConfig, packets: &[FridgePacket]) -> Result<(FridgeRun, u64), String> {
     check_rtl_config(cfg)?;
     if runs(&FridgeDefault::config(), cfg) {

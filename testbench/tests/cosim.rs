@@ -340,6 +340,7 @@ fn fridge_stream_on_rtl_matches_golden() {
         assert_eq!(rtl.samples, golden.samples, "{cfg:?}");
         assert_eq!(rtl.histograms, golden.histograms, "{cfg:?}");
         assert_eq!((rtl.saturated, rtl.hist_overflow), (golden.saturated, golden.hist_overflow));
+        assert_eq!(rtl.insertions, golden.insertions);
         assert!(cycles >= trace.packets.len() as u64 && cycles < trace.packets.len() as u64 + 5000, "{cycles}");
     }
     let other_seed = FridgeConfig { seed: 1, ..FridgeConfig::default() };
