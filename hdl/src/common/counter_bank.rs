@@ -8,6 +8,7 @@
 //! timestamp sum is modular by design (the host takes differences mod 2^TW).
 
 use super::rmw_bank::RmwBank;
+use super::unused::Unused;
 use netmeas_sim::counter_bank::CounterBankConfig;
 use rust_hdl::prelude::*;
 
@@ -58,6 +59,8 @@ pub struct CounterBank<const A: usize, const CW: usize, const TW: usize, const W
     pub ovf_clear: Signal<In, Bit>,
     // --- internals ---
     bank: RmwBank<W, A>,
+    /// The bank's records have no key: its key match is constant.
+    unused_key_match: Unused<Bit>,
     tsum_lsb: Constant<Bits<IW>>,
     count_msb: Constant<Bits<IW>>,
     count_old: Signal<Local, Bits<CW>>,
@@ -104,6 +107,7 @@ impl<const A: usize, const CW: usize, const TW: usize, const W: usize, const IW:
             ovf_sticky: Default::default(),
             ovf_clear: Default::default(),
             bank: RmwBank::new(cfg.rows),
+            unused_key_match: Default::default(),
             tsum_lsb: Constant::new((CW as u64).into()),
             count_msb: Constant::new(((CW - 1) as u64).into()),
             count_old: Default::default(),
@@ -126,8 +130,8 @@ impl<const A: usize, const CW: usize, const TW: usize, const W: usize, const IW:
         self.bank.s_upd_valid.next = self.s_upd_valid.val();
         self.s_upd_ready.next = self.bank.s_upd_ready.val();
         self.bank.s_upd_row.next = self.s_upd_row.val();
-        self.bank.s_upd_op.next =
-            bit_cast::<W, CW>(self.s_upd_count.val()) | (bit_cast::<W, TW>(self.s_upd_tsum.val()) << self.tsum_lsb.val());
+        self.bank.s_upd_op.next = bit_cast::<W, CW>(self.s_upd_count.val())
+            | (bit_cast::<W, TW>(self.s_upd_tsum.val()) << self.tsum_lsb.val());
         self.bank.flip.next = self.flip.val();
         self.flip_ready.next = self.bank.flip_ready.val();
         self.epoch.next = self.bank.epoch.val();
@@ -150,6 +154,7 @@ impl<const A: usize, const CW: usize, const TW: usize, const W: usize, const IW:
             + self.bank.alu_op.val().get_bits::<TW>(self.tsum_lsb.val().index());
         self.word_new.next =
             bit_cast::<W, CW>(self.count_new.val()) | (bit_cast::<W, TW>(self.tsum_new.val()) << self.tsum_lsb.val());
+        self.unused_key_match.sig.next = self.bank.alu_key_match.val();
         self.bank.alu_new.next = self.word_new.val();
         // Top count bits, taken from the W-bit words (the index is IW bits wide).
         self.bank.alu_ovf.next = (self.bank.alu_old.val().get_bit(self.count_msb.val().index())

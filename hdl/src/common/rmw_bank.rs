@@ -21,7 +21,10 @@
 //!   three or four ahead (`w_data`, `w2_data`, `w3_data`), else the live `q`.
 //! - **s3** `alu_old` = the result of the update one ahead (`w_data`) if it hit
 //!   the same row, else `base`: one 2:1 mux in front of the parent's arithmetic,
-//!   whose result is registered into `w_data`.
+//!   whose result is registered into `w_data`. `alu_key_match` compares the
+//!   key field (`with_key`) of both candidates with the operand's and selects
+//!   after the compare, so a parent whose record is keyed (the fridges' entry
+//!   IDs) has no mux in front of its compare.
 //! - **w**  `w_data` is written to the RAM.
 //!
 //! A read at edge E sees writes of edges before E. The writes of the four
@@ -76,6 +79,8 @@ pub struct RmwBank<const W: usize, const A: usize> {
     pub alu_new: Signal<In, Bits<W>>,
     /// The update overflowed a field that must not wrap.
     pub alu_ovf: Signal<In, Bit>,
+    /// The key bits of `alu_old` equal the operand's (always high without a key).
+    pub alu_key_match: Signal<Out, Bit>,
     // --- epochs ---
     /// Request an epoch flip.
     pub flip: Signal<In, Bit>,
@@ -109,6 +114,7 @@ pub struct RmwBank<const W: usize, const A: usize> {
     one_a: Constant<Bits<A>>,
     zero_a: Constant<Bits<A>>,
     zero_w: Constant<Bits<W>>,
+    key_mask: Constant<Bits<W>>,
     ro_idle: Constant<Bits<2>>,
     ro_drain: Constant<Bits<2>>,
     ro_stream: Constant<Bits<2>>,
@@ -185,6 +191,8 @@ pub struct RmwBank<const W: usize, const A: usize> {
     w_write0: Signal<Local, Bit>,
     w_write1: Signal<Local, Bit>,
     clear_addr: Signal<Local, Bits<A>>,
+    key_fwd: Signal<Local, Bit>,
+    key_base: Signal<Local, Bit>,
 }
 
 impl<const W: usize, const A: usize> RmwBank<W, A> {
@@ -201,6 +209,13 @@ impl<const W: usize, const A: usize> RmwBank<W, A> {
         Self::with_copies(rows, 1)
     }
 
+    /// The same bank with a key field: the bits set in `mask`, compared on
+    /// `alu_key_match` (fridges §6.1: a response matches its request's ID).
+    pub fn with_key(mut self, mask: Bits<W>) -> Self {
+        self.key_mask = Constant::new(mask);
+        self
+    }
+
     fn with_copies(rows: usize, rows1: usize) -> Self {
         assert!(rows >= 1 && rows <= 1 << A, "rows must be in 1..=2^A");
         Self {
@@ -214,6 +229,7 @@ impl<const W: usize, const A: usize> RmwBank<W, A> {
             alu_op: Default::default(),
             alu_new: Default::default(),
             alu_ovf: Default::default(),
+            alu_key_match: Default::default(),
             flip: Default::default(),
             flip_ready: Default::default(),
             epoch: Default::default(),
@@ -232,6 +248,7 @@ impl<const W: usize, const A: usize> RmwBank<W, A> {
             one_a: Constant::new(1u64.into()),
             zero_a: Constant::new(0u64.into()),
             zero_w: Constant::new(0u64.into()),
+            key_mask: Constant::new(0u64.into()),
             ro_idle: Constant::new(RO_IDLE.into()),
             ro_drain: Constant::new(RO_DRAIN.into()),
             ro_stream: Constant::new(RO_STREAM.into()),
@@ -304,6 +321,8 @@ impl<const W: usize, const A: usize> RmwBank<W, A> {
             w_write0: Default::default(),
             w_write1: Default::default(),
             clear_addr: Default::default(),
+            key_fwd: Default::default(),
+            key_base: Default::default(),
         }
     }
 }
@@ -398,6 +417,11 @@ impl<const W: usize, const A: usize> Logic for RmwBank<W, A> {
         } else {
             self.alu_old.next = self.s3_base.q.val();
         }
+        // Compare first, select after: gates, not a mux, so no candidate's compare is shared.
+        self.key_fwd.next = ((self.w_data.q.val() ^ self.s3_op.q.val()) & self.key_mask.val()) == self.zero_w.val();
+        self.key_base.next = ((self.s3_base.q.val() ^ self.s3_op.q.val()) & self.key_mask.val()) == self.zero_w.val();
+        self.alu_key_match.next =
+            (self.s3_fwd1.q.val() & self.key_fwd.val()) | (!self.s3_fwd1.q.val() & self.key_base.val());
         self.w_valid.d.next = self.s3_valid.q.val();
         self.w_row.d.next = self.s3_row.q.val();
         self.w_ep.d.next = self.s3_ep.q.val();

@@ -45,6 +45,8 @@ use rust_hdl::prelude::*;
 
 /// Entry record width.
 pub const ENTRY_W: usize = FRIDGE_ENTRY_BITS;
+/// The entry's key: the ID field [33:2].
+const ENTRY_ID_MASK: u64 = 0xFFFF_FFFF << 2;
 /// Fridge slots in the register file (the core supports 1..=4 fridges).
 const SLOTS: usize = 4;
 
@@ -257,7 +259,8 @@ impl<const A: usize> FridgeCore<A> {
             ovf_clear: Default::default(),
             saturated: Default::default(),
             index_hash: H3Unit::new(&cfg.index_hash_config()),
-            entries: RmwBank::single(cfg.total_entries()),
+            // The key is the ID field [33:2]: the bank compares it before its forwarding mux.
+            entries: RmwBank::single(cfg.total_entries()).with_key(ENTRY_ID_MASK.into()),
             hist: FridgeHistogram::new(cfg),
             unused_flip_ready: Default::default(),
             unused_epoch: Default::default(),
@@ -561,11 +564,11 @@ impl<const A: usize> Logic for FridgeCore<A> {
         self.hit.next = self.e3_valid.q.val()
             & self.entries.alu_op.val().get_bit(1)
             & self.old.val().get_bit(0)
-            & (self.old.val().get_bits::<32>(2) == self.entries.alu_op.val().get_bits::<32>(2));
+            & self.entries.alu_key_match.val();
         self.upd.next = self.entries.alu_op.val();
         if self.entries.alu_op.val().get_bit(1) {
             self.upd.next = self.old.val();
-            if self.old.val().get_bits::<32>(2) == self.entries.alu_op.val().get_bits::<32>(2) {
+            if self.entries.alu_key_match.val() {
                 self.upd.next = self.old.val() & self.not_valid.val();
             }
         }

@@ -27,6 +27,7 @@
 //! presented with it is the last of the old epoch.
 
 use crate::common::rmw_bank::RmwBank;
+use crate::common::unused::Unused;
 use netmeas_sim::fridge::factor::MANTISSA;
 use netmeas_sim::fridge::{
     FRIDGE_BINS, FRIDGE_REG_BIN_SHIFT, FRIDGE_REG_CORR_CM, FRIDGE_REG_CORR_PINV, FRIDGE_REG_CORR_SH, FridgeConfig,
@@ -99,6 +100,8 @@ pub struct FridgeHistogram {
     pub saturated: Signal<Out, Bits<32>>,
     // --- blocks ---
     bank: RmwBank<HIST_W, HIST_A>,
+    /// The bank's records have no key: its key match is constant.
+    unused_key_match: Unused<Bit>,
     // --- constants ---
     has: [Constant<Bit>; SLOTS],
     kidx: [Constant<Bits<2>>; SLOTS],
@@ -116,7 +119,8 @@ pub struct FridgeHistogram {
     last_bin: Constant<Bits<6>>,
     one6: Constant<Bits<6>>,
     half_step: Constant<Bits<23>>,
-    zero30: Constant<Bits<30>>,
+    zero3: Constant<Bits<3>>,
+    zero27: Constant<Bits<27>>,
     bin_lsb: Constant<Bits<3>>,
     sh7: Constant<Bits<3>>,
     sh15: Constant<Bits<4>>,
@@ -187,8 +191,9 @@ pub struct FridgeHistogram {
     lead: Signal<Local, Bits<6>>,
     shift: Signal<Local, Bits<6>>,
     bin: Signal<Local, Bits<6>>,
-    l: Signal<Local, Bits<51>>,
-    qr: Signal<Local, Bits<38>>,
+    l: Signal<Local, Bits<24>>,
+    qr: Signal<Local, Bits<11>>,
+    sat: Signal<Local, Bit>,
     m1: Signal<Local, Bits<16>>,
     m2: Signal<Local, Bits<16>>,
     q2: Signal<Local, Bits<9>>,
@@ -232,6 +237,7 @@ impl FridgeHistogram {
             ovf_clear: Default::default(),
             saturated: Default::default(),
             bank: RmwBank::new(n * FRIDGE_BINS),
+            unused_key_match: Default::default(),
             has: std::array::from_fn(|k| Constant::new(k < n)),
             kidx: std::array::from_fn(|k| Constant::new((k as u64).into())),
             reg_pinv: std::array::from_fn(|k| Constant::new(((FRIDGE_REG_CORR_PINV + 4 * k as u32) as u64).into())),
@@ -248,7 +254,8 @@ impl FridgeHistogram {
             last_bin: Constant::new(31u64.into()),
             one6: Constant::new(1u64.into()),
             half_step: Constant::new((1u64 << 12).into()),
-            zero30: Constant::new(0u64.into()),
+            zero3: Constant::new(0u64.into()),
+            zero27: Constant::new(0u64.into()),
             bin_lsb: Constant::new(5u64.into()),
             sh7: Constant::new(7u64.into()),
             sh15: Constant::new(15u64.into()),
@@ -318,6 +325,7 @@ impl FridgeHistogram {
             bin: Default::default(),
             l: Default::default(),
             qr: Default::default(),
+            sat: Default::default(),
             m1: Default::default(),
             m2: Default::default(),
             q2: Default::default(),
@@ -484,12 +492,18 @@ impl Logic for FridgeHistogram {
         self.h4_flip.d.next = self.h3_flip.q.val();
 
         // ---- h4: log2 factor rounded to 1/8 octave, saturated at 2^32 ----
-        // q = l >> 13 saturates at 255: any bit of q above its low 8 set (no comparator).
-        self.l.next = bit_cast::<51, 23>(self.h4_pinv.q.val()) + bit_cast::<51, 50>(self.h4_lx.q.val());
-        self.qr.next = bit_cast::<38, 51>(self.l.val() >> self.sh13.val());
-        self.h5_sat.d.next = self.qr.val().get_bits::<30>(8) != self.zero30.val();
+        // l = pinv + lx and q = l >> 13, saturating at 255 when any bit of l above
+        // [20:13] is set. Only the low 23 bits are added (a 24-bit carry chain): the
+        // bits above are lx's plus that add's carry, which are nonzero exactly when
+        // lx's high bits are or the carry is set, an OR beside the add.
+        self.l.next =
+            bit_cast::<24, 23>(self.h4_pinv.q.val()) + bit_cast::<24, 23>(self.h4_lx.q.val().get_bits::<23>(0));
+        self.qr.next = bit_cast::<11, 24>(self.l.val() >> self.sh13.val());
+        self.sat.next = (self.qr.val().get_bits::<3>(8) != self.zero3.val())
+            | (self.h4_lx.q.val().get_bits::<27>(23) != self.zero27.val());
+        self.h5_sat.d.next = self.sat.val();
         self.h5_q.d.next = self.qr.val().get_bits::<8>(0);
-        if self.qr.val().get_bits::<30>(8) != self.zero30.val() {
+        if self.sat.val() {
             self.h5_q.d.next = self.ones8.val();
         }
         self.h5_row.d.next = self.h4_row.q.val();
@@ -532,6 +546,7 @@ impl Logic for FridgeHistogram {
         self.new_count.next = self.old_count.val() + bit_cast::<33, 32>(self.bank.alu_op.val().get_bits::<32>(0));
         self.new_w.next = self.old_w.val() + bit_cast::<65, 64>(self.bank.alu_op.val().get_bits::<64>(32));
         self.new_w2.next = self.old_w2.val() + bit_cast::<65, 64>(self.bank.alu_op.val().get_bits::<64>(96));
+        self.unused_key_match.sig.next = self.bank.alu_key_match.val();
         self.bank.alu_new.next = bit_cast::<HIST_W, 32>(self.new_count.val().get_bits::<32>(0))
             | (bit_cast::<HIST_W, 64>(self.new_w.val().get_bits::<64>(0)) << self.count_lsb.val())
             | (bit_cast::<HIST_W, 64>(self.new_w2.val().get_bits::<64>(0)) << self.w2_lsb.val());

@@ -16,6 +16,7 @@
 
 use super::bucket_hash::RdaBucketHash;
 use crate::common::rmw_bank::RmwBank;
+use crate::common::unused::Unused;
 use netmeas_sim::rda::BucketHash;
 use rust_hdl::prelude::*;
 
@@ -61,6 +62,8 @@ pub struct RdaLane<const A: usize, const TW: usize, const W: usize> {
     // --- blocks ---
     hash: RdaBucketHash<A>,
     bank: RmwBank<W, A>,
+    /// The bank's records have no key: its key match is constant.
+    unused_key_match: Unused<Bit>,
     // --- delay line beside the hash ---
     d1_valid: DFF<Bit>,
     d1_id: DFF<Bits<64>>,
@@ -113,6 +116,7 @@ impl<const A: usize, const TW: usize, const W: usize> RdaLane<A, TW, W> {
             ovf_clear: Default::default(),
             hash: RdaBucketHash::new(hash),
             bank: RmwBank::new(hash.buckets as usize),
+            unused_key_match: Default::default(),
             d1_valid: Default::default(),
             d1_id: Default::default(),
             d1_ts: Default::default(),
@@ -206,6 +210,7 @@ impl<const A: usize, const TW: usize, const W: usize> Logic for RdaLane<A, TW, W
             + bit_cast::<TW, W>(self.bank.alu_op.val() >> self.tsum_lsb.val());
         self.id_new.next = bit_cast::<64, W>(self.bank.alu_old.val() >> self.id_lsb.val())
             ^ bit_cast::<64, W>(self.bank.alu_op.val() >> self.id_lsb.val());
+        self.unused_key_match.sig.next = self.bank.alu_key_match.val();
         self.bank.alu_new.next = bit_cast::<W, 32>(self.count_new.val())
             | (bit_cast::<W, TW>(self.tsum_new.val()) << self.tsum_lsb.val())
             | (bit_cast::<W, 64>(self.id_new.val()) << self.id_lsb.val());
