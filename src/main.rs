@@ -1,5 +1,7 @@
 //! `netmeas`: export, co-simulate, synthesize and benchmark the netmeas blocks.
 
+mod dbm_cmd;
+mod dbm_reproduce;
 mod fridge_cmd;
 mod fridge_reproduce;
 mod lda_cmd;
@@ -97,6 +99,10 @@ enum RunCore {
     Rda(rda_cmd::RunRda),
     /// Fridges: request/response delay distribution with survivorship-bias correction, vs the simple algorithm.
     Fridge(fridge_cmd::RunFridge),
+    /// Dynamic bucket merge: bandwidth at any time scale after the fact, bursts and culprits (Uyeda et al. §3.1).
+    Dbm(dbm_cmd::RunDbm),
+    /// Exponential bucketing: bandwidth statistics at 2^i time scales (Uyeda et al. §3.2).
+    Expb(dbm_cmd::RunExpb),
 }
 
 #[derive(Subcommand)]
@@ -107,6 +113,8 @@ enum ReproduceCore {
     Rda(rda_reproduce::ReproduceRda),
     /// §5 Fig. 3/5: error versus p, and one/two fridges versus the simple algorithm across memory sizes.
     Fridge(fridge_reproduce::ReproduceFridge),
+    /// §4.1 Table 1 and Fig. 4: DBM-mm/mv/mr and EXPB error at fine and coarse time scales, DBM-mr versus buckets.
+    Dbm(dbm_reproduce::ReproduceDbm),
 }
 
 #[derive(Subcommand)]
@@ -291,6 +299,38 @@ fn bench_fridge_golden() -> f64 {
     rate
 }
 
+/// Packets per second of the golden DBM and EXPB cores (one thread): DBM-mm
+/// in per-packet mode with 1024 buckets (every packet a bucket and a merge,
+/// Algorithm 1) and EXPB with 11 scales from 78.125 µs, both on the default
+/// bursty 2 s trace.
+fn bench_bandwidth_golden() -> (f64, f64, usize) {
+    use netmeas_sim::dbm::{BurstySpec, DbmConfig, DbmGolden, ExpbConfig, ExpbGolden};
+    let packets = BurstySpec::default().generate().expect("bench trace");
+    let rounds = 10;
+    let mut periods = Vec::new();
+    let t = Instant::now();
+    for _ in 0..rounds {
+        let mut dbm = DbmGolden::new(&DbmConfig::default()).expect("default config");
+        for p in &packets {
+            dbm.push(p, &mut periods).expect("ordered trace");
+        }
+        periods.push(dbm.finish());
+    }
+    let dbm_rate = (rounds * packets.len()) as f64 / t.elapsed().as_secs_f64();
+    let mut eperiods = Vec::new();
+    let t = Instant::now();
+    for _ in 0..rounds {
+        let mut e = ExpbGolden::new(&ExpbConfig::default()).expect("default config");
+        for p in &packets {
+            e.push(p, &mut eperiods).expect("ordered trace");
+        }
+        eperiods.push(e.finish());
+    }
+    let expb_rate = (rounds * packets.len()) as f64 / t.elapsed().as_secs_f64();
+    std::hint::black_box((periods.len(), eperiods.len()));
+    (dbm_rate, expb_rate, packets.len())
+}
+
 /// The host's subtract + peel + repair + estimates for one interval with a set
 /// difference of about 2000 on 2 × 2500 buckets (§VII-B.1, Fig. 6): the true
 /// d and the median time in ms.
@@ -438,12 +478,15 @@ fn main() -> ExitCode {
         }
         Cmd::Run { core: RunCore::Rda(a) } => rda_cmd::run(&a),
         Cmd::Run { core: RunCore::Fridge(a) } => fridge_cmd::run(&a),
+        Cmd::Run { core: RunCore::Dbm(a) } => dbm_cmd::run_dbm_cmd(&a),
+        Cmd::Run { core: RunCore::Expb(a) } => dbm_cmd::run_expb_cmd(&a),
         Cmd::Estimate { core: EstimateCore::Rda { sender, receiver, json } } => {
             rda_cmd::estimate_files(&sender, &receiver, json)
         }
         Cmd::Reproduce { core: ReproduceCore::Lda(a) } => lda_reproduce::run(&a),
         Cmd::Reproduce { core: ReproduceCore::Rda(a) } => rda_reproduce::run(&a),
         Cmd::Reproduce { core: ReproduceCore::Fridge(a) } => fridge_reproduce::run(&a),
+        Cmd::Reproduce { core: ReproduceCore::Dbm(a) } => dbm_reproduce::run(&a),
         Cmd::Bench { cycles } => bench(cycles).map(|(cosim, golden)| {
             println!("co-simulation (counter bank 1024x72, checked every cycle): {cosim:.3e} cycles/s");
             println!("golden counter bank (transaction level, random rows):     {golden:.3e} updates/s");
@@ -453,6 +496,9 @@ fn main() -> ExitCode {
                 "golden fridge core (2 x 2048, §5 trace, one thread):     {:.3e} packets/s",
                 bench_fridge_golden()
             );
+            let (dbm, expb, n) = bench_bandwidth_golden();
+            println!("golden DBM-mm (1024 buckets, per packet, {n} packets):  {dbm:.3e} packets/s");
+            println!("golden EXPB (11 scales from 78.125 us, same trace):       {expb:.3e} packets/s");
             match bench_fridge_cosim(cycles) {
                 Ok(r) => println!("co-simulation (fridge 2 x 2048, checked every cycle):     {r:.3e} cycles/s"),
                 Err(e) => println!("co-simulation (fridge 2 x 2048): {e}"),

@@ -6,6 +6,7 @@
 //! parameters and derive the same hash matrices from the same seeds.
 
 pub mod counter_bank;
+pub mod dbm;
 pub mod error;
 pub mod fridge;
 pub mod h3;

@@ -87,6 +87,8 @@ pub struct PcapFrame<'a> {
     pub ts_ns: u64,
     /// Captured bytes (link layer first).
     pub body: &'a [u8],
+    /// Length of the frame on the wire (at least the captured bytes).
+    pub orig_len: u32,
 }
 
 /// The records of a classic pcap file with its link type (see [`read_pcap`]
@@ -127,7 +129,8 @@ pub fn pcap_frames(data: &[u8]) -> Result<(u32, Vec<PcapFrame<'_>>), String> {
         }
         let body = data.get(o + 16..o + 16 + caplen).ok_or_else(|| format!("truncated record at byte {o}"))?;
         let ts_ns = sec * 1_000_000_000 + if nanos { frac } else { frac * 1000 };
-        frames.push(PcapFrame { ts_ns, body });
+        let orig_len = rd(o + 12).max(caplen as u32);
+        frames.push(PcapFrame { ts_ns, body, orig_len });
         o += 16 + caplen;
     }
     Ok((link, frames))

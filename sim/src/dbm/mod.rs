@@ -1,0 +1,22 @@
+//! Bandwidth at all time scales (Uyeda, Foschini, Baker, Suri, Varghese,
+//! *Efficiently Measuring Bandwidth at All Time Scales*, NSDI 2011): configs,
+//! the golden models of the DBM (§3.1, with the two-level radix-32 min
+//! structure of §5) and EXPB (§3.2) cores with their culprits (§3.3), the a
+//! posteriori queries and their ground truth, and bursty traffic.
+
+pub mod config;
+pub mod expb;
+pub mod model;
+pub mod query;
+pub mod radix_min;
+pub mod traffic;
+
+pub use config::*;
+pub use expb::{ExpbGolden, ExpbPeriod, ScaleStats, run_expb};
+pub use model::{Bucket, DbmFlags, DbmGolden, DbmPeriod, merge_key, run_dbm};
+pub use query::{
+    SeriesStats, coarsest_exceeding, dbm_mass, dbm_series, expb_scale, expb_stats, quantile, rel_error, series_stats, true_mass,
+    true_series,
+};
+pub use radix_min::RadixMin;
+pub use traffic::{BurstySpec, BwPacket, pcap_bandwidth};

@@ -1,0 +1,549 @@
+//! `netmeas run dbm` and `netmeas run expb`: the bandwidth cores (Uyeda,
+//! Foschini, Baker, Suri, Varghese) on a bursty synthetic stream or a
+//! capture, queried after the fact at any time scale (§3: max, std-dev,
+//! 95th percentile, mean, the coarsest scale whose peak exceeds a rate) and
+//! scored against the exact statistics of the raw stream.
+
+use crate::fridge_cmd::parse_duration_ns;
+use crate::lda_cmd::write_atomic;
+use clap::Args;
+use netmeas_sim::dbm::{
+    BurstySpec, BwPacket, DbmConfig, DbmPeriod, ExpbConfig, ExpbPeriod, MergeRule, SeriesStats, coarsest_exceeding,
+    dbm_series, expb_stats, pcap_bandwidth, rel_error, run_dbm, run_expb, series_stats, true_series,
+};
+use netmeas_sim::error::load_config;
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// The packet stream of a bandwidth run.
+#[derive(Args, Clone, Debug)]
+pub struct BwTraffic {
+    /// Take the packets (time, wire length, 5-tuple digest as flow) from this capture.
+    #[arg(long)]
+    pub pcap: Option<PathBuf>,
+    /// Length of the synthetic trace.
+    #[arg(long, default_value = "2s")]
+    pub duration: String,
+    /// On/off sources of the synthetic trace.
+    #[arg(long, default_value_t = 20)]
+    pub sources: u32,
+    /// Rate of a source while on, Mb/s.
+    #[arg(long, default_value_t = 100.0)]
+    pub peak_mbps: f64,
+    /// Mean on period of a source (exponential).
+    #[arg(long, default_value = "5ms")]
+    pub mean_on: String,
+    /// Mean off period of a source (exponential).
+    #[arg(long, default_value = "45ms")]
+    pub mean_off: String,
+    /// Microbursts injected (§4.1.2: three).
+    #[arg(long, default_value_t = 3)]
+    pub bursts: u32,
+    /// Length of each microburst (§4.1.2: 4 ms).
+    #[arg(long, default_value = "4ms")]
+    pub burst_len: String,
+    /// Megabytes of each microburst (drawn in [B, 1.1 B]; §4.1.2: 4.0-4.4 MB).
+    #[arg(long, default_value_t = 4.0)]
+    pub burst_mb: f64,
+    /// Seed of the synthetic trace.
+    #[arg(long, default_value_t = 1)]
+    pub trace_seed: u64,
+}
+
+impl BwTraffic {
+    /// The packets and the name of their source.
+    pub fn packets(&self) -> Result<(Vec<BwPacket>, String), String> {
+        if let Some(p) = &self.pcap {
+            let data = std::fs::read(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
+            let packets = pcap_bandwidth(&data).map_err(|e| format!("{}: {e}", p.display()))?;
+            return Ok((packets, p.display().to_string()));
+        }
+        if !(self.burst_mb.is_finite() && self.burst_mb >= 0.0) {
+            return Err(format!("--burst-mb {}: not a size", self.burst_mb));
+        }
+        let spec = BurstySpec {
+            duration_ns: parse_duration_ns(&self.duration)? as u64,
+            sources: self.sources,
+            peak_bps: self.peak_mbps * 1e6,
+            mean_on_ns: parse_duration_ns(&self.mean_on)?,
+            mean_off_ns: parse_duration_ns(&self.mean_off)?,
+            bursts: self.bursts,
+            burst_ns: parse_duration_ns(&self.burst_len)? as u64,
+            burst_bytes: (self.burst_mb * 1e6) as u64,
+            seed: self.trace_seed,
+        };
+        let packets = spec.generate()?;
+        if packets.is_empty() {
+            return Err("the synthetic trace holds no packet (no source was ever on)".into());
+        }
+        Ok((packets, "synthetic".into()))
+    }
+}
+
+/// What is asked of the synopses.
+#[derive(Args, Clone, Debug)]
+pub struct BwQuery {
+    /// Statistic of S_Δ: max, std, p95, mean, or coarsest:L (the coarsest Δ = T·2^j whose peak
+    /// bandwidth exceeds L bits/s, e.g. coarsest:2e9).
+    #[arg(long, default_value = "max")]
+    pub query: String,
+    /// The query time scale T in µs (§4.1: 400 µs in Fig. 4).
+    #[arg(long, default_value_t = 400.0)]
+    pub timescale_us: f64,
+    /// Print one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// A parsed query.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Query {
+    Mean,
+    Max,
+    Std,
+    P95,
+    /// Rate in bytes per ns.
+    Coarsest(f64),
+}
+
+impl BwQuery {
+    fn parse(&self) -> Result<(Query, u64), String> {
+        let q = match self.query.as_str() {
+            "mean" => Query::Mean,
+            "max" => Query::Max,
+            "std" => Query::Std,
+            "p95" => Query::P95,
+            s => match s.strip_prefix("coarsest:").map(str::parse::<f64>) {
+                Some(Ok(l)) if l.is_finite() && l > 0.0 => Query::Coarsest(l / 8.0 / 1e9),
+                _ => return Err(format!("--query `{s}`: expected max, std, p95, mean or coarsest:L (L in bits/s)")),
+            },
+        };
+        let t = self.timescale_us * 1e3;
+        if !(t.is_finite() && t >= 1.0 && t.fract() == 0.0 && t < (1u64 << 48) as f64) {
+            return Err(format!("--timescale-us {}: not a whole number of ns", self.timescale_us));
+        }
+        Ok((q, t as u64))
+    }
+}
+
+fn pick(q: Query, s: &SeriesStats) -> f64 {
+    match q {
+        Query::Mean => s.mean,
+        Query::Max => s.max,
+        Query::Std => s.std,
+        Query::P95 => s.p95,
+        Query::Coarsest(_) => unreachable!("coarsest is answered by scales"),
+    }
+}
+
+/// One period's answer: estimate and truth (for coarsest: Δ in ns, 0 when no Δ qualifies).
+struct Answer {
+    index: u64,
+    estimate: f64,
+    truth: f64,
+}
+
+fn period_packets(packets: &[BwPacket], t0: u64, period: u64) -> &[BwPacket] {
+    let a = packets.partition_point(|p| p.ts < t0);
+    let b = packets.partition_point(|p| p.ts < t0 + period);
+    &packets[a..b]
+}
+
+fn parse_period(s: &str) -> Result<u64, String> {
+    let t = parse_duration_ns(s)?;
+    if t.fract() != 0.0 {
+        return Err(format!("--period {s}: not a whole number of ns"));
+    }
+    Ok(t as u64)
+}
+
+fn parse_base_us(flag: &str, us: f64) -> Result<u64, String> {
+    let t = us * 1e3;
+    if !(t.is_finite() && t >= 0.0 && t.fract() == 0.0) {
+        return Err(format!("{flag} {us}: not a whole number of ns"));
+    }
+    Ok(t as u64)
+}
+
+fn check_plot(p: &Option<PathBuf>) -> Result<(), String> {
+    if let Some(p) = p
+        && p.parent().is_some_and(|d| !d.as_os_str().is_empty() && !d.is_dir())
+    {
+        return Err(format!("--plot {}: the folder does not exist", p.display()));
+    }
+    Ok(())
+}
+
+fn summary_json(answers: &[Answer]) -> Value {
+    let errs: Vec<f64> = answers.iter().map(|a| rel_error(a.estimate, a.truth)).collect();
+    let finite: Vec<f64> = errs.iter().copied().filter(|e| e.is_finite()).collect();
+    json!({
+        "estimates": answers.iter().map(|a| a.estimate).collect::<Vec<_>>(),
+        "truth": answers.iter().map(|a| a.truth).collect::<Vec<_>>(),
+        "relative_errors": errs.iter().map(|&e| if e.is_finite() { json!(e) } else { Value::Null }).collect::<Vec<_>>(),
+        "max_relative_error": finite.iter().copied().fold(None, |m: Option<f64>, e| Some(m.map_or(e, |m| m.max(e)))),
+        "mean_relative_error": if finite.is_empty() { None } else { Some(finite.iter().sum::<f64>() / finite.len() as f64) },
+    })
+}
+
+fn print_answers(what: &str, q: Query, answers: &[Answer]) {
+    let unit = |v: f64| match q {
+        Query::Coarsest(_) if v == 0.0 => "none".to_string(),
+        Query::Coarsest(_) => format!("{:.3} ms", v / 1e6),
+        _ => format!("{v:.0} B"),
+    };
+    for a in answers {
+        let e = rel_error(a.estimate, a.truth);
+        println!(
+            "period {:<4} {what}: estimate {:>14}  truth {:>14}  relative error {}",
+            a.index,
+            unit(a.estimate),
+            unit(a.truth),
+            if e.is_finite() { format!("{:.2} %", 100.0 * e) } else { "n/a (truth 0)".into() }
+        );
+    }
+}
+
+/// Flags of `netmeas run dbm`.
+#[derive(Args, Clone, Debug)]
+pub struct RunDbm {
+    /// Base config file (TOML or JSON); the flags below override its fields.
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// Buckets m (2-1024).
+    #[arg(long)]
+    pub buckets: Option<usize>,
+    /// Merge rule: mm (mass, Algorithm 1), mr (range) or mv (variance), §3.1.3.
+    #[arg(long)]
+    pub mode: Option<String>,
+    /// Base interval Δ in µs: every Δ-interval sum becomes a bucket; 0 = per packet (mm only).
+    /// Default: 0 for mm, 78.125 (§4.1) for mr and mv.
+    #[arg(long)]
+    pub base_us: Option<f64>,
+    /// Aggregation period T (§4.1: 2 s).
+    #[arg(long, default_value = "2s")]
+    pub period: String,
+    /// Seed of the culprit PRNG (§3.3).
+    #[arg(long)]
+    pub culprit_seed: Option<u32>,
+    /// Engine: golden (the bit-exact model of the core). The DBM RTL is not built yet.
+    #[arg(long, default_value = "golden", value_parser = ["golden"])]
+    pub engine: String,
+    /// Write the first period's bucket partition over the true S_T as an SVG (Fig. 5 style).
+    #[arg(long)]
+    pub plot: Option<PathBuf>,
+    #[command(flatten)]
+    pub traffic: BwTraffic,
+    #[command(flatten)]
+    pub query: BwQuery,
+}
+
+impl RunDbm {
+    fn dbm_config(&self) -> Result<DbmConfig, String> {
+        let mut c = match &self.config {
+            Some(p) => load_config::<DbmConfig>(p).map_err(|e| e.to_string())?,
+            None => DbmConfig::default(),
+        };
+        if let Some(m) = self.buckets {
+            c.buckets = m;
+        }
+        if let Some(m) = &self.mode {
+            c.rule = MergeRule::parse(m).map_err(|e| format!("--mode: {e}"))?;
+            if self.base_us.is_none() && c.rule != MergeRule::Mm && c.base_ticks == 0 {
+                c.base_ticks = 78_125;
+            }
+        }
+        if let Some(b) = self.base_us {
+            c.base_ticks = parse_base_us("--base-us", b)?;
+        }
+        c.period_ticks = parse_period(&self.period)?;
+        if let Some(s) = self.culprit_seed {
+            c.seed = s;
+        }
+        c.validate().map_err(|e| e.to_string())?;
+        Ok(c)
+    }
+}
+
+/// `netmeas run dbm`.
+pub fn run_dbm_cmd(a: &RunDbm) -> Result<(), String> {
+    let cfg = a.dbm_config()?;
+    let (q, delta) = a.query.parse()?;
+    check_plot(&a.plot)?;
+    let (packets, source) = a.traffic.packets()?;
+    let t = Instant::now();
+    let periods = run_dbm(&cfg, &packets)?;
+    let secs = t.elapsed().as_secs_f64();
+    let answers: Vec<Answer> = periods
+        .iter()
+        .map(|p| {
+            let t0 = p.index * cfg.period_ticks;
+            let own = period_packets(&packets, t0, cfg.period_ticks);
+            let est_at = |d: u64| series_stats(&dbm_series(&p.buckets, t0, cfg.period_ticks, d));
+            let true_at = |d: u64| series_stats(&true_series(own, t0, cfg.period_ticks, d));
+            let (estimate, truth) = match q {
+                Query::Coarsest(rate) => {
+                    let cands: Vec<u64> = (0..48).map(|j| delta << j).take_while(|&d| d <= cfg.period_ticks).collect();
+                    let e = coarsest_exceeding(&cands, rate, |d| Some(est_at(d).max)).unwrap_or(0);
+                    let t = coarsest_exceeding(&cands, rate, |d| Some(true_at(d).max)).unwrap_or(0);
+                    (e as f64, t as f64)
+                }
+                _ => (pick(q, &est_at(delta)), pick(q, &true_at(delta))),
+            };
+            Answer { index: p.index, estimate, truth }
+        })
+        .collect();
+    if let Some(path) = &a.plot {
+        let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        let name = path.file_name().ok_or_else(|| format!("--plot {}: not a file name", path.display()))?;
+        let own = period_packets(&packets, 0, cfg.period_ticks);
+        write_atomic(dir, &name.to_string_lossy(), &buckets_svg(&periods[0], own, cfg.period_ticks, delta))?;
+    }
+    let mode = if cfg.base_ticks == 0 { "per packet".to_string() } else { format!("base {} ns", cfg.base_ticks) };
+    if a.query.json {
+        println!(
+            "{}",
+            json!({
+                "core": "dbm", "engine": a.engine, "config": cfg, "units": "ns, bytes",
+                "traffic": { "source": source, "packets": packets.len(),
+                             "bytes": packets.iter().map(|p| p.len as u64).sum::<u64>() },
+                "query": a.query.query, "timescale_us": a.query.timescale_us,
+                "synopsis_match": Value::Null,
+                "periods": periods.iter().map(|p| json!({
+                    "index": p.index, "packets": p.packets, "buckets": p.buckets.len(), "merges": p.merges,
+                    "key_saturated": p.flags.key_saturated, "mass_saturated": p.flags.mass_saturated,
+                    "interval_saturated": p.flags.interval_saturated,
+                    "culprit": culprit_json(p),
+                })).collect::<Vec<_>>(),
+                "result": summary_json(&answers),
+                "timing": { "golden": { "seconds": secs, "packets_per_s": packets.len() as f64 / secs } },
+            })
+        );
+    } else {
+        println!(
+            "dbm-{}, {} buckets, {mode}, period {} ns; {} packets in {} period(s) ({source}); engine {}",
+            cfg.rule.name(),
+            cfg.buckets,
+            cfg.period_ticks,
+            packets.len(),
+            periods.len(),
+            a.engine
+        );
+        print_answers(&format!("{} at {} us", a.query.query, a.query.timescale_us), q, &answers);
+        for p in &periods {
+            if let Some(b) = heaviest(p) {
+                println!(
+                    "period {:<4} densest bucket [{:.3} ms, {:.3} ms] {:.3} Gb/s, culprit flow {:#010x}",
+                    p.index,
+                    b.first as f64 / 1e6,
+                    (b.last + 1) as f64 / 1e6,
+                    b.mass as f64 * 8.0 / (b.last + 1 - b.first) as f64,
+                    b.flow
+                );
+            }
+            if p.flags != Default::default() {
+                println!("period {:<4} flags {:?}", p.index, p.flags);
+            }
+        }
+        println!("golden           {:.3e} packets/s", packets.len() as f64 / secs);
+    }
+    Ok(())
+}
+
+/// The bucket with the highest bandwidth (mass per tick spanned).
+fn heaviest(p: &DbmPeriod) -> Option<&netmeas_sim::dbm::Bucket> {
+    p.buckets.iter().max_by(|a, b| {
+        let ra = a.mass as f64 / (a.last + 1 - a.first) as f64;
+        let rb = b.mass as f64 / (b.last + 1 - b.first) as f64;
+        ra.total_cmp(&rb)
+    })
+}
+
+fn culprit_json(p: &DbmPeriod) -> Value {
+    match heaviest(p) {
+        Some(b) => {
+            json!({ "first": b.first, "last": b.last, "mass": b.mass, "flow": b.flow, "flow_count": b.flow_count })
+        }
+        None => Value::Null,
+    }
+}
+
+/// The partition of one period as rectangles of its buckets' bandwidth over
+/// the true S_Δ (grey steps), time in ms, bandwidth in Gb/s (Fig. 5).
+fn buckets_svg(p: &DbmPeriod, packets: &[BwPacket], period: u64, delta: u64) -> String {
+    let (w, h, l, r, t, b) = (900.0, 420.0, 60.0, 20.0, 20.0, 40.0);
+    let t0 = p.index * period;
+    let raw = true_series(packets, t0, period, delta);
+    let gbps = |bytes: f64, ticks: f64| bytes * 8.0 / ticks;
+    let ymax = raw
+        .iter()
+        .map(|&v| gbps(v, delta as f64))
+        .chain(p.buckets.iter().map(|k| gbps(k.mass as f64, (k.last + 1 - k.first) as f64)))
+        .fold(1e-9, f64::max);
+    let sx = |x: u64| l + (x.saturating_sub(t0)) as f64 / period as f64 * (w - l - r);
+    let sy = |y: f64| h - b - y.min(ymax) / ymax * (h - t - b);
+    let mut s = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" font-family=\"sans-serif\" font-size=\"11\">\n\
+         <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
+    );
+    s += &format!(
+        "<line x1=\"{l}\" y1=\"{0}\" x2=\"{1}\" y2=\"{0}\" stroke=\"black\"/><line x1=\"{l}\" y1=\"{t}\" x2=\"{l}\" y2=\"{0}\" stroke=\"black\"/>\n",
+        h - b,
+        w - r
+    );
+    for i in 0..=10 {
+        let x = t0 + period * i / 10;
+        s += &format!(
+            "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\">{:.1} ms</text>\n",
+            sx(x),
+            h - b + 15.0,
+            (x - t0) as f64 / 1e6
+        );
+        let y = ymax * i as f64 / 10.0;
+        s += &format!("<text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{:.2}</text>\n", l - 4.0, sy(y) + 4.0, y);
+    }
+    s += &format!(
+        "<text x=\"{l}\" y=\"12\">Gb/s; grey: true S at {} us; blue: {} DBM buckets</text>\n",
+        delta as f64 / 1e3,
+        p.buckets.len()
+    );
+    let mut path = String::new();
+    for (i, &v) in raw.iter().enumerate() {
+        let x0 = t0 + i as u64 * delta;
+        let y = sy(gbps(v, delta as f64));
+        path += &format!("{}{:.1},{:.1} L{:.1},{:.1} ", if i == 0 { "M" } else { "L" }, sx(x0), y, sx(x0 + delta), y);
+    }
+    s += &format!("<path d=\"{path}\" fill=\"none\" stroke=\"#999999\" stroke-width=\"0.8\"/>\n");
+    for k in &p.buckets {
+        let y = sy(gbps(k.mass as f64, (k.last + 1 - k.first) as f64));
+        s += &format!(
+            "<rect x=\"{:.2}\" y=\"{:.2}\" width=\"{:.2}\" height=\"{:.2}\" fill=\"#1f5fbf\" fill-opacity=\"0.35\" stroke=\"#1f5fbf\" stroke-width=\"0.6\"/>\n",
+            sx(k.first),
+            y,
+            (sx(k.last + 1) - sx(k.first)).max(0.5),
+            (h - b - y).max(0.0)
+        );
+    }
+    s + "</svg>\n"
+}
+
+/// Flags of `netmeas run expb`.
+#[derive(Args, Clone, Debug)]
+pub struct RunExpb {
+    /// Base config file (TOML or JSON); the flags below override its fields.
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// Time scales m (1-16): Δ_i = 2^(i-1) Δ_1.
+    #[arg(long)]
+    pub scales: Option<usize>,
+    /// Δ_1 in µs (§4.1: 78.125).
+    #[arg(long)]
+    pub base_us: Option<f64>,
+    /// Aggregation period T, a multiple of Δ_m (§4.1: 2 s).
+    #[arg(long, default_value = "2s")]
+    pub period: String,
+    /// Engine: golden (the bit-exact model of the core). The EXPB RTL is not built yet.
+    #[arg(long, default_value = "golden", value_parser = ["golden"])]
+    pub engine: String,
+    #[command(flatten)]
+    pub traffic: BwTraffic,
+    #[command(flatten)]
+    pub query: BwQuery,
+}
+
+/// `netmeas run expb`.
+pub fn run_expb_cmd(a: &RunExpb) -> Result<(), String> {
+    let mut cfg = match &a.config {
+        Some(p) => load_config::<ExpbConfig>(p).map_err(|e| e.to_string())?,
+        None => ExpbConfig::default(),
+    };
+    if let Some(m) = a.scales {
+        cfg.scales = m;
+    }
+    if let Some(b) = a.base_us {
+        cfg.base_ticks = parse_base_us("--base-us", b)?;
+    }
+    cfg.period_ticks = parse_period(&a.period)?;
+    cfg.validate().map_err(|e| e.to_string())?;
+    let (q, delta) = a.query.parse()?;
+    if q == Query::P95 {
+        return Err("--query p95: EXPB keeps no quantiles (§4.1, Table 1: N/A); use run dbm".into());
+    }
+    let top = cfg.scale_ticks(cfg.scales - 1);
+    if !matches!(q, Query::Coarsest(_)) && !(cfg.base_ticks..=top).contains(&delta) {
+        return Err(format!(
+            "--timescale-us {}: EXPB answers for Δ_1 = {} us ≤ T ≤ Δ_m = {} us (Lemma 2)",
+            a.query.timescale_us,
+            cfg.base_ticks as f64 / 1e3,
+            top as f64 / 1e3
+        ));
+    }
+    let (packets, source) = a.traffic.packets()?;
+    let t = Instant::now();
+    let periods = run_expb(&cfg, &packets)?;
+    let secs = t.elapsed().as_secs_f64();
+    let answers: Vec<Answer> = periods
+        .iter()
+        .map(|p: &ExpbPeriod| {
+            let t0 = p.index * cfg.period_ticks;
+            let own = period_packets(&packets, t0, cfg.period_ticks);
+            let true_at = |d: u64| series_stats(&true_series(own, t0, cfg.period_ticks, d));
+            let (estimate, truth) = match q {
+                Query::Coarsest(rate) => {
+                    let cands: Vec<u64> = (0..cfg.scales).map(|j| cfg.scale_ticks(j)).filter(|&d| d >= delta).collect();
+                    let e = coarsest_exceeding(&cands, rate, |d| expb_stats(p, &cfg, d).map(|s| s.max)).unwrap_or(0);
+                    let t = coarsest_exceeding(&cands, rate, |d| Some(true_at(d).max)).unwrap_or(0);
+                    (e as f64, t as f64)
+                }
+                _ => (pick(q, &expb_stats(p, &cfg, delta).expect("checked range")), pick(q, &true_at(delta))),
+            };
+            Answer { index: p.index, estimate, truth }
+        })
+        .collect();
+    if a.query.json {
+        println!(
+            "{}",
+            json!({
+                "core": "expb", "engine": a.engine, "config": cfg, "units": "ns, bytes",
+                "traffic": { "source": source, "packets": packets.len(),
+                             "bytes": packets.iter().map(|p| p.len as u64).sum::<u64>() },
+                "query": a.query.query, "timescale_us": a.query.timescale_us,
+                "synopsis_match": Value::Null,
+                "periods": periods.iter().map(|p| json!({
+                    "index": p.index, "packets": p.packets, "interval_saturated": p.interval_saturated,
+                    "scales": p.scales.iter().enumerate().map(|(j, s)| json!({
+                        "delta_ns": cfg.scale_ticks(j), "count": s.count, "sum": s.sum, "max": s.max,
+                        "max_index": s.max_index, "std": s.std(), "culprit": s.max_flow,
+                    })).collect::<Vec<_>>(),
+                })).collect::<Vec<_>>(),
+                "result": summary_json(&answers),
+                "timing": { "golden": { "seconds": secs, "packets_per_s": packets.len() as f64 / secs } },
+            })
+        );
+    } else {
+        println!(
+            "expb, {} scales from {} ns, period {} ns; {} packets in {} period(s) ({source}); engine {}",
+            cfg.scales,
+            cfg.base_ticks,
+            cfg.period_ticks,
+            packets.len(),
+            periods.len(),
+            a.engine
+        );
+        print_answers(&format!("{} at {} us", a.query.query, a.query.timescale_us), q, &answers);
+        for p in &periods {
+            let (j, s) = p.scales.iter().enumerate().max_by_key(|(j, s)| s.max >> j).expect("m ≥ 1");
+            println!(
+                "period {:<4} peak {:.3} Gb/s at Δ = {} us (interval {}), culprit flow {:#010x}",
+                p.index,
+                s.max as f64 * 8.0 / cfg.scale_ticks(j) as f64,
+                cfg.scale_ticks(j) as f64 / 1e3,
+                s.max_index,
+                s.max_flow
+            );
+        }
+        println!("golden           {:.3e} packets/s", packets.len() as f64 / secs);
+    }
+    Ok(())
+}
