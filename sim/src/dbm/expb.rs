@@ -10,6 +10,7 @@
 //! maximum is the scale's culprit.
 
 use super::config::*;
+use super::culprit::majority;
 use super::traffic::BwPacket;
 
 /// Statistics of one time scale Δ_j over a period.
@@ -190,19 +191,6 @@ impl ExpbGolden {
     }
 }
 
-/// One step of the weighted one-counter Misra–Gries majority (Boyer–Moore by bytes).
-pub fn majority((cand, count): (u32, u32), flow: u32, len: u32) -> (u32, u32) {
-    if count == 0 {
-        (flow, len)
-    } else if flow == cand {
-        (cand, count.saturating_add(len))
-    } else if len > count {
-        (flow, len - count)
-    } else {
-        (cand, count - len)
-    }
-}
-
 /// Runs a whole packet stream through an EXPB and returns every period up to
 /// the one holding the last packet.
 pub fn run_expb(cfg: &ExpbConfig, packets: &[BwPacket]) -> Result<Vec<ExpbPeriod>, String> {
@@ -263,17 +251,6 @@ mod tests {
             p.scales.iter().map(|s| (s.count, s.sum, s.max)).collect::<Vec<_>>(),
             vec![(4, 100, 40), (2, 100, 70), (1, 100, 100)]
         );
-    }
-
-    #[test]
-    fn majority_finds_a_flow_with_more_than_half_the_bytes() {
-        let mut rng = SplitMix64::new(4);
-        let mut m = (0, 0);
-        for _ in 0..10_000 {
-            let flow = if rng.chance(6, 10) { 7 } else { rng.below(100) as u32 + 10 };
-            m = majority(m, flow, 1000);
-        }
-        assert_eq!(m.0, 7);
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! posteriori queries and their ground truth, and bursty traffic.
 
 pub mod config;
+pub mod culprit;
 pub mod expb;
 pub mod model;
 pub mod query;
@@ -15,8 +16,8 @@ pub use config::*;
 pub use expb::{ExpbGolden, ExpbPeriod, ScaleStats, run_expb};
 pub use model::{Bucket, DbmFlags, DbmGolden, DbmPeriod, merge_key, run_dbm};
 pub use query::{
-    SeriesStats, coarsest_exceeding, dbm_mass, dbm_series, expb_scale, expb_stats, quantile, rel_error, series_stats, true_mass,
-    true_series,
+    SeriesStats, coarsest_exceeding, dbm_mass, dbm_series, expb_scale, expb_stats, quantile, rel_error, series_stats,
+    true_mass, true_series,
 };
 pub use radix_min::RadixMin;
 pub use traffic::{BurstySpec, BwPacket, pcap_bandwidth};

@@ -17,9 +17,9 @@
 //!   Either sets a sticky flag in the period's synopsis.
 
 use super::config::*;
+use super::culprit::{majority, merge_flows};
 use super::radix_min::RadixMin;
 use super::traffic::BwPacket;
-use crate::fridge::xorshift32;
 
 /// One bucket of the partition: a time span and what the merge rules and the
 /// queries need (§3.1.1: count, sum, max; §3.1.3: max/min and sums of
@@ -183,7 +183,7 @@ impl DbmGolden {
                 self.flags.interval_saturated = true;
             }
             self.acc = sum.min(INTERVAL_SUM_MAX);
-            self.majority(p.flow, p.len);
+            (self.maj_flow, self.maj_count) = majority((self.maj_flow, self.maj_count), p.flow, p.len);
         }
         Ok(())
     }
@@ -216,21 +216,6 @@ impl DbmGolden {
         self.take_period()
     }
 
-    fn majority(&mut self, flow: u32, len: u32) {
-        // Weighted one-counter Misra–Gries (Boyer–Moore majority by bytes).
-        if self.maj_count == 0 {
-            self.maj_flow = flow;
-            self.maj_count = len;
-        } else if flow == self.maj_flow {
-            self.maj_count = self.maj_count.saturating_add(len);
-        } else if len > self.maj_count {
-            self.maj_flow = flow;
-            self.maj_count = len - self.maj_count;
-        } else {
-            self.maj_count -= len;
-        }
-    }
-
     fn close_interval(&mut self) {
         let d = self.cfg.base_ticks;
         let first = self.period * self.cfg.period_ticks + self.interval * d;
@@ -253,18 +238,7 @@ impl DbmGolden {
         if mass > MASS_MAX {
             self.flags.mass_saturated = true;
         }
-        let (flow, flow_count) = if a.flow == b.flow {
-            (a.flow, a.flow_count.saturating_add(b.flow_count))
-        } else {
-            // §3.3: keep one flow with probability proportional to its count.
-            self.prng = xorshift32(self.prng);
-            let total = a.flow_count as u64 + b.flow_count as u64;
-            if (self.prng as u64 * total) >> 32 < a.flow_count as u64 {
-                (a.flow, a.flow_count)
-            } else {
-                (b.flow, b.flow_count)
-            }
-        };
+        let (flow, flow_count) = merge_flows(&mut self.prng, (a.flow, a.flow_count), (b.flow, b.flow_count));
         self.merges += 1;
         Bucket {
             first: a.first,
