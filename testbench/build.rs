@@ -338,6 +338,7 @@ fn adapter_rs(name: &str, block: &str) -> String {
             s_response: P::from_u128(i.response as u128),
             s_ts: P::from_u128((i.ts & ((1 << 48) - 1)) as u128),
             csr_we: P::from_u128(i.csr_we as u128),
+            csr_re: P::from_u128(i.csr_re as u128),
             csr_addr: P::from_u128((i.csr_addr & 31) as u128),
             csr_wdata: P::from_u128(i.csr_wdata as u128),
             m_smp_ready: P::from_u128(i.smp_ready as u128),
@@ -364,6 +365,7 @@ fn adapter_rs(name: &str, block: &str) -> String {
             ro_last: o.m_ro_last.to_u128() != 0,
             ovf_sticky: o.ovf_sticky.to_u128() != 0,
             saturated: o.saturated.to_u128() as u32,
+            csr_rdata: o.csr_rdata.to_u128() as u32,
         }",
         ),
         "h3" => (

@@ -191,8 +191,11 @@ fn every_fridge_address_width_exports_and_a_spread_lints_clean() {
         let cfg = FridgeConfig { entries, entry_prob_log2: vec![-2.0; n], ..Default::default() };
         let e = export(&BlockConfig::Fridge(cfg.clone())).unwrap();
         let width = |n: &str| e.ports.iter().find(|p| p.name == n).unwrap().bits;
-        assert_eq!((width("s_id"), width("s_ts"), width("m_smp_delay"), width("m_ro_wsum")), (32, 48, 48, 64));
-        assert_eq!(e.ports.iter().filter(|p| p.dir == Dir::Out).count(), 16);
+        assert_eq!(
+            (width("s_id"), width("s_ts"), width("m_smp_delay"), width("m_ro_wsum"), width("csr_rdata")),
+            (32, 48, 48, 64, 32)
+        );
+        assert_eq!(e.ports.iter().filter(|p| p.dir == Dir::Out).count(), 17);
     }
     export_and_lint(BlockConfig::Fridge(FridgeConfig::default()));
     for (entries, p) in [

@@ -6,8 +6,8 @@ use crate::models::{FridgeDefault, FridgeSmall, FridgeThree};
 use crate::{CoreRtl, Mismatch, cosim_model, differ, lane};
 use netmeas_sim::fridge::{
     FRIDGE_BINS, FRIDGE_REG_BIN_SHIFT, FRIDGE_REG_CORR_CM, FRIDGE_REG_CORR_PINV, FRIDGE_REG_CORR_SH, FRIDGE_REG_FLIP,
-    FRIDGE_REG_THRESH, FridgeConfig, FridgeCycle, FridgeIndex, FridgeInputs, FridgeOutputs, FridgePacket, FridgeRun,
-    FridgeSample, HistBin, fridge_registers,
+    FRIDGE_REG_HIST_ROW, FRIDGE_REG_THRESH, FridgeConfig, FridgeCycle, FridgeIndex, FridgeInputs, FridgeOutputs,
+    FridgePacket, FridgeRun, FridgeSample, HistBin, fridge_config_registers,
 };
 use netmeas_sim::prng::SplitMix64;
 
@@ -30,6 +30,8 @@ pub struct FridgeStimulus {
     pub csr: u32,
     /// `FLIP` is written.
     pub flip: u32,
+    /// A random register is read (the histogram row presented, counters, status).
+    pub csr_read: u32,
     /// The sample consumer is ready.
     pub smp_ready: u32,
     /// The histogram read-out consumer is ready.
@@ -53,6 +55,7 @@ impl Default for FridgeStimulus {
             hot: 6000,
             csr: 60,
             flip: 150,
+            csr_read: 8000,
             smp_ready: 52000,
             ro_ready: 56000,
             reset: 2,
@@ -75,6 +78,8 @@ pub struct FridgeStats {
     pub dropped: u32,
     /// Largest `saturated` seen.
     pub saturated: u32,
+    /// `HIST_ROW` reads that found a row presented.
+    pub rows_read_by_register: u64,
     /// Epoch changes seen on `epoch`.
     pub flips: u64,
     /// Complete histogram read-outs.
@@ -156,6 +161,7 @@ impl FridgeDriver {
             csr_we: flip || csr,
             csr_addr: if flip { FRIDGE_REG_FLIP } else { addr },
             csr_wdata,
+            csr_re: lane(w2, 2, self.p.csr_read),
             smp_ready: lane(w1, 1, self.p.smp_ready),
             ro_ready: lane(w1, 3, self.p.ro_ready),
             ovf_clear: lane(w2, 0, self.p.ovf_clear),
@@ -174,6 +180,7 @@ pub fn cosim_fridge<M: FridgeRtl>(p: FridgeStimulus, seed: u64, cycles: u64) -> 
     let mut drv = FridgeDriver::new(p, seed);
     let mut st = FridgeStats::default();
     let mut last_epoch = false;
+    let mut last_read_row = false;
     let n = M::NAME;
     cosim_model::<M>(
         cycles,
@@ -190,6 +197,9 @@ pub fn cosim_fridge<M: FridgeRtl>(p: FridgeStimulus, seed: u64, cycles: u64) -> 
             differ(n, cycle, "ro_valid", r.ro_valid, g.ro_valid)?;
             differ(n, cycle, "ovf_sticky", r.ovf_sticky, g.ovf_sticky)?;
             differ(n, cycle, "saturated", r.saturated, g.saturated)?;
+            differ(n, cycle, "csr_rdata", r.csr_rdata, g.csr_rdata)?;
+            st.rows_read_by_register += (g.csr_rdata >> 31 != 0 && last_read_row) as u64;
+            last_read_row = i.csr_re && i.csr_addr & 31 == FRIDGE_REG_HIST_ROW;
             if g.smp_valid {
                 differ(n, cycle, "smp", r.smp, g.smp)?;
                 st.samples += i.smp_ready as u64;
@@ -282,8 +292,8 @@ fn run_on<M: FridgeRtl>(cfg: &FridgeConfig, packets: &[FridgePacket]) -> Result<
             return Err(stuck("no ready after reset"));
         }
     }
-    // Every register but FLIP at `cfg`'s value: the register map's reset column for `cfg`.
-    for r in fridge_registers(cfg).iter().filter(|r| r.addr != FRIDGE_REG_FLIP) {
+    // Every configuration register but FLIP at `cfg`'s value: the register map's reset column for `cfg`.
+    for r in fridge_config_registers(cfg).iter().filter(|r| r.addr != FRIDGE_REG_FLIP) {
         step(&mut m, &FridgeInputs { csr_we: true, csr_addr: r.addr, csr_wdata: r.reset as u32, ..idle });
     }
     for p in packets {

@@ -264,10 +264,14 @@ fn fridge_stimulus() -> impl Strategy<Value = FridgeStimulus> {
     (
         (0u32..=65536, 0u32..=65536, 0u32..=65536, prop_oneof![Just(0u32), 0u32..20000]),
         (prop_oneof![Just(0u32), 0u32..400], prop_oneof![Just(0u32), 0u32..1000], 0u32..=65536, 1000u32..=65536),
-        (prop_oneof![Just(0u32), 0u32..20], 0u32..2000, any::<bool>()),
+        (prop_oneof![Just(0u32), 0u32..20], 0u32..2000, any::<bool>(), 0u32..30000),
     )
         .prop_map(
-            |((valid, response, answered, hot), (csr, flip, smp_ready, ro_ready), (reset, ovf_clear, near_wrap))| {
+            |(
+                (valid, response, answered, hot),
+                (csr, flip, smp_ready, ro_ready),
+                (reset, ovf_clear, near_wrap, csr_read),
+            )| {
                 FridgeStimulus {
                     valid,
                     response,
@@ -275,6 +279,7 @@ fn fridge_stimulus() -> impl Strategy<Value = FridgeStimulus> {
                     hot,
                     csr,
                     flip,
+                    csr_read,
                     smp_ready,
                     ro_ready,
                     reset,
@@ -316,6 +321,7 @@ fn fridge_default_stimulus_exercises_the_core() {
     let st = check_fridge::<FridgeSmall>(FridgeStimulus::default(), 7, 300_000);
     assert!(st.samples > 20_000 && st.dropped > 100 && st.saturated > 10, "{st:?}");
     assert!(st.epochs_read > 50 && st.busy_bins > 1_000 && st.csr_writes > 100, "{st:?}");
+    assert!(st.rows_read_by_register > 20, "{st:?}");
     let st = check_fridge::<FridgeDefault>(FridgeStimulus { reset: 0, ..Default::default() }, 8, 300_000);
     assert!(st.samples > 20_000 && st.flips > 50 && st.packets > 250_000, "{st:?}");
     let st =

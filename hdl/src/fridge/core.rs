@@ -40,7 +40,11 @@ use super::histogram::FridgeHistogram;
 use crate::common::h3::H3Unit;
 use crate::common::rmw_bank::RmwBank;
 use crate::common::unused::Unused;
-use netmeas_sim::fridge::{FRIDGE_ENTRY_BITS, FRIDGE_REG_FLIP, FRIDGE_REG_THRESH, FridgeConfig, xorshift32};
+use netmeas_sim::fridge::{
+    FRIDGE_ENTRY_BITS, FRIDGE_REG_FLIP, FRIDGE_REG_HIST_COUNT, FRIDGE_REG_HIST_POP, FRIDGE_REG_HIST_ROW,
+    FRIDGE_REG_HIST_WSUM_LO, FRIDGE_REG_SATURATED, FRIDGE_REG_SMP_DROPPED, FRIDGE_REG_STATUS, FRIDGE_REG_THRESH,
+    FridgeConfig, xorshift32,
+};
 use rust_hdl::prelude::*;
 
 /// Entry record width.
@@ -70,13 +74,17 @@ pub struct FridgeCore<const A: usize> {
     pub s_response: Signal<In, Bit>,
     /// Timestamp in ticks (mod 2^48).
     pub s_ts: Signal<In, Bits<48>>,
-    // --- CSR write port (register map in docs/cores/fridge.md and csr.json) ---
+    // --- CSR port (register map in docs/cores/fridge.md and csr.json) ---
     /// Write strobe.
     pub csr_we: Signal<In, Bit>,
-    /// Word address.
+    /// Read strobe: `csr_rdata` holds the register at `csr_addr` from the next cycle.
+    pub csr_re: Signal<In, Bit>,
+    /// Word address (of the write and of the read).
     pub csr_addr: Signal<In, Bits<5>>,
     /// Write data.
     pub csr_wdata: Signal<In, Bits<32>>,
+    /// Read data of the last read (0 for an address that holds no readable register).
+    pub csr_rdata: Signal<Out, Bits<32>>,
     // --- delay samples (§6.1: {delay, x} per matched response) ---
     /// A sample is presented.
     pub m_smp_valid: Signal<Out, Bit>,
@@ -137,6 +145,19 @@ pub struct FridgeCore<const A: usize> {
     rst_thresh: [Constant<Bits<32>>; SLOTS],
     rst_nxt: [Constant<Bits<32>>; SLOTS],
     reg_flip: Constant<Bits<5>>,
+    reg_pop: Constant<Bits<5>>,
+    reg_hist_row: Constant<Bits<5>>,
+    reg_hist_count: Constant<Bits<5>>,
+    reg_wsum_lo: Constant<Bits<5>>,
+    reg_wsum_hi: Constant<Bits<5>>,
+    reg_w2sum_lo: Constant<Bits<5>>,
+    reg_w2sum_hi: Constant<Bits<5>>,
+    reg_smp_dropped: Constant<Bits<5>>,
+    reg_saturated: Constant<Bits<5>>,
+    reg_status: Constant<Bits<5>>,
+    rd_bit: [Constant<Bits<32>>; 5],
+    rdata: DFF<Bits<32>>,
+    rd: Signal<Local, Bits<32>>,
     route_m1: Constant<Bits<18>>,
     route_m2: Constant<Bits<18>>,
     route_m4: Constant<Bits<18>>,
@@ -238,6 +259,8 @@ impl<const A: usize> FridgeCore<A> {
             s_response: Default::default(),
             s_ts: Default::default(),
             csr_we: Default::default(),
+            csr_re: Default::default(),
+            csr_rdata: Default::default(),
             csr_addr: Default::default(),
             csr_wdata: Default::default(),
             m_smp_valid: Default::default(),
@@ -281,6 +304,26 @@ impl<const A: usize> FridgeCore<A> {
                 Constant::new((if k < n { xorshift32(cfg.prng_seed(k)) as u64 } else { 0 }).into())
             }),
             reg_flip: Constant::new((FRIDGE_REG_FLIP as u64).into()),
+            reg_pop: Constant::new((FRIDGE_REG_HIST_POP as u64).into()),
+            reg_hist_row: Constant::new((FRIDGE_REG_HIST_ROW as u64).into()),
+            reg_hist_count: Constant::new((FRIDGE_REG_HIST_COUNT as u64).into()),
+            reg_wsum_lo: Constant::new((FRIDGE_REG_HIST_WSUM_LO as u64).into()),
+            reg_wsum_hi: Constant::new((FRIDGE_REG_HIST_WSUM_LO as u64 + 1).into()),
+            reg_w2sum_lo: Constant::new((FRIDGE_REG_HIST_WSUM_LO as u64 + 2).into()),
+            reg_w2sum_hi: Constant::new((FRIDGE_REG_HIST_WSUM_LO as u64 + 3).into()),
+            reg_smp_dropped: Constant::new((FRIDGE_REG_SMP_DROPPED as u64).into()),
+            reg_saturated: Constant::new((FRIDGE_REG_SATURATED as u64).into()),
+            reg_status: Constant::new((FRIDGE_REG_STATUS as u64).into()),
+            // HIST_ROW's valid (31) and last (30) bits; STATUS's bits 0, 1, 2.
+            rd_bit: [
+                Constant::new((1u64 << 31).into()),
+                Constant::new((1u64 << 30).into()),
+                Constant::new(1u64.into()),
+                Constant::new(2u64.into()),
+                Constant::new(4u64.into()),
+            ],
+            rdata: Default::default(),
+            rd: Default::default(),
             route_m1: n_bit(1),
             route_m2: n_bit(2),
             route_m4: n_bit(4),
@@ -371,6 +414,7 @@ impl<const A: usize> Logic for FridgeCore<A> {
         dff_setup!(
             self,
             clock,
+            rdata,
             pending,
             dropped,
             p1_valid,
@@ -449,7 +493,9 @@ impl<const A: usize> Logic for FridgeCore<A> {
         self.flip_pending.next = self.pending.q.val();
         self.epoch.next = self.hist.epoch.val();
         self.m_ro_valid.next = self.hist.m_ro_valid.val();
-        self.hist.m_ro_ready.next = self.m_ro_ready.val();
+        // The stream's consumer or a HIST_POP write takes the presented row.
+        self.hist.m_ro_ready.next =
+            self.m_ro_ready.val() | (self.csr_we.val() & (self.csr_addr.val() == self.reg_pop.val()));
         self.m_ro_row.next = self.hist.m_ro_row.val();
         self.m_ro_count.next = self.hist.m_ro_count.val();
         self.m_ro_wsum.next = self.hist.m_ro_wsum.val();
@@ -618,8 +664,56 @@ impl<const A: usize> Logic for FridgeCore<A> {
             }
         }
 
+        // ---- CSR reads: the frozen histogram row presented on m_ro_* (0 when none is), counters, status ----
+        self.rd.next = self.zero32.val();
+        if self.hist.m_ro_valid.val() {
+            if self.csr_addr.val() == self.reg_hist_row.val() {
+                self.rd.next = bit_cast::<32, 7>(self.hist.m_ro_row.val()) | self.rd_bit[0].val();
+                if self.hist.m_ro_last.val() {
+                    self.rd.next = self.rd.val() | self.rd_bit[1].val();
+                }
+            }
+            if self.csr_addr.val() == self.reg_hist_count.val() {
+                self.rd.next = self.hist.m_ro_count.val();
+            }
+            if self.csr_addr.val() == self.reg_wsum_lo.val() {
+                self.rd.next = self.hist.m_ro_wsum.val().get_bits::<32>(0);
+            }
+            if self.csr_addr.val() == self.reg_wsum_hi.val() {
+                self.rd.next = self.hist.m_ro_wsum.val().get_bits::<32>(32);
+            }
+            if self.csr_addr.val() == self.reg_w2sum_lo.val() {
+                self.rd.next = self.hist.m_ro_w2sum.val().get_bits::<32>(0);
+            }
+            if self.csr_addr.val() == self.reg_w2sum_hi.val() {
+                self.rd.next = self.hist.m_ro_w2sum.val().get_bits::<32>(32);
+            }
+        }
+        if self.csr_addr.val() == self.reg_smp_dropped.val() {
+            self.rd.next = self.dropped.q.val();
+        }
+        if self.csr_addr.val() == self.reg_saturated.val() {
+            self.rd.next = self.hist.saturated.val();
+        }
+        if self.csr_addr.val() == self.reg_status.val() {
+            if self.hist.ovf_sticky.val() {
+                self.rd.next = self.rd.val() | self.rd_bit[2].val();
+            }
+            if self.hist.epoch.val() {
+                self.rd.next = self.rd.val() | self.rd_bit[3].val();
+            }
+            if self.pending.q.val() {
+                self.rd.next = self.rd.val() | self.rd_bit[4].val();
+            }
+        }
+        if self.csr_re.val() {
+            self.rdata.d.next = self.rd.val();
+        }
+        self.csr_rdata.next = self.rdata.q.val();
+
         // ---- synchronous reset ----
         if self.reset.val() {
+            self.rdata.d.next = self.zero32.val();
             for j in 0..SLOTS {
                 self.thresh_x[j].d.next = self.zero32.val();
                 self.nxt_x[j].d.next = self.zero32.val();

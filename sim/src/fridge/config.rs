@@ -226,11 +226,57 @@ pub const FRIDGE_REG_CORR_PINV: u32 = 5;
 pub const FRIDGE_REG_CORR_CM: u32 = 6;
 /// Word address of fridge k's `CORR_SH`: base + 4k.
 pub const FRIDGE_REG_CORR_SH: u32 = 7;
+/// Word address of `HIST_POP` (a write consumes the histogram row presented in `HIST_ROW`..`HIST_W2SUM_HI`).
+pub const FRIDGE_REG_HIST_POP: u32 = 2;
+/// Word address of `HIST_ROW` (read-only): bit 31 a row is presented, bit 30 it is the last, bits 6:0 its row 32k + bin.
+pub const FRIDGE_REG_HIST_ROW: u32 = 20;
+/// Word address of `HIST_COUNT` (read-only): the presented row's sample count.
+pub const FRIDGE_REG_HIST_COUNT: u32 = 21;
+/// Word address of `HIST_WSUM_LO` (read-only); `HIST_WSUM_HI`, `HIST_W2SUM_LO`, `HIST_W2SUM_HI` follow.
+pub const FRIDGE_REG_HIST_WSUM_LO: u32 = 22;
+/// Word address of `SMP_DROPPED` (read-only).
+pub const FRIDGE_REG_SMP_DROPPED: u32 = 26;
+/// Word address of `SATURATED` (read-only).
+pub const FRIDGE_REG_SATURATED: u32 = 27;
+/// Word address of `STATUS` (read-only): bit 0 `ovf_sticky`, bit 1 `epoch`, bit 2 `flip_pending`.
+pub const FRIDGE_REG_STATUS: u32 = 28;
 /// Width of `csr_addr`.
 pub const FRIDGE_CSR_ADDR_BITS: u32 = 5;
 
 /// The register map of a fridge core: the one source of `csr.json` and the datasheet table.
 pub fn fridge_registers(cfg: &FridgeConfig) -> Vec<RegisterDesc> {
+    let mut regs = fridge_config_registers(cfg);
+    regs.push(RegisterDesc {
+        name: "HIST_POP".into(),
+        addr: FRIDGE_REG_HIST_POP,
+        bits: 1,
+        reset: 0,
+        doc: "Write-only: writing any value consumes the frozen histogram row presented in HIST_ROW..HIST_W2SUM_HI (the register read-out of §6.2's histograms; the m_ro stream is the other).".into(),
+    });
+    let ro = |name: &str, addr: u32, bits: u32, doc: &str| RegisterDesc {
+        name: name.into(),
+        addr,
+        bits,
+        reset: 0,
+        doc: format!("Read-only: {doc}"),
+    };
+    regs.extend([
+        ro("HIST_ROW", FRIDGE_REG_HIST_ROW, 32, "bit 31: a frozen histogram row is presented; bit 30: it is the last; bits 6:0: its row 32·fridge + bin (HIST_ROW..HIST_W2SUM_HI read 0 when no row is presented)."),
+        ro("HIST_COUNT", FRIDGE_REG_HIST_COUNT, 32, "samples in the presented row."),
+        ro("HIST_WSUM_LO", FRIDGE_REG_HIST_WSUM_LO, 32, "Σ correction factor of the presented row (Q.8), bits 31:0."),
+        ro("HIST_WSUM_HI", FRIDGE_REG_HIST_WSUM_LO + 1, 32, "bits 63:32 of the same."),
+        ro("HIST_W2SUM_LO", FRIDGE_REG_HIST_WSUM_LO + 2, 32, "Σ factor² of the presented row, bits 31:0."),
+        ro("HIST_W2SUM_HI", FRIDGE_REG_HIST_WSUM_LO + 3, 32, "bits 63:32 of the same."),
+        ro("SMP_DROPPED", FRIDGE_REG_SMP_DROPPED, 32, "samples dropped because the sample output was full (saturating)."),
+        ro("SATURATED", FRIDGE_REG_SATURATED, 32, "samples whose correction factor saturated at 2^32 (saturating)."),
+        ro("STATUS", FRIDGE_REG_STATUS, 3, "bit 0: a histogram field wrapped (ovf_sticky); bit 1: the live histogram copy (epoch); bit 2: a FLIP write waits (flip_pending)."),
+    ]);
+    regs
+}
+
+/// The configuration registers (`BIN_SHIFT`, `FLIP`, and every fridge's
+/// `THRESH`, `CORR_*`), each with its reset value for `cfg`.
+pub fn fridge_config_registers(cfg: &FridgeConfig) -> Vec<RegisterDesc> {
     let mut regs = vec![
         RegisterDesc {
             name: "BIN_SHIFT".into(),
@@ -325,7 +371,8 @@ mod tests {
         d.validate().unwrap();
         assert_eq!((d.total_entries(), d.addr_bits(), d.base(1)), (4096, 12, 2048));
         assert_eq!(FRIDGE_ENTRY_BITS, 114);
-        assert_eq!(fridge_registers(&d).len(), 2 + 4 * 2);
+        assert_eq!(fridge_config_registers(&d).len(), 2 + 4 * 2);
+        assert_eq!(fridge_registers(&d).len(), 2 + 4 * 2 + 10);
     }
 
     #[test]

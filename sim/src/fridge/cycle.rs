@@ -52,6 +52,8 @@ pub struct FridgeInputs {
     pub ts: u64,
     /// CSR write enable.
     pub csr_we: bool,
+    /// CSR read strobe: `csr_rdata` holds the register at `csr_addr` from the next cycle.
+    pub csr_re: bool,
     /// CSR word address (5 bits kept).
     pub csr_addr: u32,
     /// CSR write data.
@@ -91,6 +93,8 @@ pub struct FridgeOutputs {
     pub ovf_sticky: bool,
     /// Samples whose factor saturated at 2^32 (saturating at 2^32 − 1).
     pub saturated: u32,
+    /// Read data of the last CSR read.
+    pub csr_rdata: u32,
 }
 
 /// A packet in `p1..p3`; `k` and `row` are known from `p3` on.
@@ -159,6 +163,7 @@ pub struct FridgeCycle {
     h: [Slot<HistUpdate>; HIST_DEPTH],
     saturated: u32,
     hist: CounterBankCycle<HistBin>,
+    rdata: u32,
 }
 
 impl FridgeCycle {
@@ -186,6 +191,7 @@ impl FridgeCycle {
             h: [Slot::default(); HIST_DEPTH],
             saturated: 0,
             hist: CounterBankCycle::new(n * FRIDGE_BINS, ()),
+            rdata: 0,
         }
     }
 
@@ -222,7 +228,8 @@ impl FridgeCycle {
             upd_row: last.item.map_or(0, |u| u.row as u32),
             upd_op: last.item.map_or_else(HistBin::default, |u| u.op),
             flip: last.flip,
-            ro_ready: i.ro_ready,
+            // The stream's consumer or a HIST_POP write takes the presented row.
+            ro_ready: i.ro_ready || (i.csr_we && i.csr_addr & 31 == FRIDGE_REG_HIST_POP),
             ovf_clear: i.ovf_clear,
         };
         let ho = self.hist.step(&hist_in);
@@ -240,6 +247,7 @@ impl FridgeCycle {
             ro_last: ho.ro_last,
             ovf_sticky: ho.ovf_sticky,
             saturated: self.saturated,
+            csr_rdata: self.rdata,
         };
         if i.reset {
             let hist = std::mem::replace(&mut self.hist, CounterBankCycle::new(0, ()));
@@ -327,13 +335,37 @@ impl FridgeCycle {
             self.entry_init_ptr += 1;
         }
 
-        // CSR writes take effect from the next cycle.
+        // CSR reads of this cycle's outputs, writes taking effect from the next cycle.
+        if i.csr_re {
+            self.rdata = csr_read(i.csr_addr & ((1 << FRIDGE_CSR_ADDR_BITS) - 1), &out);
+        }
         if i.csr_we
             && self.regs.write(i.csr_addr & ((1 << FRIDGE_CSR_ADDR_BITS) - 1), i.csr_wdata) == FridgeCsrEffect::Flip
         {
             self.flip_pending = true;
         }
         out
+    }
+}
+
+/// The register at `addr` as a CSR read during a cycle with outputs `o`
+/// returns it; the histogram row registers read 0 when no row is presented.
+pub fn csr_read(addr: u32, o: &FridgeOutputs) -> u32 {
+    let hist_row = (FRIDGE_REG_HIST_ROW..FRIDGE_REG_HIST_WSUM_LO + 4).contains(&addr);
+    if hist_row && !o.ro_valid {
+        return 0;
+    }
+    match addr {
+        FRIDGE_REG_HIST_ROW => (1 << 31) | ((o.ro_last as u32) << 30) | o.ro_row,
+        FRIDGE_REG_HIST_COUNT => o.ro_data.count,
+        a if a == FRIDGE_REG_HIST_WSUM_LO => o.ro_data.wsum as u32,
+        a if a == FRIDGE_REG_HIST_WSUM_LO + 1 => (o.ro_data.wsum >> 32) as u32,
+        a if a == FRIDGE_REG_HIST_WSUM_LO + 2 => o.ro_data.w2sum as u32,
+        a if a == FRIDGE_REG_HIST_WSUM_LO + 3 => (o.ro_data.w2sum >> 32) as u32,
+        FRIDGE_REG_SMP_DROPPED => o.smp_dropped,
+        FRIDGE_REG_SATURATED => o.saturated,
+        FRIDGE_REG_STATUS => o.ovf_sticky as u32 | (o.epoch as u32) << 1 | (o.flip_pending as u32) << 2,
+        _ => 0,
     }
 }
 
@@ -505,5 +537,64 @@ mod tests {
             }
         }
         assert_eq!(count, 3);
+    }
+
+    /// Reads the register at `addr`: the strobe in one cycle, the data in the next.
+    fn read(m: &mut FridgeCycle, addr: u32) -> u32 {
+        m.step(&FridgeInputs { csr_re: true, csr_addr: addr, ..Default::default() });
+        m.step(&FridgeInputs::default()).csr_rdata
+    }
+
+    #[test]
+    fn histograms_read_by_register_equal_the_golden_ones() {
+        let cfg = FridgeConfig { entries: vec![64, 256], entry_prob_log2: vec![0.0, -2.0], ..Default::default() };
+        let mut rng = SplitMix64::new(12);
+        let packets: Vec<FridgePacket> = (0..6000u64)
+            .map(|t| FridgePacket { id: rng.below(300) as u32, response: rng.chance(1, 2), ts: t * 37 })
+            .collect();
+        let mut g = FridgeGolden::new(&cfg);
+        let mut m = FridgeCycle::new(&cfg);
+        let idle = FridgeInputs { smp_ready: true, ..Default::default() };
+        while !m.step(&idle).ready {}
+        for p in &packets {
+            g.process(p);
+            assert!(m.step(&FridgeInputs { valid: true, id: p.id, response: p.response, ts: p.ts, ..idle }).ready);
+        }
+        let want = g.flip();
+        for _ in 0..20 {
+            m.step(&idle);
+        }
+        assert_eq!(read(&mut m, FRIDGE_REG_STATUS) & 4, 0, "the flip is not pending before the write");
+        m.step(&FridgeInputs { csr_we: true, csr_addr: FRIDGE_REG_FLIP, ..idle });
+        for _ in 0..40 {
+            m.step(&idle);
+        }
+        let rows = cfg.fridges() * FRIDGE_BINS;
+        let mut got = vec![HistBin::default(); rows];
+        let mut seen = 0;
+        loop {
+            let row = read(&mut m, FRIDGE_REG_HIST_ROW);
+            assert_ne!(row >> 31, 0, "a row is presented until the last one is popped");
+            let wl = read(&mut m, FRIDGE_REG_HIST_WSUM_LO) as u64;
+            let wh = read(&mut m, FRIDGE_REG_HIST_WSUM_LO + 1) as u64;
+            let ql = read(&mut m, FRIDGE_REG_HIST_WSUM_LO + 2) as u64;
+            let qh = read(&mut m, FRIDGE_REG_HIST_WSUM_LO + 3) as u64;
+            got[(row & 127) as usize] =
+                HistBin { count: read(&mut m, FRIDGE_REG_HIST_COUNT), wsum: wl | wh << 32, w2sum: ql | qh << 32 };
+            seen += 1;
+            m.step(&FridgeInputs { csr_we: true, csr_addr: FRIDGE_REG_HIST_POP, ..idle });
+            if row & (1 << 30) != 0 {
+                break;
+            }
+        }
+        assert_eq!(seen, rows);
+        assert_eq!(got, want);
+        assert!(want.iter().map(|b| b.count).sum::<u32>() > 500);
+        for _ in 0..5 {
+            m.step(&idle);
+        }
+        assert_eq!(read(&mut m, FRIDGE_REG_HIST_ROW) >> 31, 0, "nothing presented after the last row");
+        assert_eq!(read(&mut m, FRIDGE_REG_STATUS), 2, "epoch 1, no overflow, no flip pending");
+        assert_eq!(read(&mut m, 31), 0);
     }
 }
