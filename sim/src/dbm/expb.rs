@@ -11,6 +11,7 @@
 
 use super::config::*;
 use super::culprit::majority;
+use super::stream::{PeriodCore, TimeOrder, run_periods};
 use super::traffic::BwPacket;
 
 /// Statistics of one time scale Δ_j over a period.
@@ -74,8 +75,7 @@ pub struct ExpbGolden {
     period: u64,
     packets: u64,
     saturated: bool,
-    last_ts: u64,
-    started: bool,
+    order: TimeOrder,
 }
 
 impl ExpbGolden {
@@ -93,22 +93,14 @@ impl ExpbGolden {
             period: 0,
             packets: 0,
             saturated: false,
-            last_ts: 0,
-            started: false,
+            order: TimeOrder::default(),
         })
     }
 
     /// Adds a packet, closing the base intervals and periods that end at or
     /// before its timestamp first. Timestamps must not go backwards.
     pub fn push(&mut self, p: &BwPacket, out: &mut Vec<ExpbPeriod>) -> Result<(), String> {
-        if p.ts >= 1 << TS_BITS {
-            return Err(format!("timestamp {} does not fit {TS_BITS} bits", p.ts));
-        }
-        if self.started && p.ts < self.last_ts {
-            return Err(format!("timestamp {} goes backwards (previous {})", p.ts, self.last_ts));
-        }
-        self.started = true;
-        self.last_ts = p.ts;
+        self.order.check(p.ts)?;
         self.advance(p.ts, out);
         self.packets += 1;
         let sum = self.acc + p.len as u64;
@@ -191,16 +183,20 @@ impl ExpbGolden {
     }
 }
 
-/// Runs a whole packet stream through an EXPB and returns every period up to
-/// the one holding the last packet.
-pub fn run_expb(cfg: &ExpbConfig, packets: &[BwPacket]) -> Result<Vec<ExpbPeriod>, String> {
-    let mut e = ExpbGolden::new(cfg).map_err(|e| e.to_string())?;
-    let mut out = Vec::new();
-    for p in packets {
-        e.push(p, &mut out)?;
+impl PeriodCore for ExpbGolden {
+    type Period = ExpbPeriod;
+    fn push(&mut self, p: &BwPacket, out: &mut Vec<ExpbPeriod>) -> Result<(), String> {
+        ExpbGolden::push(self, p, out)
     }
-    out.push(e.finish());
-    Ok(out)
+    fn finish(&mut self) -> ExpbPeriod {
+        ExpbGolden::finish(self)
+    }
+}
+
+/// Runs a whole packet stream through a new core for `cfg` and returns every
+/// period up to the one holding the last packet.
+pub fn run_expb(cfg: &ExpbConfig, packets: &[BwPacket]) -> Result<Vec<ExpbPeriod>, String> {
+    run_periods(ExpbGolden::new(cfg).map_err(|e| e.to_string())?, packets)
 }
 
 #[cfg(test)]

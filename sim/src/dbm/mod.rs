@@ -10,6 +10,7 @@ pub mod expb;
 pub mod model;
 pub mod query;
 pub mod radix_min;
+pub mod stream;
 pub mod traffic;
 
 pub use config::*;
@@ -20,4 +21,5 @@ pub use query::{
     true_mass, true_series,
 };
 pub use radix_min::RadixMin;
+pub use stream::{PeriodCore, TimeOrder, run_periods};
 pub use traffic::{BurstySpec, BwPacket, pcap_bandwidth};

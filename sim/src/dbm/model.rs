@@ -19,6 +19,7 @@
 use super::config::*;
 use super::culprit::{majority, merge_flows};
 use super::radix_min::RadixMin;
+use super::stream::{PeriodCore, TimeOrder, run_periods};
 use super::traffic::BwPacket;
 
 /// One bucket of the partition: a time span and what the merge rules and the
@@ -123,8 +124,7 @@ pub struct DbmGolden {
     acc: u64,
     maj_flow: u32,
     maj_count: u32,
-    last_ts: u64,
-    started: bool,
+    order: TimeOrder,
 }
 
 impl DbmGolden {
@@ -150,8 +150,7 @@ impl DbmGolden {
             acc: 0,
             maj_flow: 0,
             maj_count: 0,
-            last_ts: 0,
-            started: false,
+            order: TimeOrder::default(),
         })
     }
 
@@ -164,14 +163,7 @@ impl DbmGolden {
     /// end at or before its timestamp are closed first and appended to `out`.
     /// A timestamp below the previous one is an error.
     pub fn push(&mut self, p: &BwPacket, out: &mut Vec<DbmPeriod>) -> Result<(), String> {
-        if p.ts >= 1 << TS_BITS {
-            return Err(format!("timestamp {} does not fit {TS_BITS} bits", p.ts));
-        }
-        if self.started && p.ts < self.last_ts {
-            return Err(format!("timestamp {} goes backwards (previous {})", p.ts, self.last_ts));
-        }
-        self.started = true;
-        self.last_ts = p.ts;
+        self.order.check(p.ts)?;
         self.advance(p.ts, out);
         self.packets += 1;
         if self.cfg.base_ticks == 0 {
@@ -341,16 +333,20 @@ impl DbmGolden {
     }
 }
 
-/// Runs a whole packet stream through a DBM and returns every period up to
-/// the one holding the last packet.
-pub fn run_dbm(cfg: &DbmConfig, packets: &[BwPacket]) -> Result<Vec<DbmPeriod>, String> {
-    let mut dbm = DbmGolden::new(cfg).map_err(|e| e.to_string())?;
-    let mut out = Vec::new();
-    for p in packets {
-        dbm.push(p, &mut out)?;
+impl PeriodCore for DbmGolden {
+    type Period = DbmPeriod;
+    fn push(&mut self, p: &BwPacket, out: &mut Vec<DbmPeriod>) -> Result<(), String> {
+        DbmGolden::push(self, p, out)
     }
-    out.push(dbm.finish());
-    Ok(out)
+    fn finish(&mut self) -> DbmPeriod {
+        DbmGolden::finish(self)
+    }
+}
+
+/// Runs a whole packet stream through a new core for `cfg` and returns every
+/// period up to the one holding the last packet.
+pub fn run_dbm(cfg: &DbmConfig, packets: &[BwPacket]) -> Result<Vec<DbmPeriod>, String> {
+    run_periods(DbmGolden::new(cfg).map_err(|e| e.to_string())?, packets)
 }
 
 #[cfg(test)]

@@ -221,6 +221,8 @@ impl FridgeCycle {
 
     /// One clock: returns the outputs seen during this cycle, then advances.
     pub fn step(&mut self, i: &FridgeInputs) -> FridgeOutputs {
+        // The core keeps the low FRIDGE_CSR_ADDR_BITS of the address for reads, writes and pops.
+        let addr = i.csr_addr & ((1 << FRIDGE_CSR_ADDR_BITS) - 1);
         let last = &self.h[HIST_DEPTH - 1];
         let hist_in = CounterBankInputs {
             reset: i.reset,
@@ -229,7 +231,7 @@ impl FridgeCycle {
             upd_op: last.item.map_or_else(HistBin::default, |u| u.op),
             flip: last.flip,
             // The stream's consumer or a HIST_POP write takes the presented row.
-            ro_ready: i.ro_ready || (i.csr_we && i.csr_addr & 31 == FRIDGE_REG_HIST_POP),
+            ro_ready: i.ro_ready || (i.csr_we && addr == FRIDGE_REG_HIST_POP),
             ovf_clear: i.ovf_clear,
         };
         let ho = self.hist.step(&hist_in);
@@ -337,11 +339,9 @@ impl FridgeCycle {
 
         // CSR reads of this cycle's outputs, writes taking effect from the next cycle.
         if i.csr_re {
-            self.rdata = csr_read(i.csr_addr & ((1 << FRIDGE_CSR_ADDR_BITS) - 1), &out);
+            self.rdata = csr_read(addr, &out);
         }
-        if i.csr_we
-            && self.regs.write(i.csr_addr & ((1 << FRIDGE_CSR_ADDR_BITS) - 1), i.csr_wdata) == FridgeCsrEffect::Flip
-        {
+        if i.csr_we && self.regs.write(addr, i.csr_wdata) == FridgeCsrEffect::Flip {
             self.flip_pending = true;
         }
         out
