@@ -8,7 +8,6 @@
 //! timestamp sum is modular by design (the host takes differences mod 2^TW).
 
 use super::rmw_bank::RmwBank;
-use super::unused::Unused;
 use netmeas_sim::counter_bank::CounterBankConfig;
 use rust_hdl::prelude::*;
 
@@ -59,8 +58,8 @@ pub struct CounterBank<const A: usize, const CW: usize, const TW: usize, const W
     pub ovf_clear: Signal<In, Bit>,
     // --- internals ---
     bank: RmwBank<W, A>,
-    /// The bank's records have no key: its key match is constant.
-    unused_key_match: Unused<Bit>,
+    /// The row's current record: the bank's candidates selected before the arithmetic.
+    old: Signal<Local, Bits<W>>,
     tsum_lsb: Constant<Bits<IW>>,
     count_msb: Constant<Bits<IW>>,
     count_old: Signal<Local, Bits<CW>>,
@@ -107,7 +106,7 @@ impl<const A: usize, const CW: usize, const TW: usize, const W: usize, const IW:
             ovf_sticky: Default::default(),
             ovf_clear: Default::default(),
             bank: RmwBank::new(cfg.rows),
-            unused_key_match: Default::default(),
+            old: Default::default(),
             tsum_lsb: Constant::new((CW as u64).into()),
             count_msb: Constant::new(((CW - 1) as u64).into()),
             count_old: Default::default(),
@@ -147,19 +146,24 @@ impl<const A: usize, const CW: usize, const TW: usize, const W: usize, const IW:
         // Record arithmetic: lane-wise add. The count wrapped iff the adder's
         // carry out is set, recovered from the top bits (carry into the top bit
         // = its sum bit xor both operand bits): no second carry chain.
-        self.count_old.next = self.bank.alu_old.val().get_bits::<CW>(0);
+        // Select first: one 2:1 mux in front of the adds.
+        if self.bank.alu_fwd.val() {
+            self.old.next = self.bank.alu_old_fwd.val();
+        } else {
+            self.old.next = self.bank.alu_old_base.val();
+        }
+        self.count_old.next = self.old.val().get_bits::<CW>(0);
         self.count_op.next = self.bank.alu_op.val().get_bits::<CW>(0);
         self.count_new.next = self.count_old.val() + self.count_op.val();
-        self.tsum_new.next = self.bank.alu_old.val().get_bits::<TW>(self.tsum_lsb.val().index())
+        self.tsum_new.next = self.old.val().get_bits::<TW>(self.tsum_lsb.val().index())
             + self.bank.alu_op.val().get_bits::<TW>(self.tsum_lsb.val().index());
         self.word_new.next =
             bit_cast::<W, CW>(self.count_new.val()) | (bit_cast::<W, TW>(self.tsum_new.val()) << self.tsum_lsb.val());
-        self.unused_key_match.sig.next = self.bank.alu_key_match.val();
         self.bank.alu_new.next = self.word_new.val();
         // Top count bits, taken from the W-bit words (the index is IW bits wide).
-        self.bank.alu_ovf.next = (self.bank.alu_old.val().get_bit(self.count_msb.val().index())
+        self.bank.alu_ovf.next = (self.old.val().get_bit(self.count_msb.val().index())
             & self.bank.alu_op.val().get_bit(self.count_msb.val().index()))
-            | ((self.bank.alu_old.val().get_bit(self.count_msb.val().index())
+            | ((self.old.val().get_bit(self.count_msb.val().index())
                 | self.bank.alu_op.val().get_bit(self.count_msb.val().index()))
                 & !self.word_new.val().get_bit(self.count_msb.val().index()));
     }

@@ -19,12 +19,14 @@
 //!   four older updates whose writes this read cannot have seen.
 //! - **s2** `base` register = the newest matching result of the updates two,
 //!   three or four ahead (`w_data`, `w2_data`, `w3_data`), else the live `q`.
-//! - **s3** `alu_old` = the result of the update one ahead (`w_data`) if it hit
-//!   the same row, else `base`: one 2:1 mux in front of the parent's arithmetic,
-//!   whose result is registered into `w_data`. `alu_key_match` compares the
-//!   key field (`with_key`) of both candidates with the operand's and selects
-//!   after the compare, so a parent whose record is keyed (the fridges' entry
-//!   IDs) has no mux in front of its compare.
+//! - **s3** the row's current record is the result of the update one ahead
+//!   (`alu_old_fwd`, i.e. `w_data`) if `alu_fwd`, else `alu_old_base`. The bank
+//!   hands the parent both candidates and the select, and the parent's result
+//!   is registered into `w_data`. Where the select goes is the parent's choice:
+//!   before a narrow operation (one 2:1 mux in front of it), or after a wide add
+//!   or compare computed on both candidates, so the `w_data` → `w_data` loop
+//!   holds the operation and one mux (the fridges' 64-bit histogram sums and
+//!   32-bit ID compare).
 //! - **w**  `w_data` is written to the RAM.
 //!
 //! A read at edge E sees writes of edges before E. The writes of the four
@@ -71,16 +73,18 @@ pub struct RmwBank<const W: usize, const A: usize> {
     /// Operand, interpreted by the parent's record arithmetic.
     pub s_upd_op: Signal<In, Bits<W>>,
     // --- record arithmetic, closed combinationally by the parent (s3) ---
-    /// The row's current record (forwarded).
-    pub alu_old: Signal<Out, Bits<W>>,
+    /// The row's current record is `alu_old_fwd` (else `alu_old_base`).
+    pub alu_fwd: Signal<Out, Bit>,
+    /// The result of the update one ahead, forwarded when it hit the same row.
+    pub alu_old_fwd: Signal<Out, Bits<W>>,
+    /// The forwarded result of the update two to four ahead, else the RAM's record.
+    pub alu_old_base: Signal<Out, Bits<W>>,
     /// The update's operand.
     pub alu_op: Signal<Out, Bits<W>>,
     /// The new record, registered at the end of the cycle and written one cycle later.
     pub alu_new: Signal<In, Bits<W>>,
     /// The update overflowed a field that must not wrap.
     pub alu_ovf: Signal<In, Bit>,
-    /// The key bits of `alu_old` equal the operand's (always high without a key).
-    pub alu_key_match: Signal<Out, Bit>,
     // --- epochs ---
     /// Request an epoch flip.
     pub flip: Signal<In, Bit>,
@@ -114,7 +118,6 @@ pub struct RmwBank<const W: usize, const A: usize> {
     one_a: Constant<Bits<A>>,
     zero_a: Constant<Bits<A>>,
     zero_w: Constant<Bits<W>>,
-    key_mask: Constant<Bits<W>>,
     ro_idle: Constant<Bits<2>>,
     ro_drain: Constant<Bits<2>>,
     ro_stream: Constant<Bits<2>>,
@@ -191,8 +194,6 @@ pub struct RmwBank<const W: usize, const A: usize> {
     w_write0: Signal<Local, Bit>,
     w_write1: Signal<Local, Bit>,
     clear_addr: Signal<Local, Bits<A>>,
-    key_fwd: Signal<Local, Bit>,
-    key_base: Signal<Local, Bit>,
 }
 
 impl<const W: usize, const A: usize> RmwBank<W, A> {
@@ -209,13 +210,6 @@ impl<const W: usize, const A: usize> RmwBank<W, A> {
         Self::with_copies(rows, 1)
     }
 
-    /// The same bank with a key field: the bits set in `mask`, compared on
-    /// `alu_key_match` (fridges §6.1: a response matches its request's ID).
-    pub fn with_key(mut self, mask: Bits<W>) -> Self {
-        self.key_mask = Constant::new(mask);
-        self
-    }
-
     fn with_copies(rows: usize, rows1: usize) -> Self {
         assert!(rows >= 1 && rows <= 1 << A, "rows must be in 1..=2^A");
         Self {
@@ -225,11 +219,12 @@ impl<const W: usize, const A: usize> RmwBank<W, A> {
             s_upd_ready: Default::default(),
             s_upd_row: Default::default(),
             s_upd_op: Default::default(),
-            alu_old: Default::default(),
+            alu_fwd: Default::default(),
+            alu_old_fwd: Default::default(),
+            alu_old_base: Default::default(),
             alu_op: Default::default(),
             alu_new: Default::default(),
             alu_ovf: Default::default(),
-            alu_key_match: Default::default(),
             flip: Default::default(),
             flip_ready: Default::default(),
             epoch: Default::default(),
@@ -248,7 +243,6 @@ impl<const W: usize, const A: usize> RmwBank<W, A> {
             one_a: Constant::new(1u64.into()),
             zero_a: Constant::new(0u64.into()),
             zero_w: Constant::new(0u64.into()),
-            key_mask: Constant::new(0u64.into()),
             ro_idle: Constant::new(RO_IDLE.into()),
             ro_drain: Constant::new(RO_DRAIN.into()),
             ro_stream: Constant::new(RO_STREAM.into()),
@@ -321,8 +315,6 @@ impl<const W: usize, const A: usize> RmwBank<W, A> {
             w_write0: Default::default(),
             w_write1: Default::default(),
             clear_addr: Default::default(),
-            key_fwd: Default::default(),
-            key_base: Default::default(),
         }
     }
 }
@@ -410,18 +402,11 @@ impl<const W: usize, const A: usize> Logic for RmwBank<W, A> {
             self.s3_base.d.next = self.q0.q.val();
         }
 
-        // ---- s3: one ahead's result or base; the parent computes; result registered ----
+        // ---- s3: one ahead's result or base, selected by the parent; result registered ----
         self.alu_op.next = self.s3_op.q.val();
-        if self.s3_fwd1.q.val() {
-            self.alu_old.next = self.w_data.q.val();
-        } else {
-            self.alu_old.next = self.s3_base.q.val();
-        }
-        // Compare first, select after: gates, not a mux, so no candidate's compare is shared.
-        self.key_fwd.next = ((self.w_data.q.val() ^ self.s3_op.q.val()) & self.key_mask.val()) == self.zero_w.val();
-        self.key_base.next = ((self.s3_base.q.val() ^ self.s3_op.q.val()) & self.key_mask.val()) == self.zero_w.val();
-        self.alu_key_match.next =
-            (self.s3_fwd1.q.val() & self.key_fwd.val()) | (!self.s3_fwd1.q.val() & self.key_base.val());
+        self.alu_fwd.next = self.s3_fwd1.q.val();
+        self.alu_old_fwd.next = self.w_data.q.val();
+        self.alu_old_base.next = self.s3_base.q.val();
         self.w_valid.d.next = self.s3_valid.q.val();
         self.w_row.d.next = self.s3_row.q.val();
         self.w_ep.d.next = self.s3_ep.q.val();

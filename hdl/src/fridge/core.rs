@@ -49,8 +49,6 @@ use rust_hdl::prelude::*;
 
 /// Entry record width.
 pub const ENTRY_W: usize = FRIDGE_ENTRY_BITS;
-/// The entry's key: the ID field [33:2].
-const ENTRY_ID_MASK: u64 = 0xFFFF_FFFF << 2;
 /// Fridge slots in the register file (the core supports 1..=4 fridges).
 const SLOTS: usize = 4;
 
@@ -234,6 +232,12 @@ pub struct FridgeCore<const A: usize> {
     xs1: Signal<Local, Bits<32>>,
     xs2: Signal<Local, Bits<32>>,
     old: Signal<Local, Bits<ENTRY_W>>,
+    /// The update one ahead's ID equals the operand's.
+    id_fwd: Signal<Local, Bit>,
+    /// The base record's ID equals the operand's.
+    id_base: Signal<Local, Bit>,
+    /// The row's current ID equals the operand's.
+    id_match: Signal<Local, Bit>,
     upd: Signal<Local, Bits<ENTRY_W>>,
     hit: Signal<Local, Bit>,
     delay: Signal<Local, Bits<48>>,
@@ -283,7 +287,7 @@ impl<const A: usize> FridgeCore<A> {
             saturated: Default::default(),
             index_hash: H3Unit::new(&cfg.index_hash_config()),
             // The key is the ID field [33:2]: the bank compares it before its forwarding mux.
-            entries: RmwBank::single(cfg.total_entries()).with_key(ENTRY_ID_MASK.into()),
+            entries: RmwBank::single(cfg.total_entries()),
             hist: FridgeHistogram::new(cfg),
             unused_flip_ready: Default::default(),
             unused_epoch: Default::default(),
@@ -397,6 +401,9 @@ impl<const A: usize> FridgeCore<A> {
             xs1: Default::default(),
             xs2: Default::default(),
             old: Default::default(),
+            id_fwd: Default::default(),
+            id_base: Default::default(),
+            id_match: Default::default(),
             upd: Default::default(),
             hit: Default::default(),
             delay: Default::default(),
@@ -606,15 +613,27 @@ impl<const A: usize> Logic for FridgeCore<A> {
         // ---- e3: entry arithmetic: a request overwrites; a response invalidates its own ID ----
         // Only the valid bit depends on the ID compare (fanout 1 in the RMW loop); the
         // rest of a matched entry stays, unobservable behind the cleared valid bit.
-        self.old.next = self.entries.alu_old.val();
+        // The ID is compared on both of the bank's candidates and the select comes
+        // after the compare: no mux in front of the 32-bit compare in the RMW loop.
+        if self.entries.alu_fwd.val() {
+            self.old.next = self.entries.alu_old_fwd.val();
+        } else {
+            self.old.next = self.entries.alu_old_base.val();
+        }
+        self.id_fwd.next =
+            self.entries.alu_old_fwd.val().get_bits::<32>(2) == self.entries.alu_op.val().get_bits::<32>(2);
+        self.id_base.next =
+            self.entries.alu_old_base.val().get_bits::<32>(2) == self.entries.alu_op.val().get_bits::<32>(2);
+        self.id_match.next =
+            (self.entries.alu_fwd.val() & self.id_fwd.val()) | (!self.entries.alu_fwd.val() & self.id_base.val());
         self.hit.next = self.e3_valid.q.val()
             & self.entries.alu_op.val().get_bit(1)
             & self.old.val().get_bit(0)
-            & self.entries.alu_key_match.val();
+            & self.id_match.val();
         self.upd.next = self.entries.alu_op.val();
         if self.entries.alu_op.val().get_bit(1) {
             self.upd.next = self.old.val();
-            if self.entries.alu_key_match.val() {
+            if self.id_match.val() {
                 self.upd.next = self.old.val() & self.not_valid.val();
             }
         }

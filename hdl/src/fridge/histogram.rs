@@ -12,8 +12,9 @@
 //! (the variance estimate of eq. 4.7) in a ping-pong [`RmwBank`].
 //!
 //! Pipeline (a sample presented at cycle t):
-//! - **h1** (t+1) sample registered; fridge k's correction registers and
-//!   `BIN_SHIFT` are read; partial products x_lo·cm_lo, x_hi·cm_lo (16 × 16,
+//! - **h1** (t+1) sample registered with fridge k's correction registers
+//!   (selected as the sample enters, a write of that cycle included, so the
+//!   products start at a register); `BIN_SHIFT` is read; partial products x_lo·cm_lo, x_hi·cm_lo (16 × 16,
 //!   one DSP each) and x·cm_hi (cm_hi has two bits: two adds); leading one of
 //!   the delay.
 //! - **h2** (t+2) x·cm summed (50 bits); bin from the leading one.
@@ -21,13 +22,15 @@
 //! - **h4** (t+4) log2 factor rounded to 1/8 octave (the half step was added to
 //!   `CORR_PINV` in h1), saturated at 2^32.
 //! - **h5** (t+5) factor (Q.8) and factor² from the mantissa table and shifts.
-//! - **h6** (t+6) the bank adds {1, factor, factor²} to row 32k + bin.
+//! - **h6** (t+6) the bank adds {1, factor, factor²} to row 32k + bin. The
+//!   three adds run on both of the bank's candidate records (the update one
+//!   ahead's result and the base record) and the select comes after them, so
+//!   the bank's RMW loop is a 64-bit add and one 2:1 mux.
 //!
 //! A flip token (`s_flip`) travels with the sample slot, so the sample
 //! presented with it is the last of the old epoch.
 
 use crate::common::rmw_bank::RmwBank;
-use crate::common::unused::Unused;
 use netmeas_sim::fridge::factor::MANTISSA;
 use netmeas_sim::fridge::{
     FRIDGE_BINS, FRIDGE_REG_BIN_SHIFT, FRIDGE_REG_CORR_CM, FRIDGE_REG_CORR_PINV, FRIDGE_REG_CORR_SH, FridgeConfig,
@@ -40,6 +43,8 @@ pub const HIST_W: usize = 160;
 pub const HIST_A: usize = 7;
 /// Fridge slots in the register file (the core supports 1..=4 fridges).
 const SLOTS: usize = 4;
+/// Bytes of the 48-bit delay, the first level of the leading-one tree.
+const LEAD_GROUPS: usize = 6;
 
 /// The fridges' correction registers, quantizer and ping-pong histograms.
 #[derive(LogicBlock)]
@@ -100,8 +105,6 @@ pub struct FridgeHistogram {
     pub saturated: Signal<Out, Bits<32>>,
     // --- blocks ---
     bank: RmwBank<HIST_W, HIST_A>,
-    /// The bank's records have no key: its key match is constant.
-    unused_key_match: Unused<Bit>,
     // --- constants ---
     has: [Constant<Bit>; SLOTS],
     kidx: [Constant<Bits<2>>; SLOTS],
@@ -133,6 +136,7 @@ pub struct FridgeHistogram {
     ones32: Constant<Bits<32>>,
     one32: Constant<Bits<32>>,
     zero32: Constant<Bits<32>>,
+    zero8: Constant<Bits<8>>,
     zero6: Constant<Bits<6>>,
     zero18: Constant<Bits<18>>,
     zero22: Constant<Bits<22>>,
@@ -151,6 +155,9 @@ pub struct FridgeHistogram {
     h1_delay: DFF<Bits<48>>,
     h1_x: DFF<Bits<32>>,
     h1_flip: DFF<Bit>,
+    h1_pinv: DFF<Bits<22>>,
+    h1_cm: DFF<Bits<18>>,
+    h1_sh: DFF<Bits<6>>,
     h2_valid: DFF<Bit>,
     h2_k: DFF<Bits<2>>,
     h2_mll: DFF<Bits<32>>,
@@ -184,10 +191,15 @@ pub struct FridgeHistogram {
     h6_w2: DFF<Bits<64>>,
     h6_flip: DFF<Bit>,
     // --- combinational helpers ---
-    sel_pinv: Signal<Local, Bits<22>>,
-    sel_cm: Signal<Local, Bits<18>>,
-    sel_sh: Signal<Local, Bits<6>>,
+    /// Fridge k's correction registers as they are from the next cycle on (a write bypassed).
+    next_pinv: [Signal<Local, Bits<22>>; SLOTS],
+    next_cm: [Signal<Local, Bits<18>>; SLOTS],
+    next_sh: [Signal<Local, Bits<6>>; SLOTS],
     xch: Signal<Local, Bits<34>>,
+    /// Byte g of the delay is not zero.
+    grp_nz: [Signal<Local, Bit>; LEAD_GROUPS],
+    /// Position of byte g's leading one.
+    grp_lead: [Signal<Local, Bits<6>>; LEAD_GROUPS],
     lead: Signal<Local, Bits<6>>,
     shift: Signal<Local, Bits<6>>,
     bin: Signal<Local, Bits<6>>,
@@ -198,9 +210,12 @@ pub struct FridgeHistogram {
     m2: Signal<Local, Bits<16>>,
     q2: Signal<Local, Bits<9>>,
     sq: Signal<Local, Bits<80>>,
-    old_count: Signal<Local, Bits<33>>,
-    old_w: Signal<Local, Bits<65>>,
-    old_w2: Signal<Local, Bits<65>>,
+    fwd_count: Signal<Local, Bits<33>>,
+    fwd_w: Signal<Local, Bits<65>>,
+    fwd_w2: Signal<Local, Bits<65>>,
+    base_count: Signal<Local, Bits<33>>,
+    base_w: Signal<Local, Bits<65>>,
+    base_w2: Signal<Local, Bits<65>>,
     new_count: Signal<Local, Bits<33>>,
     new_w: Signal<Local, Bits<65>>,
     new_w2: Signal<Local, Bits<65>>,
@@ -237,7 +252,6 @@ impl FridgeHistogram {
             ovf_clear: Default::default(),
             saturated: Default::default(),
             bank: RmwBank::new(n * FRIDGE_BINS),
-            unused_key_match: Default::default(),
             has: std::array::from_fn(|k| Constant::new(k < n)),
             kidx: std::array::from_fn(|k| Constant::new((k as u64).into())),
             reg_pinv: std::array::from_fn(|k| Constant::new(((FRIDGE_REG_CORR_PINV + 4 * k as u32) as u64).into())),
@@ -268,6 +282,7 @@ impl FridgeHistogram {
             ones32: Constant::new(0xFFFF_FFFFu64.into()),
             one32: Constant::new(1u64.into()),
             zero32: Constant::new(0u64.into()),
+            zero8: Constant::new(0u64.into()),
             zero6: Constant::new(0u64.into()),
             zero18: Constant::new(0u64.into()),
             zero22: Constant::new(0u64.into()),
@@ -284,6 +299,9 @@ impl FridgeHistogram {
             h1_delay: Default::default(),
             h1_x: Default::default(),
             h1_flip: Default::default(),
+            h1_pinv: Default::default(),
+            h1_cm: Default::default(),
+            h1_sh: Default::default(),
             h2_valid: Default::default(),
             h2_k: Default::default(),
             h2_mll: Default::default(),
@@ -316,10 +334,12 @@ impl FridgeHistogram {
             h6_w: Default::default(),
             h6_w2: Default::default(),
             h6_flip: Default::default(),
-            sel_pinv: Default::default(),
-            sel_cm: Default::default(),
-            sel_sh: Default::default(),
+            next_pinv: Default::default(),
+            next_cm: Default::default(),
+            next_sh: Default::default(),
             xch: Default::default(),
+            grp_nz: Default::default(),
+            grp_lead: Default::default(),
             lead: Default::default(),
             shift: Default::default(),
             bin: Default::default(),
@@ -330,9 +350,12 @@ impl FridgeHistogram {
             m2: Default::default(),
             q2: Default::default(),
             sq: Default::default(),
-            old_count: Default::default(),
-            old_w: Default::default(),
-            old_w2: Default::default(),
+            fwd_count: Default::default(),
+            fwd_w: Default::default(),
+            fwd_w2: Default::default(),
+            base_count: Default::default(),
+            base_w: Default::default(),
+            base_w2: Default::default(),
             new_count: Default::default(),
             new_w: Default::default(),
             new_w2: Default::default(),
@@ -353,6 +376,9 @@ impl Logic for FridgeHistogram {
             h1_delay,
             h1_x,
             h1_flip,
+            h1_pinv,
+            h1_cm,
+            h1_sh,
             h2_valid,
             h2_k,
             h2_mll,
@@ -388,11 +414,8 @@ impl Logic for FridgeHistogram {
         );
         for k in 0..SLOTS {
             self.pinv_x[k].clock.next = self.clock.val();
-            self.pinv_x[k].d.next = self.pinv_x[k].q.val();
             self.cm_x[k].clock.next = self.clock.val();
-            self.cm_x[k].d.next = self.cm_x[k].q.val();
             self.sh_x[k].clock.next = self.clock.val();
-            self.sh_x[k].d.next = self.sh_x[k].q.val();
         }
         self.bank.clock.next = self.clock.val();
         self.bank.reset.next = self.reset.val();
@@ -424,41 +447,67 @@ impl Logic for FridgeHistogram {
         self.h1_delay.d.next = self.s_delay.val();
         self.h1_x.d.next = self.s_x.val();
         self.h1_flip.d.next = self.s_flip.val();
-
-        // ---- h1: fridge k's registers, partial products, leading one ----
-        self.sel_pinv.next = self.rst_pinv[0].val() ^ self.pinv_x[0].q.val();
-        self.sel_cm.next = self.rst_cm[0].val() ^ self.cm_x[0].q.val();
-        self.sel_sh.next = self.rst_sh[0].val() ^ self.sh_x[0].q.val();
+        // Fridge k's correction registers as h1 sees them (a write in this cycle
+        // included), selected here so that h1's DSP products start at a register.
         for k in 0..SLOTS {
-            if self.h1_k.q.val() == self.kidx[k].val() {
-                self.sel_pinv.next = self.rst_pinv[k].val() ^ self.pinv_x[k].q.val();
-                self.sel_cm.next = self.rst_cm[k].val() ^ self.cm_x[k].q.val();
-                self.sel_sh.next = self.rst_sh[k].val() ^ self.sh_x[k].q.val();
+            self.next_pinv[k].next = self.rst_pinv[k].val() ^ self.pinv_x[k].q.val();
+            self.next_cm[k].next = self.rst_cm[k].val() ^ self.cm_x[k].q.val();
+            self.next_sh[k].next = self.rst_sh[k].val() ^ self.sh_x[k].q.val();
+            if self.csr_we.val() & self.has[k].val() & (self.csr_addr.val() == self.reg_pinv[k].val()) {
+                self.next_pinv[k].next = self.csr_wdata.val().get_bits::<22>(0);
+            }
+            if self.csr_we.val() & self.has[k].val() & (self.csr_addr.val() == self.reg_cm[k].val()) {
+                self.next_cm[k].next = self.csr_wdata.val().get_bits::<18>(0);
+            }
+            if self.csr_we.val() & self.has[k].val() & (self.csr_addr.val() == self.reg_sh[k].val()) {
+                self.next_sh[k].next = self.csr_wdata.val().get_bits::<6>(0);
             }
         }
-        self.h2_mll.d.next = self.h1_x.q.val().get_bits::<16>(0) * self.sel_cm.val().get_bits::<16>(0);
-        self.h2_mhl.d.next = self.h1_x.q.val().get_bits::<16>(16) * self.sel_cm.val().get_bits::<16>(0);
+        self.h1_pinv.d.next = self.next_pinv[0].val();
+        self.h1_cm.d.next = self.next_cm[0].val();
+        self.h1_sh.d.next = self.next_sh[0].val();
+        for k in 0..SLOTS {
+            if self.s_fridge.val() == self.kidx[k].val() {
+                self.h1_pinv.d.next = self.next_pinv[k].val();
+                self.h1_cm.d.next = self.next_cm[k].val();
+                self.h1_sh.d.next = self.next_sh[k].val();
+            }
+        }
+
+        // ---- h1: partial products, leading one ----
+        self.h2_mll.d.next = self.h1_x.q.val().get_bits::<16>(0) * self.h1_cm.q.val().get_bits::<16>(0);
+        self.h2_mhl.d.next = self.h1_x.q.val().get_bits::<16>(16) * self.h1_cm.q.val().get_bits::<16>(0);
         // x · cm[17:16]: cm's top two bits select x and 2x.
         self.xch.next = self.zero34.val();
-        if self.sel_cm.val().get_bit(16) {
+        if self.h1_cm.q.val().get_bit(16) {
             self.xch.next = bit_cast::<34, 32>(self.h1_x.q.val());
         }
-        if self.sel_cm.val().get_bit(17) {
+        if self.h1_cm.q.val().get_bit(17) {
             self.xch.next = self.xch.val() + (bit_cast::<34, 32>(self.h1_x.q.val()) << self.one.val());
         }
         self.h2_xch.d.next = self.xch.val();
+        // Leading one as a two-level tree: within each byte, then across the six bytes.
+        for g in 0..LEAD_GROUPS {
+            self.grp_nz[g].next = self.h1_delay.q.val().get_bits::<8>(8 * g) != self.zero8.val();
+            self.grp_lead[g].next = self.pos[8 * g].val();
+            for j in 1..8 {
+                if self.h1_delay.q.val().get_bit(8 * g + j) {
+                    self.grp_lead[g].next = self.pos[8 * g + j].val();
+                }
+            }
+        }
         self.lead.next = self.zero6.val();
-        for i in 0..48 {
-            if self.h1_delay.q.val().get_bit(i) {
-                self.lead.next = self.pos[i].val();
+        for g in 0..LEAD_GROUPS {
+            if self.grp_nz[g].val() {
+                self.lead.next = self.grp_lead[g].val();
             }
         }
         self.h2_lead.d.next = self.lead.val();
         self.h2_nz.d.next = self.h1_delay.q.val() != self.zero48.val();
         self.h2_bshift.d.next = self.rst_bin_shift.val() ^ self.bin_shift_x.q.val();
         // log2(1/p) plus half a step: the rounding of h4 costs no second add there.
-        self.h2_pinv.d.next = bit_cast::<23, 22>(self.sel_pinv.val()) + self.half_step.val();
-        self.h2_sh.d.next = self.sel_sh.val();
+        self.h2_pinv.d.next = bit_cast::<23, 22>(self.h1_pinv.q.val()) + self.half_step.val();
+        self.h2_sh.d.next = self.h1_sh.q.val();
         self.h2_valid.d.next = self.h1_valid.q.val();
         self.h2_k.d.next = self.h1_k.q.val();
         self.h2_flip.d.next = self.h1_flip.q.val();
@@ -539,14 +588,29 @@ impl Logic for FridgeHistogram {
             | (bit_cast::<HIST_W, 64>(self.h6_w.q.val()) << self.count_lsb.val())
             | (bit_cast::<HIST_W, 64>(self.h6_w2.q.val()) << self.w2_lsb.val());
         self.bank.flip.next = self.h6_flip.q.val();
-        // Record arithmetic: three wide adds; a carry out of any field is an overflow.
-        self.old_count.next = bit_cast::<33, 32>(self.bank.alu_old.val().get_bits::<32>(0));
-        self.old_w.next = bit_cast::<65, 64>(self.bank.alu_old.val().get_bits::<64>(32));
-        self.old_w2.next = bit_cast::<65, 64>(self.bank.alu_old.val().get_bits::<64>(96));
-        self.new_count.next = self.old_count.val() + bit_cast::<33, 32>(self.bank.alu_op.val().get_bits::<32>(0));
-        self.new_w.next = self.old_w.val() + bit_cast::<65, 64>(self.bank.alu_op.val().get_bits::<64>(32));
-        self.new_w2.next = self.old_w2.val() + bit_cast::<65, 64>(self.bank.alu_op.val().get_bits::<64>(96));
-        self.unused_key_match.sig.next = self.bank.alu_key_match.val();
+        // Record arithmetic: three wide adds on each candidate, then the select;
+        // a carry out of any field is an overflow.
+        self.fwd_count.next = bit_cast::<33, 32>(self.bank.alu_old_fwd.val().get_bits::<32>(0))
+            + bit_cast::<33, 32>(self.bank.alu_op.val().get_bits::<32>(0));
+        self.fwd_w.next = bit_cast::<65, 64>(self.bank.alu_old_fwd.val().get_bits::<64>(32))
+            + bit_cast::<65, 64>(self.bank.alu_op.val().get_bits::<64>(32));
+        self.fwd_w2.next = bit_cast::<65, 64>(self.bank.alu_old_fwd.val().get_bits::<64>(96))
+            + bit_cast::<65, 64>(self.bank.alu_op.val().get_bits::<64>(96));
+        self.base_count.next = bit_cast::<33, 32>(self.bank.alu_old_base.val().get_bits::<32>(0))
+            + bit_cast::<33, 32>(self.bank.alu_op.val().get_bits::<32>(0));
+        self.base_w.next = bit_cast::<65, 64>(self.bank.alu_old_base.val().get_bits::<64>(32))
+            + bit_cast::<65, 64>(self.bank.alu_op.val().get_bits::<64>(32));
+        self.base_w2.next = bit_cast::<65, 64>(self.bank.alu_old_base.val().get_bits::<64>(96))
+            + bit_cast::<65, 64>(self.bank.alu_op.val().get_bits::<64>(96));
+        if self.bank.alu_fwd.val() {
+            self.new_count.next = self.fwd_count.val();
+            self.new_w.next = self.fwd_w.val();
+            self.new_w2.next = self.fwd_w2.val();
+        } else {
+            self.new_count.next = self.base_count.val();
+            self.new_w.next = self.base_w.val();
+            self.new_w2.next = self.base_w2.val();
+        }
         self.bank.alu_new.next = bit_cast::<HIST_W, 32>(self.new_count.val().get_bits::<32>(0))
             | (bit_cast::<HIST_W, 64>(self.new_w.val().get_bits::<64>(0)) << self.count_lsb.val())
             | (bit_cast::<HIST_W, 64>(self.new_w2.val().get_bits::<64>(0)) << self.w2_lsb.val());
@@ -558,17 +622,11 @@ impl Logic for FridgeHistogram {
             if self.csr_addr.val() == self.reg_bin_shift.val() {
                 self.bin_shift_x.d.next = self.csr_wdata.val().get_bits::<6>(0) ^ self.rst_bin_shift.val();
             }
-            for k in 0..SLOTS {
-                if self.has[k].val() & (self.csr_addr.val() == self.reg_pinv[k].val()) {
-                    self.pinv_x[k].d.next = self.csr_wdata.val().get_bits::<22>(0) ^ self.rst_pinv[k].val();
-                }
-                if self.has[k].val() & (self.csr_addr.val() == self.reg_cm[k].val()) {
-                    self.cm_x[k].d.next = self.csr_wdata.val().get_bits::<18>(0) ^ self.rst_cm[k].val();
-                }
-                if self.has[k].val() & (self.csr_addr.val() == self.reg_sh[k].val()) {
-                    self.sh_x[k].d.next = self.csr_wdata.val().get_bits::<6>(0) ^ self.rst_sh[k].val();
-                }
-            }
+        }
+        for k in 0..SLOTS {
+            self.pinv_x[k].d.next = self.next_pinv[k].val() ^ self.rst_pinv[k].val();
+            self.cm_x[k].d.next = self.next_cm[k].val() ^ self.rst_cm[k].val();
+            self.sh_x[k].d.next = self.next_sh[k].val() ^ self.rst_sh[k].val();
         }
 
         // ---- synchronous reset ----

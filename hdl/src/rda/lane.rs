@@ -16,7 +16,6 @@
 
 use super::bucket_hash::RdaBucketHash;
 use crate::common::rmw_bank::RmwBank;
-use crate::common::unused::Unused;
 use netmeas_sim::rda::BucketHash;
 use rust_hdl::prelude::*;
 
@@ -62,8 +61,8 @@ pub struct RdaLane<const A: usize, const TW: usize, const W: usize> {
     // --- blocks ---
     hash: RdaBucketHash<A>,
     bank: RmwBank<W, A>,
-    /// The bank's records have no key: its key match is constant.
-    unused_key_match: Unused<Bit>,
+    /// The row's current record: the bank's candidates selected before the arithmetic.
+    old: Signal<Local, Bits<W>>,
     // --- delay line beside the hash ---
     d1_valid: DFF<Bit>,
     d1_id: DFF<Bits<64>>,
@@ -116,7 +115,7 @@ impl<const A: usize, const TW: usize, const W: usize> RdaLane<A, TW, W> {
             ovf_clear: Default::default(),
             hash: RdaBucketHash::new(hash),
             bank: RmwBank::new(hash.buckets as usize),
-            unused_key_match: Default::default(),
+            old: Default::default(),
             d1_valid: Default::default(),
             d1_id: Default::default(),
             d1_ts: Default::default(),
@@ -202,15 +201,19 @@ impl<const A: usize, const TW: usize, const W: usize> Logic for RdaLane<A, TW, W
         self.bank.flip.next = self.d4_flip.q.val();
 
         // ---- bucket arithmetic (§V-A): ID ^= id, TS += ts, count += 1 ----
-        self.count_old.next = self.bank.alu_old.val().get_bits::<32>(0);
+        if self.bank.alu_fwd.val() {
+            self.old.next = self.bank.alu_old_fwd.val();
+        } else {
+            self.old.next = self.bank.alu_old_base.val();
+        }
+        self.count_old.next = self.old.val().get_bits::<32>(0);
         self.count_new.next = self.count_old.val() + self.bank.alu_op.val().get_bits::<32>(0);
         // (Fields are cut by a shift and a resize: a part-select would need an index of
         // exactly ceil(log2(W)) bits, which differs between the record widths.)
-        self.tsum_new.next = bit_cast::<TW, W>(self.bank.alu_old.val() >> self.tsum_lsb.val())
+        self.tsum_new.next = bit_cast::<TW, W>(self.old.val() >> self.tsum_lsb.val())
             + bit_cast::<TW, W>(self.bank.alu_op.val() >> self.tsum_lsb.val());
-        self.id_new.next = bit_cast::<64, W>(self.bank.alu_old.val() >> self.id_lsb.val())
+        self.id_new.next = bit_cast::<64, W>(self.old.val() >> self.id_lsb.val())
             ^ bit_cast::<64, W>(self.bank.alu_op.val() >> self.id_lsb.val());
-        self.unused_key_match.sig.next = self.bank.alu_key_match.val();
         self.bank.alu_new.next = bit_cast::<W, 32>(self.count_new.val())
             | (bit_cast::<W, TW>(self.tsum_new.val()) << self.tsum_lsb.val())
             | (bit_cast::<W, 64>(self.id_new.val()) << self.id_lsb.val());
