@@ -36,7 +36,7 @@ struct Cli {
 enum Cmd {
     /// Write a block's Verilog, interface JSON and FuseSoC core file.
     Export {
-        /// h3 | counter-bank | lda | rda | fridge
+        /// h3 | counter-bank | lda | rda | fridge | expb
         block: String,
         /// Config file (TOML, or JSON if it ends in .json); defaults otherwise.
         #[arg(long)]
@@ -47,7 +47,7 @@ enum Cmd {
     },
     /// Synthesize, place and route a block and its reference RMW loop; print Fmax and resources.
     Synth {
-        /// h3 | counter-bank | lda | rda | fridge | all
+        /// h3 | counter-bank | lda | rda | fridge | expb | all
         block: String,
         /// ecp5-85k | ice40-hx8k
         #[arg(long)]
@@ -164,7 +164,11 @@ fn block_config(block: &str, config: Option<&Path>, target: Option<Target>) -> R
             Some(p) => load_config::<FridgeConfig>(p).map_err(|e| e.to_string())?,
             None => default_fridge(target),
         }),
-        other => return Err(format!("unknown block `{other}`: use h3, counter-bank, lda, rda or fridge")),
+        "expb" => BlockConfig::Expb(match config {
+            Some(p) => load_config::<netmeas_sim::dbm::ExpbConfig>(p).map_err(|e| e.to_string())?,
+            None => netmeas_sim::dbm::ExpbConfig::default(),
+        }),
+        other => return Err(format!("unknown block `{other}`: use h3, counter-bank, lda, rda, fridge or expb")),
     };
     cfg.validate().map_err(|e| e.to_string())?;
     Ok(cfg)
@@ -462,8 +466,11 @@ fn main() -> ExitCode {
             Ok(())
         }),
         Cmd::Synth { block, target, config, json } => Target::parse(&target).and_then(|t| {
-            let blocks: Vec<&str> =
-                if block == "all" { vec!["h3", "counter-bank", "lda", "rda", "fridge"] } else { vec![block.as_str()] };
+            let blocks: Vec<&str> = if block == "all" {
+                vec!["h3", "counter-bank", "lda", "rda", "fridge", "expb"]
+            } else {
+                vec![block.as_str()]
+            };
             if block == "all" && config.is_some() {
                 return Err("--config applies to one block, not `all`".into());
             }

@@ -37,4 +37,12 @@ pub const VARIANTS: &[(&str, &str, &str)] = &[
     ("fridge_small", "fridge", r#"{"entries": [2, 16, 4, 8], "entry_prob_log2": [0.0, -1.0, -2.0, -0.5], "bin_shift": 2, "seed": 9}"#),
     // Fridges: three fridges (routing by a non-power of two) of unequal sizes.
     ("fridge_three", "fridge", r#"{"entries": [64, 256, 32], "entry_prob_log2": [-1.0, -3.0, 0.0], "bin_shift": 4, "seed": 3}"#),
+    // EXPB: the paper's 11 scales from 78.125 µs over a 2 s period (§4.1, ticks = ns).
+    ("expb_default", "expb", r#"{"scales": 11, "base_ticks": 78125, "period_ticks": 2000000000}"#),
+    // EXPB: three scales, periods of eight base intervals: frequent period ends and read-outs.
+    ("expb_small", "expb", r#"{"scales": 3, "base_ticks": 5, "period_ticks": 40}"#),
+    // EXPB: one scale, one interval per period: every close ends a period.
+    ("expb_one", "expb", r#"{"scales": 1, "base_ticks": 4, "period_ticks": 4}"#),
+    // EXPB: all 16 scales (the longest cascade), 2^15 intervals per period.
+    ("expb_wide", "expb", r#"{"scales": 16, "base_ticks": 2, "period_ticks": 65536}"#),
 ];

@@ -8,11 +8,13 @@
 
 use crate::common::counter_bank::CounterBank;
 use crate::common::h3::H3Unit;
+use crate::expb::ExpbCore;
 use crate::fridge::FridgeCore;
 use crate::lda::LdaCore;
 use crate::rda::RdaCore;
 use netmeas_sim::ConfigError;
 use netmeas_sim::counter_bank::CounterBankConfig;
+use netmeas_sim::dbm::ExpbConfig;
 use netmeas_sim::fridge::{FridgeConfig, fridge_registers};
 use netmeas_sim::h3::H3Config;
 use netmeas_sim::lda::{LdaConfig, RegisterDesc, lda_registers};
@@ -34,6 +36,8 @@ pub enum BlockConfig {
     Rda(RdaConfig),
     /// The fridge core (unbiased request/response delays).
     Fridge(FridgeConfig),
+    /// The EXPB core (bandwidth at exponential time scales).
+    Expb(ExpbConfig),
 }
 
 impl BlockConfig {
@@ -45,6 +49,7 @@ impl BlockConfig {
             BlockConfig::Lda(_) => "lda",
             BlockConfig::Rda(_) => "rda",
             BlockConfig::Fridge(_) => "fridge",
+            BlockConfig::Expb(_) => "expb",
         }
     }
 
@@ -75,6 +80,7 @@ impl BlockConfig {
             BlockConfig::Lda(c) => c.validate(),
             BlockConfig::Rda(c) => c.validate(),
             BlockConfig::Fridge(c) => c.validate(),
+            BlockConfig::Expb(c) => c.validate(),
         }
     }
 
@@ -86,6 +92,7 @@ impl BlockConfig {
             BlockConfig::Lda(c) => c.top_name(),
             BlockConfig::Rda(c) => c.top_name(),
             BlockConfig::Fridge(c) => c.top_name(),
+            BlockConfig::Expb(c) => c.top_name(),
         }
     }
 
@@ -97,6 +104,7 @@ impl BlockConfig {
             BlockConfig::Lda(c) => serde_json::to_value(c),
             BlockConfig::Rda(c) => serde_json::to_value(c),
             BlockConfig::Fridge(c) => serde_json::to_value(c),
+            BlockConfig::Expb(c) => serde_json::to_value(c),
         }
         .expect("configs serialize")
     }
@@ -122,6 +130,11 @@ impl BlockConfig {
                 "Fridge core (Zheng et al., §3.2, §4.2, §6): N fridges in one entry memory, PRNG entry probability, \
                  insertion counters, delay samples with x at one packet per clock, in-fabric correction into \
                  ping-pong log2 histograms"
+            }
+            BlockConfig::Expb(_) => {
+                "EXPB core (Uyeda et al., NSDI 2011, §3.2, §3.3): byte counts at m time scales 2^j base intervals, \
+                 Algorithm 2's trailing-zero cascade one scale per clock, {count, sum, sum of squares, max} per scale \
+                 with a majority culprit, ping-pong periods streamed out"
             }
         }
     }
@@ -223,6 +236,7 @@ pub fn export(cfg: &BlockConfig) -> Result<Exported, ConfigError> {
         BlockConfig::Lda(c) => export_lda(c),
         BlockConfig::Rda(c) => export_rda(c),
         BlockConfig::Fridge(c) => export_fridge(c),
+        BlockConfig::Expb(c) => generate(ExpbCore::new(c)),
     };
     let top = cfg.top_name();
     let verilog = finish_verilog(cfg, &top, &verilog);

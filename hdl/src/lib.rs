@@ -6,6 +6,7 @@
 //! - [`tools`]: where Verilator and the YoWASP tools are found.
 
 pub mod common;
+pub mod expb;
 pub mod export;
 pub mod fridge;
 pub mod lda;

@@ -206,3 +206,22 @@ fn every_fridge_address_width_exports_and_a_spread_lints_clean() {
         export_and_lint(BlockConfig::Fridge(FridgeConfig { entries, entry_prob_log2: p, ..Default::default() }));
     }
 }
+
+#[test]
+fn expb_exports_at_every_scale_count_and_corners_lint_clean() {
+    use netmeas_sim::dbm::ExpbConfig;
+    for scales in 1..=16usize {
+        let cfg = ExpbConfig { scales, base_ticks: 3, period_ticks: 3 << (scales - 1) };
+        let e = export(&BlockConfig::Expb(cfg)).unwrap();
+        let width = |n: &str| e.ports.iter().find(|p| p.name == n).unwrap().bits;
+        assert_eq!(
+            (width("s_ts"), width("s_len"), width("now"), width("m_ro_sumsq"), width("m_ro_max"), width("m_ro_scale")),
+            (48, 32, 48, 104, 48, 4)
+        );
+        assert_eq!(e.ports.iter().filter(|p| p.dir == Dir::Out).count(), 14);
+    }
+    // The paper's 11 scales over 2 s, one scale, and all 16 with 2^20 intervals.
+    export_and_lint(BlockConfig::Expb(ExpbConfig::default()));
+    export_and_lint(BlockConfig::Expb(ExpbConfig { scales: 1, base_ticks: 1, period_ticks: 1 }));
+    export_and_lint(BlockConfig::Expb(ExpbConfig { scales: 16, base_ticks: 7, period_ticks: 7 << 20 }));
+}

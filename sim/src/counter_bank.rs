@@ -21,9 +21,9 @@ pub const CB_TSUM_BITS: &[usize] = &[32, 40, 48, 64];
 /// Address widths the exported counter bank is built for.
 pub const CB_ADDR_BITS: std::ops::RangeInclusive<usize> = 1..=16;
 
-/// A packed RAM word as 32-bit limbs, least significant first (up to 256 bits):
+/// A packed RAM word as 32-bit limbs, least significant first (up to 320 bits):
 /// the form in which records are compared with the RTL.
-pub type Word = [u32; 8];
+pub type Word = [u32; 10];
 
 /// A record stored in one row. Updates use the same layout as the record (the
 /// operand of a count/sum update is itself a count/sum record to add).
@@ -75,7 +75,7 @@ impl Record for CountSum {
     fn pack(&self, l: &CountSumLayout) -> Word {
         let v: u128 = (self.count & mask64(l.count_bits)) as u128
             | (((self.tsum & mask64(l.tsum_bits)) as u128) << l.count_bits);
-        let mut w = [0u32; 8];
+        let mut w = Word::default();
         for (i, limb) in w.iter_mut().take(4).enumerate() {
             *limb = (v >> (32 * i)) as u32;
         }

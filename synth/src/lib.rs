@@ -155,6 +155,10 @@ enum FieldOp {
     /// A fridge entry {stamp, ts, ID, spare, valid}: a request operand overwrites, a
     /// response operand (bit 1) clears the valid bit if the entry holds its ID.
     Entry,
+    /// An EXPB scale's {max flow, max index, max}: replaced by the operand's max and
+    /// flow, with the record's count (its first field) as the index, when the
+    /// operand's max is larger or the record is empty.
+    ScaleMax,
 }
 
 /// The reference: a bare registered block-RAM read-modify-write loop with the
@@ -188,6 +192,20 @@ pub fn reference_design(cfg: &BlockConfig) -> Option<(String, Vec<Port>)> {
         BlockConfig::Fridge(f) => {
             (f.total_entries(), f.addr_bits(), vec![(netmeas_sim::fridge::FRIDGE_ENTRY_BITS, FieldOp::Entry)])
         }
+        // The EXPB statistics bank: one row per scale, {count, Σ, Σ²} added, the maximum replaced.
+        BlockConfig::Expb(e) => {
+            use netmeas_sim::dbm::expb_cycle::*;
+            (
+                e.scales,
+                4,
+                vec![
+                    (EXPB_COUNT_BITS as usize, FieldOp::Add),
+                    (EXPB_SUM_BITS as usize, FieldOp::Add),
+                    (EXPB_SUMSQ_BITS as usize, FieldOp::Add),
+                    ((EXPB_V_BITS + EXPB_INDEX_BITS + 32) as usize, FieldOp::ScaleMax),
+                ],
+            )
+        }
         BlockConfig::H3(_) => return None,
     };
     let w: usize = fields.iter().map(|f| f.0).sum();
@@ -205,6 +223,17 @@ pub fn reference_design(cfg: &BlockConfig) -> Option<(String, Vec<Port>)> {
                 l2 = lo + 2,
                 l33 = lo + 33
             ),
+            FieldOp::ScaleMax => {
+                let (vb, ib) = (netmeas_sim::dbm::expb_cycle::EXPB_V_BITS as usize, 20usize);
+                let cb = netmeas_sim::dbm::expb_cycle::EXPB_COUNT_BITS as usize;
+                format!(
+                    "((op2[{mh}:{lo}] > d2[{mh}:{lo}]) | (d2[{ch}:0] == 0)) ? {{op2[{hi}:{fl}], d2[{ih}:0], op2[{mh}:{lo}]}} : d2[{hi}:{lo}]",
+                    mh = lo + vb - 1,
+                    ch = cb - 1,
+                    fl = lo + vb + ib,
+                    ih = ib - 1,
+                )
+            }
         });
         lo += bits;
     }

@@ -44,3 +44,13 @@ fn rda_bank_copies_land_in_block_ram_on_ice40() {
     let e = export(&BlockConfig::Rda(cfg)).unwrap();
     assert_eq!(inferred_brams(&e, Target::Ice40Hx8k, &dir("rda-ice40")).unwrap(), 32);
 }
+
+#[test]
+fn expb_reference_is_the_statistics_loop_of_one_row_per_scale() {
+    use netmeas_sim::dbm::{ExpbConfig, expb_cycle::EXPB_RECORD_BITS};
+    let (v, ports) = netmeas_synth::reference_design(&BlockConfig::Expb(ExpbConfig::default())).unwrap();
+    let width = |n: &str| ports.iter().find(|p| p.name == n).unwrap().bits;
+    assert_eq!((width("row"), width("op"), width("q")), (4, EXPB_RECORD_BITS as usize, EXPB_RECORD_BITS as usize));
+    // {count, Σ, Σ²} add; the maximum group is replaced when larger or the row is empty.
+    assert!(v.contains("d2[20:0] + op2[20:0]") && v.contains("(d2[20:0] == 0)"), "{v}");
+}

@@ -16,6 +16,7 @@ use netmeas_sim::rda::{
     RdaOutputs,
 };
 
+pub mod expb;
 pub mod fridge;
 pub mod lda_stream;
 pub mod rda_stream;

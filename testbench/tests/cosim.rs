@@ -352,3 +352,69 @@ fn fridge_stream_on_rtl_matches_golden() {
     let other_seed = FridgeConfig { seed: 1, ..FridgeConfig::default() };
     assert!(rtl_fridge_run(&other_seed, &trace.packets).unwrap_err().contains("no Verilated fridge"));
 }
+
+fn expb_stimulus() -> impl Strategy<Value = netmeas_testbench::expb::ExpbStimulus> {
+    (
+        (0u32..=65536, 0u32..=65536, prop_oneof![Just(0u32), 0u32..200]),
+        (0u32..=65536, prop_oneof![Just(0u32), 0u32..3000], 0u32..=65536, prop_oneof![Just(0u32), 0u32..20]),
+    )
+        .prop_map(|((valid, now, jump), (same, huge, ro_ready, reset))| netmeas_testbench::expb::ExpbStimulus {
+            valid,
+            now,
+            jump,
+            same,
+            huge,
+            ro_ready,
+            reset,
+        })
+}
+
+fn check_expb<M: netmeas_testbench::expb::ExpbRtl>(
+    p: netmeas_testbench::expb::ExpbStimulus,
+    seed: u64,
+    cycles: u64,
+) -> netmeas_testbench::expb::ExpbStats {
+    match netmeas_testbench::expb::cosim_expb::<M>(p, seed, cycles) {
+        Ok(st) => st,
+        Err(m) => panic!("{m} (stimulus {p:?}, seed {seed})"),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 16, ..ProptestConfig::default() })]
+
+    #[test]
+    fn expb_default_matches_golden(p in expb_stimulus(), seed: u64) {
+        check_expb::<ExpbDefault>(p, seed, 20_000);
+    }
+
+    #[test]
+    fn expb_small_matches_golden(p in expb_stimulus(), seed: u64) {
+        check_expb::<ExpbSmall>(p, seed, 20_000);
+    }
+
+    #[test]
+    fn expb_one_matches_golden(p in expb_stimulus(), seed: u64) {
+        check_expb::<ExpbOne>(p, seed, 10_000);
+    }
+
+    #[test]
+    fn expb_wide_matches_golden(p in expb_stimulus(), seed: u64) {
+        check_expb::<ExpbWide>(p, seed, 20_000);
+    }
+}
+
+#[test]
+fn expb_default_stimulus_exercises_the_core() {
+    use netmeas_testbench::expb::ExpbStimulus;
+    let st = check_expb::<ExpbSmall>(ExpbStimulus::default(), 3, 200_000);
+    assert!(st.periods_read > 500 && st.saturated_periods > 10 && st.stalls > 1_000, "{st:?}");
+    let st = check_expb::<ExpbOne>(ExpbStimulus { reset: 0, ..Default::default() }, 4, 100_000);
+    assert!(st.periods_read > 1_000 && st.packets > 30_000, "{st:?}");
+    // Time jumps of whole periods: 2^15 closes each, every cascade to scale 15.
+    let st =
+        check_expb::<ExpbWide>(ExpbStimulus { reset: 0, jump: 200, ro_ready: 65536, ..Default::default() }, 5, 400_000);
+    assert!(st.periods_read >= 2 && st.scales_read >= 32, "{st:?}");
+    let st = check_expb::<ExpbDefault>(ExpbStimulus { reset: 0, jump: 0, ..Default::default() }, 6, 100_000);
+    assert!(st.packets > 50_000, "{st:?}");
+}

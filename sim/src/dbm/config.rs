@@ -202,6 +202,11 @@ impl ExpbConfig {
     pub fn intervals(&self) -> u64 {
         self.period_ticks / self.base_ticks
     }
+
+    /// The exported core's Verilog top module name: scales, Δ_1 and intervals per period.
+    pub fn top_name(&self) -> String {
+        format!("netmeas_expb_s{}_b{}_i{}", self.scales, self.base_ticks, self.intervals())
+    }
 }
 
 #[cfg(test)]

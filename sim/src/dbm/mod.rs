@@ -7,6 +7,7 @@
 pub mod config;
 pub mod culprit;
 pub mod expb;
+pub mod expb_cycle;
 pub mod model;
 pub mod query;
 pub mod radix_min;
@@ -15,6 +16,7 @@ pub mod traffic;
 
 pub use config::*;
 pub use expb::{ExpbGolden, ExpbPeriod, ScaleStats, run_expb};
+pub use expb_cycle::{ExpbCycle, ExpbInputs, ExpbOutputs};
 pub use model::{Bucket, DbmFlags, DbmGolden, DbmPeriod, merge_key, run_dbm};
 pub use query::{
     SeriesStats, coarsest_exceeding, dbm_mass, dbm_series, expb_scale, expb_stats, quantile, rel_error, series_stats,

@@ -69,7 +69,7 @@ impl Record for HistBin {
     }
 
     fn pack(&self, _: &()) -> Word {
-        let mut w = [0u32; 8];
+        let mut w = Word::default();
         w[0] = self.count;
         w[1] = self.wsum as u32;
         w[2] = (self.wsum >> 32) as u32;

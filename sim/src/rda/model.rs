@@ -69,7 +69,7 @@ impl Record for RdaRecord {
         put(self.count, 0, RDA_COUNT_BITS);
         put(self.tsum, RDA_COUNT_BITS, l.tsum_bits);
         put(self.id, RDA_COUNT_BITS + l.tsum_bits, RDA_ID_BITS);
-        let mut w = [0u32; 8];
+        let mut w = Word::default();
         for (i, limb) in w.iter_mut().enumerate() {
             *limb = (bits[i / 2] >> (32 * (i % 2))) as u32;
         }
