@@ -70,7 +70,7 @@ impl Record for RdaRecord {
         put(self.tsum, RDA_COUNT_BITS, l.tsum_bits);
         put(self.id, RDA_COUNT_BITS + l.tsum_bits, RDA_ID_BITS);
         let mut w = Word::default();
-        for (i, limb) in w.iter_mut().enumerate() {
+        for (i, limb) in w.iter_mut().take(2 * bits.len()).enumerate() {
             *limb = (bits[i / 2] >> (32 * (i % 2))) as u32;
         }
         w
