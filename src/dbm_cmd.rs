@@ -443,7 +443,7 @@ pub struct RunExpb {
     /// Aggregation period T, a multiple of Δ_m (§4.1: 2 s).
     #[arg(long, default_value = "2s")]
     pub period: String,
-    /// Engine: golden (the bit-exact model of the core). The EXPB RTL is not built yet.
+    /// Engine: golden (the bit-exact model of the core). The Verilated EXPB core is not driven from here yet.
     #[arg(long, default_value = "golden", value_parser = ["golden"])]
     pub engine: String,
     #[command(flatten)]

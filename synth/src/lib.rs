@@ -11,6 +11,7 @@
 
 use netmeas_hdl::export::{BlockConfig, Dir, Exported, Port};
 use netmeas_hdl::tools;
+use netmeas_sim::dbm::expb_cycle::{EXPB_COUNT_BITS, EXPB_INDEX_BITS, EXPB_SUM_BITS, EXPB_SUMSQ_BITS, EXPB_V_BITS};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -193,19 +194,16 @@ pub fn reference_design(cfg: &BlockConfig) -> Option<(String, Vec<Port>)> {
             (f.total_entries(), f.addr_bits(), vec![(netmeas_sim::fridge::FRIDGE_ENTRY_BITS, FieldOp::Entry)])
         }
         // The EXPB statistics bank: one row per scale, {count, Σ, Σ²} added, the maximum replaced.
-        BlockConfig::Expb(e) => {
-            use netmeas_sim::dbm::expb_cycle::*;
-            (
-                e.scales,
-                4,
-                vec![
-                    (EXPB_COUNT_BITS as usize, FieldOp::Add),
-                    (EXPB_SUM_BITS as usize, FieldOp::Add),
-                    (EXPB_SUMSQ_BITS as usize, FieldOp::Add),
-                    ((EXPB_V_BITS + EXPB_INDEX_BITS + 32) as usize, FieldOp::ScaleMax),
-                ],
-            )
-        }
+        BlockConfig::Expb(e) => (
+            e.scales,
+            4,
+            vec![
+                (EXPB_COUNT_BITS as usize, FieldOp::Add),
+                (EXPB_SUM_BITS as usize, FieldOp::Add),
+                (EXPB_SUMSQ_BITS as usize, FieldOp::Add),
+                ((EXPB_V_BITS + EXPB_INDEX_BITS + 32) as usize, FieldOp::ScaleMax),
+            ],
+        ),
         BlockConfig::H3(_) => return None,
     };
     let w: usize = fields.iter().map(|f| f.0).sum();
@@ -224,8 +222,8 @@ pub fn reference_design(cfg: &BlockConfig) -> Option<(String, Vec<Port>)> {
                 l33 = lo + 33
             ),
             FieldOp::ScaleMax => {
-                let (vb, ib) = (netmeas_sim::dbm::expb_cycle::EXPB_V_BITS as usize, 20usize);
-                let cb = netmeas_sim::dbm::expb_cycle::EXPB_COUNT_BITS as usize;
+                let (vb, ib) = (EXPB_V_BITS as usize, EXPB_INDEX_BITS as usize);
+                let cb = EXPB_COUNT_BITS as usize;
                 format!(
                     "((op2[{mh}:{lo}] > d2[{mh}:{lo}]) | (d2[{ch}:0] == 0)) ? {{op2[{hi}:{fl}], d2[{ih}:0], op2[{mh}:{lo}]}} : d2[{hi}:{lo}]",
                     mh = lo + vb - 1,

@@ -3,6 +3,7 @@
 //! same-row bursts, hazards at every forwarding distance, flips at any cycle, read-out
 //! back-pressure, resets and flag clears). A failing case prints its seed.
 
+use netmeas_testbench::expb::*;
 use netmeas_testbench::fridge::*;
 use netmeas_testbench::models::*;
 use netmeas_testbench::*;
@@ -353,12 +354,12 @@ fn fridge_stream_on_rtl_matches_golden() {
     assert!(rtl_fridge_run(&other_seed, &trace.packets).unwrap_err().contains("no Verilated fridge"));
 }
 
-fn expb_stimulus() -> impl Strategy<Value = netmeas_testbench::expb::ExpbStimulus> {
+fn expb_stimulus() -> impl Strategy<Value = ExpbStimulus> {
     (
         (0u32..=65536, 0u32..=65536, prop_oneof![Just(0u32), 0u32..200]),
         (0u32..=65536, prop_oneof![Just(0u32), 0u32..3000], 0u32..=65536, prop_oneof![Just(0u32), 0u32..20]),
     )
-        .prop_map(|((valid, now, jump), (same, huge, ro_ready, reset))| netmeas_testbench::expb::ExpbStimulus {
+        .prop_map(|((valid, now, jump), (same, huge, ro_ready, reset))| ExpbStimulus {
             valid,
             now,
             jump,
@@ -369,12 +370,8 @@ fn expb_stimulus() -> impl Strategy<Value = netmeas_testbench::expb::ExpbStimulu
         })
 }
 
-fn check_expb<M: netmeas_testbench::expb::ExpbRtl>(
-    p: netmeas_testbench::expb::ExpbStimulus,
-    seed: u64,
-    cycles: u64,
-) -> netmeas_testbench::expb::ExpbStats {
-    match netmeas_testbench::expb::cosim_expb::<M>(p, seed, cycles) {
+fn check_expb<M: ExpbRtl>(p: ExpbStimulus, seed: u64, cycles: u64) -> ExpbStats {
+    match cosim_expb::<M>(p, seed, cycles) {
         Ok(st) => st,
         Err(m) => panic!("{m} (stimulus {p:?}, seed {seed})"),
     }
@@ -406,7 +403,6 @@ proptest! {
 
 #[test]
 fn expb_default_stimulus_exercises_the_core() {
-    use netmeas_testbench::expb::ExpbStimulus;
     let st = check_expb::<ExpbSmall>(ExpbStimulus::default(), 3, 200_000);
     assert!(st.periods_read > 500 && st.saturated_periods > 10 && st.stalls > 1_000, "{st:?}");
     let st = check_expb::<ExpbOne>(ExpbStimulus { reset: 0, ..Default::default() }, 4, 100_000);

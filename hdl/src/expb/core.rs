@@ -38,11 +38,22 @@
 use crate::common::rmw_bank::RmwBank;
 use crate::common::unused::Unused;
 use netmeas_sim::dbm::ExpbConfig;
-use netmeas_sim::dbm::expb_cycle::EXPB_RECORD_BITS;
+use netmeas_sim::dbm::expb_cycle::{
+    EXPB_COUNT_BITS, EXPB_INDEX_BITS, EXPB_RECORD_BITS, EXPB_SUM_BITS, EXPB_SUMSQ_BITS, EXPB_V_BITS,
+};
 use rust_hdl::prelude::*;
 
 /// Width of a statistics record.
 pub const EXPB_W: usize = EXPB_RECORD_BITS as usize;
+/// Field offsets of the record, from the per-clock model's layout.
+const SUM_LSB: usize = EXPB_COUNT_BITS as usize;
+const SUMSQ_LSB: usize = SUM_LSB + EXPB_SUM_BITS as usize;
+const MAX_LSB: usize = SUMSQ_LSB + EXPB_SUMSQ_BITS as usize;
+const INDEX_LSB: usize = MAX_LSB + EXPB_V_BITS as usize;
+const FLOW_LSB: usize = INDEX_LSB + EXPB_INDEX_BITS as usize;
+// The `get_bits` part-selects in `update` take literal offsets and widths: they are these.
+const _: () =
+    assert!(SUM_LSB == 21 && SUMSQ_LSB == 73 && MAX_LSB == 177 && INDEX_LSB == 225 && FLOW_LSB == 245 && EXPB_W == 277);
 /// Scale slots in the register file (the core supports 1..=16 scales).
 const SLOTS: usize = 16;
 /// Interval-index bits that can end a cascade below the coarsest scale.
@@ -284,11 +295,11 @@ impl ExpbCore {
             zero48: Constant::new(0u64.into()),
             zero64: Constant::new(0u64.into()),
             ones32: Constant::new(0xFFFF_FFFFu64.into()),
-            sum_lsb: Constant::new(21u64.into()),
-            sumsq_lsb: Constant::new(73u64.into()),
-            max_lsb: Constant::new(177u64.into()),
-            index_lsb: Constant::new(225u64.into()),
-            flow_lsb: Constant::new(245u64.into()),
+            sum_lsb: Constant::new((SUM_LSB as u64).into()),
+            sumsq_lsb: Constant::new((SUMSQ_LSB as u64).into()),
+            max_lsb: Constant::new((MAX_LSB as u64).into()),
+            index_lsb: Constant::new((INDEX_LSB as u64).into()),
+            flow_lsb: Constant::new((FLOW_LSB as u64).into()),
             sh17: Constant::new(17u64.into()),
             sh32: Constant::new(32u64.into()),
             sh33: Constant::new(33u64.into()),

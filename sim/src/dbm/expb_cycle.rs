@@ -293,15 +293,8 @@ impl ExpbCycle {
         }
 
         // ---- packets and interval closes ----
-        if p_cur && let Some((_, len, flow)) = self.pkt {
-            let sum = self.acc + len as u64;
-            self.saturated |= sum > INTERVAL_SUM_MAX;
-            self.acc = sum.min(INTERVAL_SUM_MAX);
-            self.packets += 1;
-            for mj in &mut self.maj {
-                *mj = majority(*mj, flow, len);
-            }
-        }
+        // A close and a packet of the interval it ends never share a cycle; a
+        // packet of the next interval lands on the sums the close has just restarted.
         if start {
             let d = (self.ivl.trailing_zeros() as usize).min(m - 1);
             self.sums[0] = self.acc;
@@ -325,12 +318,14 @@ impl ExpbCycle {
             self.depth = d;
             self.last = is_last;
             self.v = 0;
-            if p_new && let Some((_, len, flow)) = self.pkt {
-                self.acc = len as u64;
-                self.packets += 1;
-                for mj in &mut self.maj {
-                    *mj = majority(*mj, flow, len);
-                }
+        }
+        if apply && let Some((_, len, flow)) = self.pkt {
+            let sum = self.acc + len as u64;
+            self.saturated |= sum > INTERVAL_SUM_MAX;
+            self.acc = sum.min(INTERVAL_SUM_MAX);
+            self.packets += 1;
+            for mj in &mut self.maj {
+                *mj = majority(*mj, flow, len);
             }
         }
 
