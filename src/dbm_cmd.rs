@@ -5,13 +5,14 @@
 //! scored against the exact statistics of the raw stream.
 
 use crate::fridge_cmd::parse_duration_ns;
-use crate::lda_cmd::write_atomic;
+use crate::lda_cmd::{Engine, run_engines, write_atomic};
 use clap::Args;
 use netmeas_sim::dbm::{
     BurstySpec, BwPacket, DbmConfig, DbmPeriod, ExpbConfig, ExpbPeriod, MergeRule, SeriesStats, coarsest_exceeding,
     dbm_series, expb_stats, pcap_bandwidth, rel_error, run_dbm, run_expb, series_stats, true_series,
 };
 use netmeas_sim::error::load_config;
+use netmeas_testbench::expb::{check_rtl_expb_config, rtl_expb_run};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -443,8 +444,10 @@ pub struct RunExpb {
     /// Aggregation period T, a multiple of Δ_m (§4.1: 2 s).
     #[arg(long, default_value = "2s")]
     pub period: String,
-    /// Engine: golden (the bit-exact model of the core). The Verilated EXPB core is not driven from here yet.
-    #[arg(long, default_value = "golden", value_parser = ["golden"])]
+    /// Engine: golden (the bit-exact model), rtl (the Verilated core, for the
+    /// configs it was built for: the paper's 11 scales from 78.125 µs over 2 s,
+    /// and the test variants) or both (synopses compared bit for bit).
+    #[arg(long, default_value = "golden", value_parser = ["golden", "rtl", "both"])]
     pub engine: String,
     #[command(flatten)]
     pub traffic: BwTraffic,
@@ -479,10 +482,12 @@ pub fn run_expb_cmd(a: &RunExpb) -> Result<(), String> {
             top as f64 / 1e3
         ));
     }
+    let engine = Engine::parse(&a.engine)?;
+    if engine != Engine::Golden {
+        check_rtl_expb_config(&cfg)?;
+    }
     let (packets, source) = a.traffic.packets()?;
-    let t = Instant::now();
-    let periods = run_expb(&cfg, &packets)?;
-    let secs = t.elapsed().as_secs_f64();
+    let (periods, synopsis_match, timing) = run_expb_engines(&cfg, &packets, engine)?;
     let answers: Vec<Answer> = periods
         .iter()
         .map(|p: &ExpbPeriod| {
@@ -509,7 +514,7 @@ pub fn run_expb_cmd(a: &RunExpb) -> Result<(), String> {
                 "traffic": { "source": source, "packets": packets.len(),
                              "bytes": packets.iter().map(|p| p.len as u64).sum::<u64>() },
                 "query": a.query.query, "timescale_us": a.query.timescale_us,
-                "synopsis_match": Value::Null,
+                "synopsis_match": synopsis_match,
                 "periods": periods.iter().map(|p| json!({
                     "index": p.index, "packets": p.packets, "interval_saturated": p.interval_saturated,
                     "scales": p.scales.iter().enumerate().map(|(j, s)| json!({
@@ -518,7 +523,7 @@ pub fn run_expb_cmd(a: &RunExpb) -> Result<(), String> {
                     })).collect::<Vec<_>>(),
                 })).collect::<Vec<_>>(),
                 "result": summary_json(&answers),
-                "timing": { "golden": { "seconds": secs, "packets_per_s": packets.len() as f64 / secs } },
+                "timing": timing,
             })
         );
     } else {
@@ -543,7 +548,55 @@ pub fn run_expb_cmd(a: &RunExpb) -> Result<(), String> {
                 s.max_flow
             );
         }
-        println!("golden           {:.3e} packets/s", packets.len() as f64 / secs);
+        print_timing(&timing, synopsis_match);
     }
     Ok(())
+}
+
+/// Runs `packets` on `engine` (see [`run_engines`]): the golden EXPB, the
+/// Verilated core, or both with every period's statistics compared.
+pub fn run_expb_engines(
+    cfg: &ExpbConfig,
+    packets: &[BwPacket],
+    engine: Engine,
+) -> Result<(Vec<ExpbPeriod>, Option<bool>, Value), String> {
+    let (periods, matched, timing) = run_engines(
+        engine,
+        packets.len() as f64,
+        || run_expb(cfg, packets),
+        || rtl_expb_run(cfg, packets).map(|(p, c)| (Ok(p), json!({ "cycles": c.cycles, "stalls": c.stalls }))),
+        |g, r| match (g, r) {
+            (Ok(g), Ok(r)) => expb_difference(g, r),
+            _ => None,
+        },
+    )?;
+    Ok((periods?, matched, timing))
+}
+
+/// Where the golden periods `g` and the RTL periods `r` first differ, if they do.
+fn expb_difference(g: &[ExpbPeriod], r: &[ExpbPeriod]) -> Option<String> {
+    if g.len() != r.len() {
+        return Some(format!("{} periods vs {}", g.len(), r.len()));
+    }
+    let (gp, rp) = g.iter().zip(r).find(|(a, b)| a != b)?;
+    match (0..gp.scales.len()).find(|&j| gp.scales.get(j) != rp.scales.get(j)) {
+        Some(j) => {
+            Some(format!("period {} scale {j}: golden {:?}, RTL {:?}", gp.index, gp.scales[j], rp.scales.get(j)))
+        }
+        None => Some(format!("period {}: golden {gp:?}, RTL {rp:?}", gp.index)),
+    }
+}
+
+/// Prints each engine's speed (and the RTL's cycles and input stalls) and
+/// whether the synopses matched.
+fn print_timing(timing: &Value, synopsis_match: Option<bool>) {
+    for (name, t) in timing.as_object().into_iter().flatten() {
+        let cycles = t.get("cycles").map_or(String::new(), |c| format!(", {c} cycles"));
+        let stalls =
+            t.get("stalls").map_or(String::new(), |c| format!(" (packets back to back: {c} waited for closes)"));
+        println!("{name:<16} {:.3e} packets/s{cycles}{stalls}", t["packets_per_s"].as_f64().unwrap_or(f64::NAN));
+    }
+    if synopsis_match == Some(true) {
+        println!("golden and RTL synopses match bit for bit");
+    }
 }

@@ -5,12 +5,13 @@
 //! -mr with 1024 buckets and EXPB with 11 scales) and Fig. 4 (DBM-mr at
 //! 400 µs versus the number of buckets).
 
-use crate::dbm_cmd::BwTraffic;
+use crate::dbm_cmd::{BwTraffic, run_expb_engines};
 use crate::fridge_cmd::parse_duration_ns;
+use crate::lda_cmd::Engine;
 use clap::Args;
 use netmeas_sim::dbm::{
     BwPacket, DbmConfig, ExpbConfig, MergeRule, SeriesStats, dbm_series, expb_scale, expb_stats, rel_error, run_dbm,
-    run_expb, series_stats, true_series,
+    series_stats, true_series,
 };
 use serde_json::json;
 use std::time::Instant;
@@ -30,6 +31,10 @@ pub struct ReproduceDbm {
     /// Seed of the trace.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Engine of the EXPB rows: golden, rtl (the Verilated core) or both
+    /// (synopses compared bit for bit). The DBM rows run on the golden model.
+    #[arg(long, default_value = "golden", value_parser = ["golden", "rtl", "both"])]
+    pub engine: String,
     /// Print one JSON object instead of the Markdown tables.
     #[arg(long)]
     pub json: bool,
@@ -98,6 +103,7 @@ pub fn run(a: &ReproduceDbm) -> Result<(), String> {
         return Err(format!("--duration {}: not a whole number of 2 s periods", a.duration));
     }
     let periods = (duration / PERIOD) as usize;
+    let engine = Engine::parse(&a.engine)?;
     for &m in &a.buckets {
         DbmConfig { buckets: m, ..Default::default() }.validate().map_err(|e| format!("--buckets: {e}"))?;
     }
@@ -145,18 +151,23 @@ pub fn run(a: &ReproduceDbm) -> Result<(), String> {
         let est: Estimator = Box::new(move |p, d| {
             parts.get(p).map(|x| series_stats(&dbm_series(&x.buckets, p as u64 * PERIOD, PERIOD, d)))
         });
-        rows.push((name, worst(&est, &truths, &fine), worst(&est, &truths, &coarse)));
+        rows.push((name.to_string(), worst(&est, &truths, &fine), worst(&est, &truths, &coarse)));
     }
     let ecfg = ExpbConfig { scales: 11, base_ticks: BASE, period_ticks: PERIOD };
-    let eparts = run_expb(&ecfg, &packets)?;
+    let (eparts, expb_match, expb_timing) = run_expb_engines(&ecfg, &packets, engine)?;
+    let on = if engine == Engine::Golden { "" } else { " (RTL)" };
     let est: Estimator = Box::new(|p, d| eparts.get(p).and_then(|x| expb_stats(x, &ecfg, d)));
-    rows.push(("EXPB, 11 scales from 78.125 us", worst(&est, &truths, &fine), worst(&est, &truths, &coarse)));
+    rows.push((
+        format!("EXPB, 11 scales from 78.125 us{on}"),
+        worst(&est, &truths, &fine),
+        worst(&est, &truths, &coarse),
+    ));
     // The same scales unscaled: Lemma 2's estimator (scale j's statistics taken for Δ as they are).
     let est: Estimator = Box::new(|p, d| {
         let st = eparts.get(p)?.scales[expb_scale(&ecfg, d)?];
         Some(SeriesStats { len: st.count as usize, mean: st.mean(), max: st.max as f64, std: st.std(), p95: f64::NAN })
     });
-    rows.push(("EXPB unscaled (Lemma 2)", worst(&est, &truths, &fine), worst(&est, &truths, &coarse)));
+    rows.push((format!("EXPB unscaled (Lemma 2){on}"), worst(&est, &truths, &fine), worst(&est, &truths, &coarse)));
 
     // Fig. 4: DBM-mr at 400 µs versus buckets (mean and worst over periods).
     let q = 400_000;
@@ -182,6 +193,7 @@ pub fn run(a: &ReproduceDbm) -> Result<(), String> {
             json!({
                 "trace": { "packets": packets.len(), "bytes": bytes, "periods": periods, "seed": a.seed },
                 "reference_scales_ns": scales,
+                "expb": { "engine": a.engine, "synopsis_match": expb_match, "timing": expb_timing },
                 "table1": rows.iter().map(|(n, f, c)| json!({ "method": n,
                     "fine": { "max": f[0], "std": f[1], "p95": f[2] },
                     "coarse": { "max": c[0], "std": c[1], "p95": c[2] } })).collect::<Vec<_>>(),
@@ -228,6 +240,9 @@ pub fn run(a: &ReproduceDbm) -> Result<(), String> {
             pct(Some(mean[2])),
             pct(Some(max[2]))
         );
+    }
+    if expb_match == Some(true) {
+        println!("\nThe EXPB rows' synopses: golden and RTL match bit for bit.");
     }
     println!("\n({secs:.1} s)");
     Ok(())

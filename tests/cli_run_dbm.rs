@@ -79,6 +79,27 @@ fn expb_answers_within_lemma_2_and_names_culprits() {
 }
 
 #[test]
+fn expb_rtl_equals_golden_on_the_paper_config() {
+    // The Verilated core of the paper's config (11 scales from 78.125 µs, 2 s) on the default bursty trace.
+    let v = json(&netmeas(&["run", "expb", "--engine", "both", "--query", "max", "--timescale-us", "5000", "--json"]));
+    assert_eq!(v["engine"], "both");
+    assert_eq!(v["synopsis_match"], true);
+    let rtl = &v["timing"]["rtl"];
+    let packets = v["traffic"]["packets"].as_u64().unwrap();
+    assert!(packets > 50_000, "{packets}");
+    // One packet per clock, plus the read-out and the cycles of the closes a packet waits for.
+    let cycles = rtl["cycles"].as_u64().unwrap();
+    assert!(cycles >= packets && cycles < packets + 25_600 * 14 + 1_000, "{cycles} cycles for {packets} packets");
+    let s = &v["periods"][0]["scales"][6];
+    assert!(s["culprit"].as_u64().unwrap() >= 1 << 31, "{s}");
+    // The RTL alone answers the same.
+    let r = json(&netmeas(&["run", "expb", "--engine", "rtl", "--query", "max", "--timescale-us", "5000", "--json"]));
+    assert_eq!(r["result"], v["result"]);
+    assert_eq!(r["periods"], v["periods"]);
+    assert!(r["timing"]["golden"].is_null());
+}
+
+#[test]
 fn capture_is_measured_by_both_cores() {
     let dir = std::env::temp_dir().join(format!("netmeas-dbm-pcap-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -163,6 +184,8 @@ fn bad_input_is_refused_without_output() {
         (vec!["--query", "p95"], "no quantiles"),
         (vec!["--timescale-us", "100000"], "Lemma 2"),
         (vec!["--timescale-us", "10"], "Lemma 2"),
+        (vec!["--engine", "rtl", "--scales", "10"], "no Verilated EXPB core"),
+        (vec!["--engine", "fpga"], "invalid value"),
     ] {
         let mut a = vec!["run", "expb", "--duration", "100ms", "--json"];
         a.extend(args.iter());

@@ -1,7 +1,9 @@
 //! Verilated EXPB cores: cycle-by-cycle co-simulation against [`ExpbCycle`].
 
+use crate::models::{ExpbDefault, ExpbOne, ExpbSmall, ExpbWide};
 use crate::{CoreRtl, Mismatch, cosim_model, differ, lane};
-use netmeas_sim::dbm::{ExpbConfig, ExpbCycle, ExpbInputs, ExpbOutputs};
+use netmeas_sim::dbm::expb_cycle::drive_expb;
+use netmeas_sim::dbm::{BwPacket, ExpbConfig, ExpbCycle, ExpbInputs, ExpbOutputs, ExpbPeriod, TimeOrder};
 use netmeas_sim::prng::SplitMix64;
 
 /// A Verilated EXPB core.
@@ -154,4 +156,74 @@ pub fn cosim_expb<M: ExpbRtl>(p: ExpbStimulus, seed: u64, cycles: u64) -> Result
         },
     )?;
     Ok(st)
+}
+
+/// The configs the Verilated EXPB models were built from (every parameter is
+/// baked into the netlist).
+pub fn rtl_expb_configs() -> Vec<ExpbConfig> {
+    vec![ExpbDefault::config(), ExpbSmall::config(), ExpbOne::config(), ExpbWide::config()]
+}
+
+/// Checks that a Verilated core runs `cfg`, with an error that lists what was built otherwise.
+pub fn check_rtl_expb_config(cfg: &ExpbConfig) -> Result<(), String> {
+    cfg.validate().map_err(|e| e.to_string())?;
+    if rtl_expb_configs().contains(cfg) {
+        return Ok(());
+    }
+    let built: Vec<String> = rtl_expb_configs()
+        .iter()
+        .map(|c| format!("{} scales, base {} ns, period {} ns", c.scales, c.base_ticks, c.period_ticks))
+        .collect();
+    Err(format!(
+        "no Verilated EXPB core has this config (all of it is baked into the netlist); built: {}",
+        built.join("; ")
+    ))
+}
+
+/// What an RTL run took.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ExpbRunCycles {
+    /// Clock cycles, packets and read-out together.
+    pub cycles: u64,
+    /// Cycles a packet was offered and not taken.
+    pub stalls: u64,
+}
+
+/// `packets` through a fresh Verilated core `M`, one packet offered per clock
+/// with `now` carrying its timestamp and the read-out always taken (see
+/// [`drive_expb`]). Returns what the golden
+/// [`run_expb`](netmeas_sim::dbm::run_expb) returns.
+fn run_on<M: ExpbRtl>(cfg: &ExpbConfig, packets: &[BwPacket]) -> (Vec<ExpbPeriod>, ExpbRunCycles) {
+    let mut m = M::create();
+    let mut cycles = 0;
+    let (periods, stalls) = drive_expb(
+        cfg,
+        packets,
+        |i| {
+            cycles += 1;
+            m.cycle(i)
+        },
+        |_| true,
+        |_| true,
+    );
+    (periods, ExpbRunCycles { cycles, stalls })
+}
+
+/// Runs `packets` (in time order, timestamps below 2^48) on the Verilated core
+/// built for `cfg`.
+pub fn rtl_expb_run(cfg: &ExpbConfig, packets: &[BwPacket]) -> Result<(Vec<ExpbPeriod>, ExpbRunCycles), String> {
+    check_rtl_expb_config(cfg)?;
+    let mut order = TimeOrder::default();
+    for p in packets {
+        order.check(p.ts)?;
+    }
+    Ok(if *cfg == ExpbDefault::config() {
+        run_on::<ExpbDefault>(cfg, packets)
+    } else if *cfg == ExpbSmall::config() {
+        run_on::<ExpbSmall>(cfg, packets)
+    } else if *cfg == ExpbOne::config() {
+        run_on::<ExpbOne>(cfg, packets)
+    } else {
+        run_on::<ExpbWide>(cfg, packets)
+    })
 }

@@ -3,21 +3,26 @@
 //! one-counter Misra–Gries majority per scale as its culprit (§3.3).
 //!
 //! Packets {ts, len, flow} and the time input `now` enter through one
-//! register each (`p_*`, `n_*`). Per cycle:
+//! register each (`p_*`, `n_*`); their compares against the interval ends
+//! are made as they are registered (against the ends the next cycle will
+//! hold), so the close decision starts from flags. Per cycle:
 //! - A registered packet whose timestamp is before the current base
 //!   interval's end (`boundary`) is applied: its length goes into the
 //!   interval sum `acc` (saturating at 2^32 − 1, flagged), and into every
-//!   scale's majority.
+//!   scale's majority (a cycle later: the majority stage `mj_*` replays each
+//!   cycle's packet and closes, so the wide majority registers hang off
+//!   registers rather than off the close decision).
 //! - Otherwise, when the packet or `now` has reached `boundary` and the
-//!   cascade engine is idle, the interval closes: `acc` moves into `sums[0]`,
+//!   cascade engine is idle, the interval closes: `acc` moves into the engine,
 //!   the scales j ≤ d close (d = trailing zeros of the interval's 1-based
 //!   index, at most m − 1: Algorithm 2's `i mod 2^j = 0`), their majority
 //!   candidates are taken and restarted, and the packet, if it belongs to the
 //!   next interval, is applied to the fresh sums in the same cycle. A packet
 //!   beyond the next interval waits (`s_ready` low): only time jumps do that.
-//! - The cascade engine walks one scale per cycle: v_j = sums[j] + v_{j−1}
-//!   goes to the statistics bank and sums[j] clears, for j = 0..=d; then, if
-//!   d + 1 < m, one more cycle adds v_d into sums[d + 1].
+//! - The cascade engine walks one scale per cycle: v_0 = acc, v_j = sums[j] +
+//!   v_{j−1} goes to the statistics bank and sums[j] clears, for j = 0..=d;
+//!   then, if d + 1 < m, one more cycle adds v_d into sums[d + 1]. The next
+//!   sums[j] is selected into a register a cycle ahead, so a step is one add.
 //! - v² takes three stages (`e1`..`e3`: six 16 × 16 products of v's limbs,
 //!   then two adds), and the update {count 1, Σ v, Σ v², max v, flow} reaches
 //!   the ping-pong statistics bank ([`RmwBank`], one row per scale), whose
@@ -126,7 +131,9 @@ pub struct ExpbCore {
     kidx: [Constant<Bits<4>>; SLOTS],
     base: Constant<Bits<BW>>,
     base2: Constant<Bits<BW>>,
-    n_last: Constant<Bits<21>>,
+    base3: Constant<Bits<BW>>,
+    n_last_m1: Constant<Bits<21>>,
+    first_is_last: Constant<Bit>,
     top_scale: Constant<Bits<4>>,
     one4: Constant<Bits<4>>,
     one21: Constant<Bits<21>>,
@@ -157,11 +164,19 @@ pub struct ExpbCore {
     p_len: DFF<Bits<32>>,
     p_flow: DFF<Bits<32>>,
     n_valid: DFF<Bit>,
-    n_now: DFF<Bits<48>>,
     // --- intervals and periods (held as XOR with their reset values, so power-up is reset) ---
     boundary_x: DFF<Bits<BW>>,
     boundary2_x: DFF<Bits<BW>>,
+    boundary3_x: DFF<Bits<BW>>,
     ivl_x: DFF<Bits<21>>,
+    last_x: DFF<Bit>,
+    // --- the time compares, registered as their operands are (valid with p_valid / n_valid) ---
+    /// p_ts < boundary.
+    p_lt1: DFF<Bit>,
+    /// p_ts < boundary2.
+    p_lt2: DFF<Bit>,
+    /// n_now < boundary.
+    n_lt1: DFF<Bit>,
     period: DFF<Bits<32>>,
     acc: DFF<Bits<32>>,
     packets: DFF<Bits<64>>,
@@ -172,10 +187,17 @@ pub struct ExpbCore {
     frz_period: DFF<Bits<32>>,
     frz_packets: DFF<Bits<64>>,
     frz_sat: DFF<Bit>,
+    // --- the majority stage: this cycle's packet and closes, applied to the majorities next cycle ---
+    mj_apply: DFF<Bit>,
+    mj_new: DFF<Bit>,
+    mj_len: DFF<Bits<32>>,
+    mj_flow: DFF<Bits<32>>,
+    mj_close: [DFF<Bit>; SLOTS],
     // --- per scale: majority, its snapshot at the close, running sum ---
     maj_cand: [DFF<Bits<32>>; SLOTS],
     maj_cnt: [DFF<Bits<32>>; SLOTS],
     snap: [DFF<Bits<32>>; SLOTS],
+    /// Running sums of the open intervals of scales 1.. (slot 0 stays zero: scale 0's is `acc`).
     sums: [DFF<Bits<48>>; SLOTS],
     // --- cascade engine ---
     eng_busy: DFF<Bit>,
@@ -184,11 +206,12 @@ pub struct ExpbCore {
     eng_j: DFF<Bits<4>>,
     eng_d: DFF<Bits<4>>,
     eng_v: DFF<Bits<48>>,
+    /// sums[eng_j], selected the cycle before.
+    eng_sum: DFF<Bits<48>>,
     // --- squaring pipeline ---
     e1_valid: DFF<Bit>,
     e1_row: DFF<Bits<4>>,
     e1_v: DFF<Bits<48>>,
-    e1_flow: DFF<Bits<32>>,
     e1_flip: DFF<Bit>,
     e2_valid: DFF<Bit>,
     e2_row: DFF<Bits<4>>,
@@ -211,6 +234,7 @@ pub struct ExpbCore {
     // --- combinational ---
     boundary: Signal<Local, Bits<BW>>,
     boundary2: Signal<Local, Bits<BW>>,
+    boundary3: Signal<Local, Bits<BW>>,
     ivl: Signal<Local, Bits<21>>,
     is_last: Signal<Local, Bit>,
     p_cur: Signal<Local, Bit>,
@@ -226,7 +250,7 @@ pub struct ExpbCore {
     maj_add: [Signal<Local, Bits<32>>; SLOTS],
     maj_next_cand: [Signal<Local, Bits<32>>; SLOTS],
     maj_next_cnt: [Signal<Local, Bits<32>>; SLOTS],
-    sum_sel: Signal<Local, Bits<48>>,
+    sum_next: Signal<Local, Bits<48>>,
     snap_sel: Signal<Local, Bits<32>>,
     vj: Signal<Local, Bits<48>>,
     sq: Signal<Local, Bits<96>>,
@@ -280,7 +304,9 @@ impl ExpbCore {
             kidx: std::array::from_fn(|j| Constant::new((j as u64).into())),
             base: Constant::new(cfg.base_ticks.into()),
             base2: Constant::new((2 * cfg.base_ticks).into()),
-            n_last: Constant::new(cfg.intervals().into()),
+            base3: Constant::new((3 * cfg.base_ticks).into()),
+            n_last_m1: Constant::new((cfg.intervals() - 1).into()),
+            first_is_last: Constant::new(cfg.intervals() == 1),
             top_scale: Constant::new(((m - 1) as u64).into()),
             one4: Constant::new(1u64.into()),
             one21: Constant::new(1u64.into()),
@@ -310,10 +336,14 @@ impl ExpbCore {
             p_len: Default::default(),
             p_flow: Default::default(),
             n_valid: Default::default(),
-            n_now: Default::default(),
             boundary_x: Default::default(),
             boundary2_x: Default::default(),
+            boundary3_x: Default::default(),
             ivl_x: Default::default(),
+            last_x: Default::default(),
+            p_lt1: Default::default(),
+            p_lt2: Default::default(),
+            n_lt1: Default::default(),
             period: Default::default(),
             acc: Default::default(),
             packets: Default::default(),
@@ -324,6 +354,11 @@ impl ExpbCore {
             frz_period: Default::default(),
             frz_packets: Default::default(),
             frz_sat: Default::default(),
+            mj_apply: Default::default(),
+            mj_new: Default::default(),
+            mj_len: Default::default(),
+            mj_flow: Default::default(),
+            mj_close: Default::default(),
             maj_cand: Default::default(),
             maj_cnt: Default::default(),
             snap: Default::default(),
@@ -334,10 +369,10 @@ impl ExpbCore {
             eng_j: Default::default(),
             eng_d: Default::default(),
             eng_v: Default::default(),
+            eng_sum: Default::default(),
             e1_valid: Default::default(),
             e1_row: Default::default(),
             e1_v: Default::default(),
-            e1_flow: Default::default(),
             e1_flip: Default::default(),
             e2_valid: Default::default(),
             e2_row: Default::default(),
@@ -359,6 +394,7 @@ impl ExpbCore {
             e3_p02: Default::default(),
             boundary: Default::default(),
             boundary2: Default::default(),
+            boundary3: Default::default(),
             ivl: Default::default(),
             is_last: Default::default(),
             p_cur: Default::default(),
@@ -374,7 +410,7 @@ impl ExpbCore {
             maj_add: Default::default(),
             maj_next_cand: Default::default(),
             maj_next_cnt: Default::default(),
-            sum_sel: Default::default(),
+            sum_next: Default::default(),
             snap_sel: Default::default(),
             vj: Default::default(),
             sq: Default::default(),
@@ -403,11 +439,19 @@ impl Logic for ExpbCore {
             p_ts,
             p_len,
             p_flow,
+            mj_apply,
+            mj_new,
+            mj_len,
+            mj_flow,
             n_valid,
-            n_now,
             boundary_x,
             boundary2_x,
+            boundary3_x,
             ivl_x,
+            last_x,
+            p_lt1,
+            p_lt2,
+            n_lt1,
             period,
             acc,
             packets,
@@ -424,10 +468,10 @@ impl Logic for ExpbCore {
             eng_j,
             eng_d,
             eng_v,
+            eng_sum,
             e1_valid,
             e1_row,
             e1_v,
-            e1_flow,
             e1_flip,
             e2_valid,
             e2_row,
@@ -453,6 +497,7 @@ impl Logic for ExpbCore {
             self.maj_cand[j].d.next = self.maj_cand[j].q.val();
             self.maj_cnt[j].clock.next = self.clock.val();
             self.maj_cnt[j].d.next = self.maj_cnt[j].q.val();
+            self.mj_close[j].clock.next = self.clock.val();
             self.snap[j].clock.next = self.clock.val();
             self.snap[j].d.next = self.snap[j].q.val();
             self.sums[j].clock.next = self.clock.val();
@@ -485,11 +530,11 @@ impl Logic for ExpbCore {
         // ---- what happens this cycle (all from registers) ----
         self.boundary.next = self.boundary_x.q.val() ^ self.base.val();
         self.boundary2.next = self.boundary2_x.q.val() ^ self.base2.val();
+        self.boundary3.next = self.boundary3_x.q.val() ^ self.base3.val();
         self.ivl.next = self.ivl_x.q.val() ^ self.one21.val();
-        self.is_last.next = self.ivl.val() == self.n_last.val();
-        self.p_cur.next = self.p_valid.q.val() & (bit_cast::<BW, 48>(self.p_ts.q.val()) < self.boundary.val());
-        self.due.next = (self.p_valid.q.val() & !self.p_cur.val())
-            | (self.n_valid.q.val() & !(bit_cast::<BW, 48>(self.n_now.q.val()) < self.boundary.val()));
+        self.is_last.next = self.last_x.q.val() ^ self.first_is_last.val();
+        self.p_cur.next = self.p_valid.q.val() & self.p_lt1.q.val();
+        self.due.next = (self.p_valid.q.val() & !self.p_lt1.q.val()) | (self.n_valid.q.val() & !self.n_lt1.q.val());
         self.flip_busy.next =
             self.eng_last.q.val() | self.e1_flip.q.val() | self.e2_flip.q.val() | self.e3_flip.q.val();
         self.start.next = self.due.val()
@@ -497,8 +542,7 @@ impl Logic for ExpbCore {
             & self.bank.s_upd_ready.val()
             & (!self.is_last.val() | (self.bank.flip_ready.val() & !self.flip_busy.val()))
             & !self.p_cur.val();
-        self.p_new.next =
-            self.start.val() & self.p_valid.q.val() & (bit_cast::<BW, 48>(self.p_ts.q.val()) < self.boundary2.val());
+        self.p_new.next = self.start.val() & self.p_valid.q.val() & self.p_lt2.q.val();
         self.apply.next = self.p_cur.val() | self.p_new.val();
         self.s_ready.next = !self.p_valid.q.val() | self.apply.val();
 
@@ -513,19 +557,27 @@ impl Logic for ExpbCore {
             }
         }
 
-        // ---- per scale: the majority step of the registered packet ----
+        // ---- per scale: the majority step, one cycle behind the decision (stage `mj_*`) ----
+        // The snapshot a close takes is read by the squaring pipeline's second stage, after it is written.
         self.closes[0].next = self.start.val();
         for j in 1..SLOTS {
             self.closes[j].next = self.has[j].val() & self.start.val() & !(self.depth.val() < self.kidx[j].val());
         }
         for j in 0..SLOTS {
+            self.mj_close[j].d.next = self.closes[j].val();
+        }
+        self.mj_apply.d.next = self.apply.val();
+        self.mj_new.d.next = self.p_new.val();
+        self.mj_len.d.next = self.p_len.q.val();
+        self.mj_flow.d.next = self.p_flow.q.val();
+        for j in 0..SLOTS {
             // (A wrapped sum is below either operand: the saturation needs no 33rd bit.)
-            self.maj_add[j].next = self.maj_cnt[j].q.val() + self.p_len.q.val();
-            self.maj_take[j].next = self.p_len.q.val() > self.maj_cnt[j].q.val();
+            self.maj_add[j].next = self.maj_cnt[j].q.val() + self.mj_len.q.val();
+            self.maj_take[j].next = self.mj_len.q.val() > self.maj_cnt[j].q.val();
             if self.maj_cnt[j].q.val() == self.zero32.val() {
-                self.maj_next_cand[j].next = self.p_flow.q.val();
-                self.maj_next_cnt[j].next = self.p_len.q.val();
-            } else if self.p_flow.q.val() == self.maj_cand[j].q.val() {
+                self.maj_next_cand[j].next = self.mj_flow.q.val();
+                self.maj_next_cnt[j].next = self.mj_len.q.val();
+            } else if self.mj_flow.q.val() == self.maj_cand[j].q.val() {
                 self.maj_next_cand[j].next = self.maj_cand[j].q.val();
                 if self.maj_add[j].val() < self.maj_cnt[j].q.val() {
                     self.maj_next_cnt[j].next = self.ones32.val();
@@ -533,22 +585,22 @@ impl Logic for ExpbCore {
                     self.maj_next_cnt[j].next = self.maj_add[j].val();
                 }
             } else if self.maj_take[j].val() {
-                self.maj_next_cand[j].next = self.p_flow.q.val();
-                self.maj_next_cnt[j].next = self.p_len.q.val() - self.maj_cnt[j].q.val();
+                self.maj_next_cand[j].next = self.mj_flow.q.val();
+                self.maj_next_cnt[j].next = self.mj_len.q.val() - self.maj_cnt[j].q.val();
             } else {
                 self.maj_next_cand[j].next = self.maj_cand[j].q.val();
-                self.maj_next_cnt[j].next = self.maj_cnt[j].q.val() - self.p_len.q.val();
+                self.maj_next_cnt[j].next = self.maj_cnt[j].q.val() - self.mj_len.q.val();
             }
-            if self.closes[j].val() {
+            if self.mj_close[j].q.val() {
                 self.snap[j].d.next = self.maj_cand[j].q.val();
-                if self.p_new.val() {
-                    self.maj_cand[j].d.next = self.p_flow.q.val();
-                    self.maj_cnt[j].d.next = self.p_len.q.val();
+                if self.mj_new.q.val() {
+                    self.maj_cand[j].d.next = self.mj_flow.q.val();
+                    self.maj_cnt[j].d.next = self.mj_len.q.val();
                 } else {
                     self.maj_cand[j].d.next = self.zero32.val();
                     self.maj_cnt[j].d.next = self.zero32.val();
                 }
-            } else if self.has[j].val() & self.apply.val() {
+            } else if self.has[j].val() & self.mj_apply.q.val() {
                 self.maj_cand[j].d.next = self.maj_next_cand[j].val();
                 self.maj_cnt[j].d.next = self.maj_next_cnt[j].val();
             }
@@ -567,25 +619,23 @@ impl Logic for ExpbCore {
         }
 
         // ---- the cascade engine: one scale per cycle ----
-        self.sum_sel.next = self.sums[0].q.val();
-        self.snap_sel.next = self.snap[0].q.val();
-        for j in 1..SLOTS {
-            if self.eng_j.q.val() == self.kidx[j].val() {
-                self.sum_sel.next = self.sums[j].q.val();
-                self.snap_sel.next = self.snap[j].q.val();
+        // sums[eng_j] is selected into eng_sum the cycle before (the step writes only sums[eng_j]).
+        self.sum_next.next = self.sums[1].q.val();
+        for j in 2..SLOTS {
+            if self.eng_j.q.val() == self.kidx[j - 1].val() {
+                self.sum_next.next = self.sums[j].q.val();
             }
         }
-        self.vj.next = self.sum_sel.val() + self.eng_v.q.val();
+        self.vj.next = self.eng_sum.q.val() + self.eng_v.q.val();
         self.e1_valid.d.next = self.eng_busy.q.val() & !self.eng_add.q.val();
         self.e1_row.d.next = self.eng_j.q.val();
         self.e1_v.d.next = self.vj.val();
-        self.e1_flow.d.next = self.snap_sel.val();
         self.e1_flip.d.next = self.eng_busy.q.val()
             & !self.eng_add.q.val()
             & self.eng_last.q.val()
             & (self.eng_j.q.val() == self.top_scale.val());
         if self.eng_busy.q.val() {
-            for j in 0..SLOTS {
+            for j in 1..SLOTS {
                 if self.has[j].val() & (self.eng_j.q.val() == self.kidx[j].val()) {
                     if self.eng_add.q.val() {
                         self.sums[j].d.next = self.vj.val();
@@ -595,6 +645,7 @@ impl Logic for ExpbCore {
                 }
             }
             self.eng_v.d.next = self.vj.val();
+            self.eng_sum.d.next = self.sum_next.val();
             if self.eng_add.q.val() {
                 self.eng_busy.d.next = false;
                 self.eng_add.d.next = false;
@@ -612,7 +663,6 @@ impl Logic for ExpbCore {
 
         // ---- an interval closes ----
         if self.start.val() {
-            self.sums[0].d.next = bit_cast::<48, 32>(self.acc.q.val());
             if self.p_new.val() {
                 self.acc.d.next = self.p_len.q.val();
             } else {
@@ -630,27 +680,37 @@ impl Logic for ExpbCore {
                 }
                 self.period.d.next = self.period.q.val() + self.one32.val();
                 self.ivl_x.d.next = self.zero21.val();
+                self.last_x.d.next = false;
             } else {
                 if self.p_new.val() {
                     self.packets.d.next = self.packets.q.val() + self.one64.val();
                 }
                 self.ivl_x.d.next = (self.ivl.val() + self.one21.val()) ^ self.one21.val();
+                self.last_x.d.next = (self.ivl.val() == self.n_last_m1.val()) ^ self.first_is_last.val();
             }
             self.boundary_x.d.next = self.boundary2.val() ^ self.base.val();
-            self.boundary2_x.d.next = (self.boundary2.val() + self.base.val()) ^ self.base2.val();
+            self.boundary2_x.d.next = self.boundary3.val() ^ self.base2.val();
+            self.boundary3_x.d.next = (self.boundary3.val() + self.base.val()) ^ self.base3.val();
             self.eng_busy.d.next = true;
             self.eng_add.d.next = false;
             self.eng_last.d.next = self.is_last.val();
             self.eng_j.d.next = self.zero4.val();
             self.eng_d.d.next = self.depth.val();
             self.eng_v.d.next = self.zero48.val();
+            self.eng_sum.d.next = bit_cast::<48, 32>(self.acc.q.val());
         }
 
         // ---- v² in three stages: v = l2·2^32 + l1·2^16 + l0 ----
         self.e2_valid.d.next = self.e1_valid.q.val();
         self.e2_row.d.next = self.e1_row.q.val();
         self.e2_v.d.next = self.e1_v.q.val();
-        self.e2_flow.d.next = self.e1_flow.q.val();
+        self.snap_sel.next = self.snap[0].q.val();
+        for j in 1..SLOTS {
+            if self.e1_row.q.val() == self.kidx[j].val() {
+                self.snap_sel.next = self.snap[j].q.val();
+            }
+        }
+        self.e2_flow.d.next = self.snap_sel.val();
         self.e2_flip.d.next = self.e1_flip.q.val();
         self.e2_p00.d.next = self.e1_v.q.val().get_bits::<16>(0) * self.e1_v.q.val().get_bits::<16>(0);
         self.e2_p11.d.next = self.e1_v.q.val().get_bits::<16>(16) * self.e1_v.q.val().get_bits::<16>(16);
@@ -716,18 +776,33 @@ impl Logic for ExpbCore {
             | (bit_cast::<EXPB_W, 20>(self.new_index.val()) << self.index_lsb.val())
             | (bit_cast::<EXPB_W, 32>(self.new_flow.val()) << self.flow_lsb.val());
 
-        // ---- input registers ----
+        // ---- input registers, with their compares against the boundaries of the next cycle ----
         if self.apply.val() {
             self.p_valid.d.next = false;
+        }
+        if self.start.val() {
+            self.p_lt1.d.next = self.p_lt2.q.val();
+            self.p_lt2.d.next = bit_cast::<BW, 48>(self.p_ts.q.val()) < self.boundary3.val();
         }
         if self.s_valid.val() & self.s_ready.val() {
             self.p_valid.d.next = true;
             self.p_ts.d.next = self.s_ts.val();
             self.p_len.d.next = self.s_len.val();
             self.p_flow.d.next = self.s_flow.val();
+            if self.start.val() {
+                self.p_lt1.d.next = bit_cast::<BW, 48>(self.s_ts.val()) < self.boundary2.val();
+                self.p_lt2.d.next = bit_cast::<BW, 48>(self.s_ts.val()) < self.boundary3.val();
+            } else {
+                self.p_lt1.d.next = bit_cast::<BW, 48>(self.s_ts.val()) < self.boundary.val();
+                self.p_lt2.d.next = bit_cast::<BW, 48>(self.s_ts.val()) < self.boundary2.val();
+            }
         }
         self.n_valid.d.next = self.now_valid.val();
-        self.n_now.d.next = self.now.val();
+        if self.start.val() {
+            self.n_lt1.d.next = bit_cast::<BW, 48>(self.now.val()) < self.boundary2.val();
+        } else {
+            self.n_lt1.d.next = bit_cast::<BW, 48>(self.now.val()) < self.boundary.val();
+        }
 
         // ---- synchronous reset ----
         if self.reset.val() {
@@ -735,7 +810,9 @@ impl Logic for ExpbCore {
             self.n_valid.d.next = false;
             self.boundary_x.d.next = self.zero_bw.val();
             self.boundary2_x.d.next = self.zero_bw.val();
+            self.boundary3_x.d.next = self.zero_bw.val();
             self.ivl_x.d.next = self.zero21.val();
+            self.last_x.d.next = false;
             self.period.d.next = self.zero32.val();
             self.acc.d.next = self.zero32.val();
             self.packets.d.next = self.zero64.val();
@@ -755,6 +832,11 @@ impl Logic for ExpbCore {
             self.eng_add.d.next = false;
             self.eng_last.d.next = false;
             self.eng_v.d.next = self.zero48.val();
+            self.mj_apply.d.next = false;
+            self.mj_new.d.next = false;
+            for j in 0..SLOTS {
+                self.mj_close[j].d.next = false;
+            }
             self.e1_valid.d.next = false;
             self.e1_flip.d.next = false;
             self.e2_valid.d.next = false;
