@@ -780,8 +780,9 @@ impl Logic for ExpbCore {
         if self.apply.val() {
             self.p_valid.d.next = false;
         }
+        // A packet held through a close was not before the old end (p_lt1 stays low) nor
+        // before the next one (or it would be applied now): only its second flag moves on.
         if self.start.val() {
-            self.p_lt1.d.next = self.p_lt2.q.val();
             self.p_lt2.d.next = bit_cast::<BW, 48>(self.p_ts.q.val()) < self.boundary3.val();
         }
         if self.s_valid.val() & self.s_ready.val() {
