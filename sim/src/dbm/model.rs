@@ -99,6 +99,9 @@ pub struct DbmPeriod {
     pub packets: u64,
     /// Merges made.
     pub merges: u64,
+    /// Of them, merges in which the new bucket joined the tail (the pair
+    /// (tail, new) had the smallest key): the RTL's one-clock path.
+    pub tail_joins: u64,
     /// Sticky flags.
     pub flags: DbmFlags,
 }
@@ -118,6 +121,7 @@ pub struct DbmGolden {
     period: u64,
     packets: u64,
     merges: u64,
+    tail_joins: u64,
     flags: DbmFlags,
     /// Base-interval mode: the interval being summed, its sum and majority flow.
     interval: u64,
@@ -145,6 +149,7 @@ impl DbmGolden {
             period: 0,
             packets: 0,
             merges: 0,
+            tail_joins: 0,
             flags: DbmFlags::default(),
             interval: 0,
             acc: 0,
@@ -225,12 +230,21 @@ impl DbmGolden {
         k
     }
 
-    fn merged(&mut self, a: &Bucket, b: &Bucket) -> Bucket {
+    /// The bucket of a and b merged. The culprit of two buckets follows §3.3
+    /// (proportional random pick, [`merge_flows`]); a new bucket joining the
+    /// tail (`join`) updates the tail's culprit by the weighted one-counter
+    /// majority instead ([`majority`]): the RTL joins a packet in one clock,
+    /// which leaves no time for the draw's 32 × 33-bit product.
+    fn merged(&mut self, a: &Bucket, b: &Bucket, join: bool) -> Bucket {
         let mass = a.mass + b.mass;
         if mass > MASS_MAX {
             self.flags.mass_saturated = true;
         }
-        let (flow, flow_count) = merge_flows(&mut self.prng, (a.flow, a.flow_count), (b.flow, b.flow_count));
+        let (flow, flow_count) = if join {
+            majority((a.flow, a.flow_count), b.flow, b.flow_count)
+        } else {
+            merge_flows(&mut self.prng, (a.flow, a.flow_count), (b.flow, b.flow_count))
+        };
         self.merges += 1;
         Bucket {
             first: a.first,
@@ -269,8 +283,9 @@ impl DbmGolden {
         self.keys.set(t, kn);
         let (_, w) = self.keys.min();
         if w == t {
+            self.tail_joins += 1;
             let tb = self.buckets[t];
-            self.buckets[t] = self.merged(&tb, &b);
+            self.buckets[t] = self.merged(&tb, &b, true);
             self.keys.set(t, KEY_NONE);
             if t != self.head {
                 let p = self.prev[t] as usize;
@@ -282,7 +297,7 @@ impl DbmGolden {
         }
         let v = self.next[w] as usize;
         let (wb, vb) = (self.buckets[w], self.buckets[v]);
-        let merged = self.merged(&wb, &vb);
+        let merged = self.merged(&wb, &vb, false);
         self.buckets[w] = merged;
         if w != self.head {
             let p = self.prev[w] as usize;
@@ -318,12 +333,20 @@ impl DbmGolden {
             }
         }
         let out =
-            DbmPeriod { index: self.period, buckets, packets: self.packets, merges: self.merges, flags: self.flags };
+DbmPeriod {
+            index: self.period,
+            buckets,
+            packets: self.packets,
+            merges: self.merges,
+            tail_joins: self.tail_joins,
+            flags: self.flags,
+        };
         self.period += 1;
         self.live = 0;
         self.keys = RadixMin::new(self.cfg.buckets);
         self.packets = 0;
         self.merges = 0;
+        self.tail_joins = 0;
         self.flags = DbmFlags::default();
         self.interval = 0;
         self.acc = 0;
