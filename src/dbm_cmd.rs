@@ -313,6 +313,7 @@ pub fn run_dbm_cmd(a: &RunDbm) -> Result<(), String> {
                 "synopsis_match": Value::Null,
                 "periods": periods.iter().map(|p| json!({
                     "index": p.index, "packets": p.packets, "buckets": p.buckets.len(), "merges": p.merges,
+                    "tail_joins": p.tail_joins,
                     "key_saturated": p.flags.key_saturated, "mass_saturated": p.flags.mass_saturated,
                     "interval_saturated": p.flags.interval_saturated,
                     "culprit": culprit_json(p),

@@ -335,6 +335,24 @@ fn bench_bandwidth_golden() -> (f64, f64, usize) {
     (dbm_rate, expb_rate, packets.len())
 }
 
+/// Clocks per packet of the per-packet DBM-mm core (its per-clock model,
+/// 1024 buckets), each packet offered as soon as the last was taken: on the
+/// default bursty trace (one 2 s period, 61 481 packets) and on 2 × 10^6
+/// back-to-back 64-byte packets of 16 flows in one period (40GbE line rate).
+fn bench_dbm_clocks() -> [(f64, u64, u64); 2] {
+    use netmeas_sim::dbm::{BurstySpec, BwPacket, DbmConfig, DbmCycle, drive_dbm};
+    let bursty = BurstySpec::default().generate().expect("bench trace");
+    let minsize: Vec<BwPacket> =
+        (0..2_000_000u64).map(|i| BwPacket { ts: i * 17, len: 64, flow: (i % 16) as u32 }).collect();
+    [bursty, minsize].map(|packets| {
+        let cfg = DbmConfig { period_ticks: 1 << 40, ..Default::default() };
+        let mut core = DbmCycle::new(&cfg).expect("default config");
+        let d = drive_dbm(&cfg, &packets, |i| core.step(i), |_| true, |_| true);
+        let p = &d.periods[0];
+        ((packets.len() as u64 + d.stalls) as f64 / packets.len() as f64, p.tail_joins, p.merges - p.tail_joins)
+    })
+}
+
 /// The host's subtract + peel + repair + estimates for one interval with a set
 /// difference of about 2000 on 2 × 2500 buckets (§VII-B.1, Fig. 6): the true
 /// d and the median time in ms.
@@ -506,6 +524,9 @@ fn main() -> ExitCode {
             let (dbm, expb, n) = bench_bandwidth_golden();
             println!("golden DBM-mm (1024 buckets, per packet, {n} packets):  {dbm:.3e} packets/s");
             println!("golden EXPB (11 scales from 78.125 us, same trace):       {expb:.3e} packets/s");
+            let [(bc, bj, br), (mc, mj, mr)] = bench_dbm_clocks();
+            println!("DBM-mm core model, bursty trace ({bj} joins, {br} merges):  {bc:.4} clocks/packet");
+            println!("DBM-mm core model, 2e6 x 64 B ({mj} joins, {mr} merges):  {mc:.4} clocks/packet");
             match bench_fridge_cosim(cycles) {
                 Ok(r) => println!("co-simulation (fridge 2 x 2048, checked every cycle):     {r:.3e} cycles/s"),
                 Err(e) => println!("co-simulation (fridge 2 x 2048): {e}"),

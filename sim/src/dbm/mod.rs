@@ -6,6 +6,7 @@
 
 pub mod config;
 pub mod culprit;
+pub mod dbm_cycle;
 pub mod expb;
 pub mod expb_cycle;
 pub mod model;
@@ -15,6 +16,7 @@ pub mod stream;
 pub mod traffic;
 
 pub use config::*;
+pub use dbm_cycle::{DbmCycle, DbmDrive, DbmInputs, DbmOutputs, drive_dbm};
 pub use expb::{ExpbGolden, ExpbPeriod, ScaleStats, run_expb};
 pub use expb_cycle::{ExpbCycle, ExpbInputs, ExpbOutputs};
 pub use model::{Bucket, DbmFlags, DbmGolden, DbmPeriod, merge_key, run_dbm};

@@ -332,8 +332,7 @@ impl DbmGolden {
                 s = self.next[s] as usize;
             }
         }
-        let out =
-DbmPeriod {
+        let out = DbmPeriod {
             index: self.period,
             buckets,
             packets: self.packets,
