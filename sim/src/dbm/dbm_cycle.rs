@@ -58,25 +58,7 @@ const SLOT_BITS: u32 = 10;
 const PACKED_NONE: u64 = KEY_NONE << SLOT_BITS | ((1 << SLOT_BITS) - 1);
 
 /// Inputs of the DBM core in one clock.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct DbmInputs {
-    /// Synchronous reset: a new first period starting at time 0.
-    pub reset: bool,
-    /// A packet is offered.
-    pub valid: bool,
-    /// Its timestamp (ticks, 48 bits, not going backwards).
-    pub ts: u64,
-    /// Its length in bytes.
-    pub len: u32,
-    /// Its flow (for the culprit).
-    pub flow: u32,
-    /// The time input carries the current time.
-    pub now_valid: bool,
-    /// The current time (ticks, 48 bits, not going backwards, not behind the packets to come).
-    pub now: u64,
-    /// The read-out consumer takes the presented beat.
-    pub ro_ready: bool,
-}
+pub type DbmInputs = super::stream::BwInputs;
 
 /// Outputs of the DBM core in one clock.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -575,16 +557,7 @@ pub fn drive_dbm(
     while (d.periods.len() as u64) < periods_expected {
         assert!(d.cycles < limit, "DBM stopped making progress at cycle {}", d.cycles);
         let p = packets.get(next);
-        let i = DbmInputs {
-            reset: false,
-            valid: p.is_some(),
-            ts: p.map_or(0, |p| p.ts),
-            len: p.map_or(0, |p| p.len),
-            flow: p.map_or(0, |p| p.flow),
-            now_valid: p.is_none() || now_every(d.cycles),
-            now: p.map_or(end, |p| p.ts),
-            ro_ready: ro_ready(d.cycles),
-        };
+        let i = DbmInputs::offer(p, end, now_every(d.cycles), ro_ready(d.cycles));
         let o = step(&i);
         if i.valid {
             if o.ready {

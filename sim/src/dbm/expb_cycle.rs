@@ -91,26 +91,8 @@ impl Record for ScaleStats {
     }
 }
 
-/// Inputs of the EXPB core in one clock cycle.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ExpbInputs {
-    /// Synchronous reset: a new first period starting at time 0.
-    pub reset: bool,
-    /// A packet is offered.
-    pub valid: bool,
-    /// Its timestamp (ticks, 48 bits, not going backwards).
-    pub ts: u64,
-    /// Its length in bytes.
-    pub len: u32,
-    /// Its flow (for the culprit).
-    pub flow: u32,
-    /// The time input carries the current time.
-    pub now_valid: bool,
-    /// The current time (ticks, 48 bits, not going backwards, not behind the packets).
-    pub now: u64,
-    /// The read-out consumer takes the presented scale.
-    pub ro_ready: bool,
-}
+/// Inputs of the EXPB core in one clock.
+pub type ExpbInputs = super::stream::BwInputs;
 
 /// Outputs of the EXPB core in one clock cycle.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -364,16 +346,7 @@ pub fn drive_expb(
     while (out.len() as u64) < periods_expected {
         assert!(cycle < limit, "EXPB stopped making progress at cycle {cycle}");
         let p = packets.get(next);
-        let i = ExpbInputs {
-            reset: false,
-            valid: p.is_some(),
-            ts: p.map_or(0, |p| p.ts),
-            len: p.map_or(0, |p| p.len),
-            flow: p.map_or(0, |p| p.flow),
-            now_valid: p.is_none() || now_every(cycle),
-            now: p.map_or(end, |p| p.ts),
-            ro_ready: ro_ready(cycle),
-        };
+        let i = ExpbInputs::offer(p, end, now_every(cycle), ro_ready(cycle));
         let o = step(&i);
         if i.valid {
             if o.ready {

@@ -25,5 +25,5 @@ pub use query::{
     true_mass, true_series,
 };
 pub use radix_min::RadixMin;
-pub use stream::{PeriodCore, TimeOrder, run_periods};
+pub use stream::{BwInputs, PeriodCore, TimeOrder, run_periods};
 pub use traffic::{BurstySpec, BwPacket, pcap_bandwidth};
