@@ -264,23 +264,40 @@ fn bench_lda_golden() -> f64 {
 }
 
 /// Packets per second of one golden RDA core (default config, random IDs,
-/// every packet measured, no interval boundary; one thread).
-fn bench_rda_golden() -> f64 {
+/// every packet measured, no interval boundary): packet by packet, then in
+/// runs of 2^16 through `packets` on one thread and on two.
+fn bench_rda_golden() -> [f64; 3] {
     let cfg = RdaConfig::default();
-    let mut core = netmeas_sim::rda::RdaGolden::new(&cfg);
     let mut rng = SplitMix64::new(7);
     let ids: Vec<u64> = (0..1 << 16).map(|_| rng.next_u64()).collect();
-    let mut out = Vec::new();
-    let n = 200_000_000usize;
-    let t = Instant::now();
-    for k in 0..n {
-        core.packet(ids[k & 0xFFFF], 1 + (k as u64 >> 8), &mut out);
+    // 3000 runs of 2^16 packets.
+    let n = 3000 * ids.len();
+    let mut rates = [0.0; 3];
+    let mut synopses = Vec::new();
+    for (mode, rate) in rates.iter_mut().enumerate() {
+        let mut core = netmeas_sim::rda::RdaGolden::new(&cfg);
+        core.set_parallel_run((mode == 2).then_some(netmeas_sim::rda::RDA_PARALLEL_RUN));
+        let mut out = Vec::new();
+        let mut run = Vec::with_capacity(ids.len());
+        let t = Instant::now();
+        if mode == 0 {
+            for k in 0..n {
+                core.packet(ids[k & 0xFFFF], 1 + (k as u64 >> 8), &mut out);
+            }
+        } else {
+            for c in 0..n / ids.len() {
+                run.clear();
+                run.extend(ids.iter().enumerate().map(|(j, &id)| (id, 1 + ((c * ids.len() + j) as u64 >> 8))));
+                core.packets(&run, &mut out);
+            }
+        }
+        *rate = n as f64 / t.elapsed().as_secs_f64();
+        core.advance(1 << 40, &mut out);
+        synopses.push(out);
     }
-    let rate = n as f64 / t.elapsed().as_secs_f64();
-    std::hint::black_box(&out);
-    core.advance(1 << 40, &mut out);
-    std::hint::black_box(out.len());
-    rate
+    // The three modes are one model: the same synopses.
+    assert!(synopses.windows(2).all(|w| w[0] == w[1]), "RDA golden modes disagree");
+    rates
 }
 
 /// Packets per second of one golden fridge core (default config, 2 × 2048
@@ -516,7 +533,10 @@ fn main() -> ExitCode {
             println!("co-simulation (counter bank 1024x72, checked every cycle): {cosim:.3e} cycles/s");
             println!("golden counter bank (transaction level, random rows):     {golden:.3e} updates/s");
             println!("golden LDA core (2 x 512, 120-bit keys, one thread):     {:.3e} packets/s", bench_lda_golden());
-            println!("golden RDA core (2 x 2500, 64-bit IDs, one thread):      {:.3e} packets/s", bench_rda_golden());
+            let [per_packet, one_thread, two_threads] = bench_rda_golden();
+            println!("golden RDA core (2 x 2500, 64-bit IDs, packet by packet): {per_packet:.3e} packets/s");
+            println!("golden RDA core, runs of 2^16 packets, one thread:       {one_thread:.3e} packets/s");
+            println!("golden RDA core, runs of 2^16 packets, two threads:      {two_threads:.3e} packets/s");
             println!(
                 "golden fridge core (2 x 2048, §5 trace, one thread):     {:.3e} packets/s",
                 bench_fridge_golden()

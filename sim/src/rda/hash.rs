@@ -123,68 +123,102 @@ impl BucketHash {
     }
 }
 
+/// Most banks a [`MultiBucketHash`] holds (the RTL's limit, `RDA_BANKS`).
+pub const MULTI_HASH_BANKS: usize = 4;
+
 /// Every bank's h_l at once, for the golden model's per-packet path: the
 /// first layers of two banks share one table of u64 entries (eight lookups
-/// for both), the S-box is folded into each bank's L2 tables. Same values as
-/// [`BucketHash::bucket`].
+/// for both), the S-box is folded into each bank's L2 tables. All tables sit
+/// in one fixed-size allocation (no per-bank pointers to follow), so the whole
+/// hash inlines into the packet loop. Same values as [`BucketHash::bucket`].
 #[derive(Clone, Debug)]
 pub struct MultiBucketHash {
+    t: Box<MultiTables>,
+    /// Banks k.
+    banks: usize,
+}
+
+#[derive(Clone, Debug)]
+struct MultiTables {
     /// `l1[p][b][v]`: L1 of banks 2p (low half) and 2p + 1 (high half) of byte value `v` at byte `b`.
-    l1: Vec<[[u64; 256]; 8]>,
+    l1: [[[u64; 256]; 8]; MULTI_HASH_BANKS / 2],
     /// `l2[l][b][v]`: L2(S(v) at byte `b`) of bank `l`.
-    l2: Vec<[[u32; 256]; 4]>,
+    l2: [[[u32; 256]; 4]; MULTI_HASH_BANKS],
     /// m of each bank.
-    m: Vec<u32>,
+    m: [u32; MULTI_HASH_BANKS],
 }
 
 impl MultiBucketHash {
-    /// The combined hasher of `banks`.
+    /// The combined hasher of `banks` (1 to [`MULTI_HASH_BANKS`] of them).
     pub fn new(banks: &[BucketHash]) -> Self {
-        let l1 = banks
-            .chunks(2)
-            .map(|pair| {
-                let mut t = [[0u64; 256]; 8];
-                for (b, row) in t.iter_mut().enumerate() {
-                    for (v, slot) in row.iter_mut().enumerate() {
-                        let key = (v as u64) << (8 * b);
-                        let hi = pair.get(1).map_or(0, |h| h.layer1(key) as u64);
-                        *slot = pair[0].layer1(key) as u64 | hi << 32;
-                    }
+        assert!((1..=MULTI_HASH_BANKS).contains(&banks.len()), "1 to {MULTI_HASH_BANKS} banks");
+        let mut t = Box::new(MultiTables {
+            l1: [[[0; 256]; 8]; MULTI_HASH_BANKS / 2],
+            l2: [[[0; 256]; 4]; MULTI_HASH_BANKS],
+            m: [0; MULTI_HASH_BANKS],
+        });
+        for (p, pair) in banks.chunks(2).enumerate() {
+            for (b, row) in t.l1[p].iter_mut().enumerate() {
+                for (v, slot) in row.iter_mut().enumerate() {
+                    let key = (v as u64) << (8 * b);
+                    let hi = pair.get(1).map_or(0, |h| h.layer1(key) as u64);
+                    *slot = pair[0].layer1(key) as u64 | hi << 32;
                 }
-                t
-            })
-            .collect();
-        Self { l1, l2: banks.iter().map(|h| *h.s_l2).collect(), m: banks.iter().map(|h| h.buckets).collect() }
+            }
+        }
+        for (l, h) in banks.iter().enumerate() {
+            t.l2[l] = *h.s_l2;
+            t.m[l] = h.buckets;
+        }
+        Self { t, banks: banks.len() }
     }
 
+    /// L1 of banks 2p and 2p + 1 (low and high half).
+    #[inline(always)]
+    fn first(&self, p: usize, id: u64) -> u64 {
+        let t = &self.t.l1[p];
+        let byte = |b: usize| ((id >> (8 * b)) & 0xff) as usize;
+        t[0][byte(0)]
+            ^ t[1][byte(1)]
+            ^ t[2][byte(2)]
+            ^ t[3][byte(3)]
+            ^ t[4][byte(4)]
+            ^ t[5][byte(5)]
+            ^ t[6][byte(6)]
+            ^ t[7][byte(7)]
+    }
+
+    /// Bank `l`'s index from its L1 output `y`.
     #[inline(always)]
     fn second(&self, l: usize, y: u32) -> u32 {
-        let t = &self.l2[l];
+        let t = &self.t.l2[l];
         let w = t[0][(y & 0xff) as usize]
             ^ t[1][((y >> 8) & 0xff) as usize]
             ^ t[2][((y >> 16) & 0xff) as usize]
             ^ t[3][(y >> 24) as usize];
-        fastrange(w, self.m[l])
+        fastrange(w, self.t.m[l])
     }
 
-    /// h_l(id) of every bank l into `out[l]` (`out` holds one slot per bank).
-    #[inline]
-    pub fn buckets(&self, id: u64, out: &mut [u32]) {
-        for (p, t) in self.l1.iter().enumerate() {
-            let byte = |b: usize| ((id >> (8 * b)) & 0xff) as usize;
-            let y = t[0][byte(0)]
-                ^ t[1][byte(1)]
-                ^ t[2][byte(2)]
-                ^ t[3][byte(3)]
-                ^ t[4][byte(4)]
-                ^ t[5][byte(5)]
-                ^ t[6][byte(6)]
-                ^ t[7][byte(7)];
-            out[2 * p] = self.second(2 * p, y as u32);
-            if 2 * p + 1 < out.len() {
-                out[2 * p + 1] = self.second(2 * p + 1, (y >> 32) as u32);
-            }
-        }
+    /// h_l(id) of banks l = 0 and 1 (bank 1's is 0 when k = 1).
+    #[inline(always)]
+    pub fn first_two(&self, id: u64) -> [u32; 2] {
+        let y = self.first(0, id);
+        [self.second(0, y as u32), self.second(1, (y >> 32) as u32)]
+    }
+
+    /// h_l(id) of banks l = 2 and 3 (0 where k is smaller).
+    #[inline(always)]
+    pub fn last_two(&self, id: u64) -> [u32; 2] {
+        let y = self.first(1, id);
+        [self.second(2, y as u32), self.second(3, (y >> 32) as u32)]
+    }
+
+    /// h_l(id) of every bank l (slots at and above k are 0).
+    #[inline(always)]
+    pub fn buckets(&self, id: u64) -> [u32; MULTI_HASH_BANKS] {
+        let [a, b] = self.first_two(id);
+        let [c, d] = if self.banks > 2 { self.last_two(id) } else { [0, 0] };
+        [a, b, c, d]
     }
 }
 
@@ -199,10 +233,9 @@ mod tests {
             let banks: Vec<BucketHash> = (0..k).map(|l| BucketHash::new(100 + l as u64, 2500 + 7 * l)).collect();
             let fast = MultiBucketHash::new(&banks);
             let mut rng = SplitMix64::new(k as u64);
-            let mut out = [0u32; 4];
             for _ in 0..20_000 {
                 let id = rng.next_u64();
-                fast.buckets(id, &mut out[..k]);
+                let out = fast.buckets(id);
                 for (l, h) in banks.iter().enumerate() {
                     assert_eq!(out[l], h.bucket(id), "k {k} bank {l}");
                 }

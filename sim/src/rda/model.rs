@@ -44,6 +44,32 @@ fn mask64(bits: u32) -> u64 {
     if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 }
 }
 
+impl RdaRecord {
+    /// Inserts one packet {id, ts}: ID ^= id, TS += ts (under `tsum_mask`),
+    /// Δ += 1 (§V-A); true if the count wrapped.
+    #[inline(always)]
+    pub fn insert(&mut self, id: u64, ts: u64, tsum_mask: u64) -> bool {
+        let count = self.count + 1;
+        self.count = count & mask64(RDA_COUNT_BITS);
+        self.tsum = self.tsum.wrapping_add(ts) & tsum_mask;
+        self.id ^= id;
+        count > mask64(RDA_COUNT_BITS)
+    }
+
+    /// Adds the packets of `other` (the same bucket filled from another part
+    /// of the stream: every field is a commutative modular sum) and empties
+    /// it; true if the count wrapped.
+    #[inline]
+    pub fn absorb(&mut self, other: &mut Self, tsum_mask: u64) -> bool {
+        let count = self.count + other.count;
+        self.count = count & mask64(RDA_COUNT_BITS);
+        self.tsum = self.tsum.wrapping_add(other.tsum) & tsum_mask;
+        self.id ^= other.id;
+        *other = Self::default();
+        count > mask64(RDA_COUNT_BITS)
+    }
+}
+
 impl Record for RdaRecord {
     type Layout = RdaLayout;
 
@@ -119,7 +145,8 @@ impl RdaSynopsis {
 #[derive(Clone, Debug)]
 pub struct RdaGolden {
     cfg: RdaConfig,
-    layout: RdaLayout,
+    /// 2^tsum_bits − 1.
+    tsum_mask: u64,
     hashes: RdaHashes,
     fast: MultiBucketHash,
     regs: RdaRegs,
@@ -131,7 +158,15 @@ pub struct RdaGolden {
     sampled: u64,
     out_of_interval: u64,
     overflow: bool,
+    /// Runs of at least this many in-interval packets are split over two
+    /// threads (None: one thread).
+    parallel_run: Option<usize>,
+    /// The second thread's buckets, empty between runs.
+    scratch: Vec<RdaRecord>,
 }
+
+/// Default shortest run of [`RdaGolden::packets`] worth a second thread.
+pub const RDA_PARALLEL_RUN: usize = 1 << 15;
 
 impl RdaGolden {
     /// The core after reset (the config must be valid).
@@ -139,7 +174,7 @@ impl RdaGolden {
         let regs = RdaRegs::reset(cfg);
         let hashes = RdaHashes::new(cfg);
         Self {
-            layout: RdaLayout { tsum_bits: cfg.tsum_bits as u32 },
+            tsum_mask: mask64(cfg.tsum_bits as u32),
             fast: MultiBucketHash::new(&hashes.buckets),
             hashes,
             buckets: vec![RdaRecord::default(); cfg.banks * cfg.buckets],
@@ -151,8 +186,18 @@ impl RdaGolden {
             sampled: 0,
             out_of_interval: 0,
             overflow: false,
+            parallel_run: std::thread::available_parallelism().is_ok_and(|n| n.get() > 1).then_some(RDA_PARALLEL_RUN),
+            scratch: Vec::new(),
             cfg: cfg.clone(),
         }
+    }
+
+    /// Splits runs of at least `min_run` in-interval packets of
+    /// [`Self::packets`] over two threads (each fills its own buckets, which
+    /// are then added: the same result bit for bit); None keeps one thread.
+    /// The default is [`RDA_PARALLEL_RUN`] where the machine has two cores.
+    pub fn set_parallel_run(&mut self, min_run: Option<usize>) {
+        self.parallel_run = min_run;
     }
 
     /// The config.
@@ -227,14 +272,75 @@ impl RdaGolden {
             return;
         }
         self.sampled += 1;
-        let op = RdaRecord { id, tsum: ts, count: 1 };
         let m = self.cfg.buckets;
-        let mut idx = [0u32; 4];
-        let k = self.cfg.banks;
-        self.fast.buckets(id, &mut idx[..k]);
-        for (l, &i) in idx[..k].iter().enumerate() {
-            self.overflow |= self.buckets[l * m + i as usize].apply(&op, &self.layout);
+        // Banks 0 and 1 (the default k = 2) straight from registers, then banks 2 and 3.
+        let [b0, b1] = self.fast.first_two(id);
+        let mut wrapped = self.buckets[b0 as usize].insert(id, ts, self.tsum_mask);
+        if self.cfg.banks > 1 {
+            wrapped |= self.buckets[m + b1 as usize].insert(id, ts, self.tsum_mask);
         }
+        if self.cfg.banks > 2 {
+            let [b2, b3] = self.fast.last_two(id);
+            wrapped |= self.buckets[2 * m + b2 as usize].insert(id, ts, self.tsum_mask);
+            if self.cfg.banks > 3 {
+                wrapped |= self.buckets[3 * m + b3 as usize].insert(id, ts, self.tsum_mask);
+            }
+        }
+        self.overflow |= wrapped;
+    }
+
+    /// A run of packets {id, ts} in time order, the same as [`Self::packet`]
+    /// on each in turn. The packets that stay inside the live interval and
+    /// need no sampling decision take a loop that keeps the bucket array, the
+    /// hash tables and the interval bounds in registers; the rest (boundary
+    /// crossings, late packets, sampling) go through [`Self::packet`].
+    pub fn packets(&mut self, pkts: &[(u64, u64)], out: &mut Vec<RdaSynopsis>) {
+        let mut rest = pkts;
+        while !rest.is_empty() {
+            let taken = self.insert_in_interval(rest);
+            rest = &rest[taken..];
+            if let Some((&(id, ts), tail)) = rest.split_first() {
+                self.packet(id, ts, out);
+                rest = tail;
+            }
+        }
+    }
+
+    /// Inserts the leading packets of `pkts` that fall in [start, end) while
+    /// every packet is measured (SAMPLE_LZ = 0); returns how many it took.
+    /// A long run is split in two halves inserted by two threads.
+    fn insert_in_interval(&mut self, pkts: &[(u64, u64)]) -> usize {
+        if self.regs.sample_mask != 0 {
+            return 0;
+        }
+        // start ≤ ts < end on the circle is one compare: end − start = δ < 2^32 ≤ 2^47.
+        let (start, delta) = (self.start, self.end.wrapping_sub(self.start) & TS_MASK);
+        let taken = pkts.iter().position(|&(_, ts)| (ts & TS_MASK).wrapping_sub(start) & TS_MASK >= delta);
+        let run = &pkts[..taken.unwrap_or(pkts.len())];
+        let (tsum_mask, m, banks) = (self.tsum_mask, self.cfg.buckets, self.cfg.banks);
+        let hash = &self.fast;
+        let wrapped = match self.parallel_run {
+            Some(min) if run.len() >= min.max(2) => {
+                let (first, second) = run.split_at(run.len() / 2);
+                self.scratch.resize(self.buckets.len(), RdaRecord::default());
+                let (live, scratch) = (&mut self.buckets, &mut self.scratch);
+                let (w0, w1) = std::thread::scope(|s| {
+                    let other = s.spawn(|| insert_run(hash, scratch, m, banks, tsum_mask, second));
+                    let w0 = insert_run(hash, live, m, banks, tsum_mask, first);
+                    (w0, other.join().expect("RDA golden worker"))
+                });
+                let mut wrapped = w0 | w1;
+                for (b, o) in self.buckets.iter_mut().zip(self.scratch.iter_mut()) {
+                    wrapped |= b.absorb(o, tsum_mask);
+                }
+                wrapped
+            }
+            _ => insert_run(hash, &mut self.buckets, m, banks, tsum_mask, run),
+        };
+        self.overflow |= wrapped;
+        self.packets += run.len() as u64;
+        self.sampled += run.len() as u64;
+        run.len()
     }
 
     /// Time passes without packets: closes every interval with end + GUARD ≤ `now`.
@@ -244,6 +350,50 @@ impl RdaGolden {
             self.cross(out);
         }
     }
+}
+
+/// Inserts every packet of `run` into one bucket per bank of `buckets`
+/// (`banks` × `m` records); true if a count wrapped. Blocks of packets are
+/// hashed first and inserted second, so the table lookups of a block overlap
+/// instead of waiting on the bucket updates.
+fn insert_run(
+    hash: &MultiBucketHash,
+    buckets: &mut [RdaRecord],
+    m: usize,
+    banks: usize,
+    tsum_mask: u64,
+    run: &[(u64, u64)],
+) -> bool {
+    const BLOCK: usize = 64;
+    let (bank0, rest) = buckets.split_at_mut(m.min(buckets.len()));
+    let (bank1, bank23) = rest.split_at_mut(if banks > 1 { m } else { 0 });
+    let mut wrapped = false;
+    let mut idx = [[0u32; 2]; BLOCK];
+    for block in run.chunks(BLOCK) {
+        for (slot, &(id, _)) in idx.iter_mut().zip(block) {
+            *slot = hash.first_two(id);
+        }
+        for (&[b0, b1], &(id, ts)) in idx.iter().zip(block) {
+            let ts = ts & TS_MASK;
+            wrapped |= bank0[b0 as usize].insert(id, ts, tsum_mask);
+            if banks > 1 {
+                wrapped |= bank1[b1 as usize].insert(id, ts, tsum_mask);
+            }
+        }
+        if banks > 2 {
+            for (slot, &(id, _)) in idx.iter_mut().zip(block) {
+                *slot = hash.last_two(id);
+            }
+            for (&[b2, b3], &(id, ts)) in idx.iter().zip(block) {
+                let ts = ts & TS_MASK;
+                wrapped |= bank23[b2 as usize].insert(id, ts, tsum_mask);
+                if banks > 3 {
+                    wrapped |= bank23[m + b3 as usize].insert(id, ts, tsum_mask);
+                }
+            }
+        }
+    }
+    wrapped
 }
 
 #[cfg(test)]
@@ -332,5 +482,57 @@ mod tests {
         let s = out[0].sampled as f64;
         assert!((s - 1000.0).abs() < 4.0 * 1000f64.sqrt(), "{s}");
         assert_eq!(out[0].bank(0).iter().map(|r| r.count).sum::<u64>(), out[0].sampled);
+    }
+
+    #[test]
+    fn absorb_adds_every_field_flags_a_count_wrap_and_empties_the_other() {
+        let mut a = RdaRecord { id: 0b1100, tsum: 0xFFFF_FFFF_FFFF, count: 0xFFFF_FFFF };
+        let mut b = RdaRecord { id: 0b1010, tsum: 2, count: 3 };
+        assert!(a.absorb(&mut b, mask64(48)));
+        assert_eq!(a, RdaRecord { id: 0b0110, tsum: 1, count: 2 });
+        assert_eq!(b, RdaRecord::default());
+        let mut c = RdaRecord { id: 1, tsum: 5, count: 7 };
+        assert!(!c.absorb(&mut a, mask64(48)));
+        assert_eq!(c, RdaRecord { id: 0b0111, tsum: 6, count: 9 });
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        /// The batch path equals the packet-by-packet path: synopses, counters
+        /// and flags, with boundaries, late packets, gaps, wrap-around and sampling.
+        #[test]
+        fn packets_equals_packet_by_packet(
+            banks in 1usize..=4,
+            buckets in 2usize..200,
+            sample in 0u32..3,
+            split in proptest::option::of(1usize..64),
+            steps in proptest::collection::vec((proptest::prelude::any::<u64>(), 0u64..5, 0u32..100), 1..600),
+        ) {
+            let c = RdaConfig { banks, buckets, sample_prob_log2: sample, t0: TS_MASK - 350, ..cfg() };
+            let (mut one, mut batch) = (RdaGolden::new(&c), RdaGolden::new(&c));
+            // Runs of at least `split` packets go to two threads (None: one thread).
+            batch.set_parallel_run(split);
+            let (mut out_one, mut out_batch) = (Vec::new(), Vec::new());
+            let mut ts = TS_MASK - 400;
+            let mut pkts = Vec::new();
+            for &(id, step, kind) in &steps {
+                // Mostly forward steps; now and then a jump over intervals or a packet from the past.
+                ts = match kind {
+                    0 => ts.wrapping_add(250),
+                    1 => ts.wrapping_sub(150),
+                    _ => ts.wrapping_add(step),
+                } & TS_MASK;
+                pkts.push((id, ts));
+            }
+            for &(id, ts) in &pkts {
+                one.packet(id, ts, &mut out_one);
+            }
+            batch.packets(&pkts, &mut out_batch);
+            one.advance(ts + 1000, &mut out_one);
+            batch.advance(ts + 1000, &mut out_batch);
+            proptest::prop_assert_eq!(out_one, out_batch);
+            proptest::prop_assert_eq!(one.out_of_interval(), batch.out_of_interval());
+            proptest::prop_assert_eq!(one.interval(), batch.interval());
+        }
     }
 }

@@ -240,12 +240,10 @@ pub struct RdaPair {
 /// Interval 0's synopsis of a fresh golden core of `cfg` fed `stream` (ID,
 /// timestamp); time then advances to `now` so that the interval closes.
 /// An interval without packets has no synopsis in the core: it is all zero.
-pub fn golden_synopsis(cfg: &RdaConfig, stream: impl Iterator<Item = (u64, u64)>, now: u64) -> RdaSynopsis {
+pub fn golden_synopsis(cfg: &RdaConfig, stream: &[(u64, u64)], now: u64) -> RdaSynopsis {
     let mut core = RdaGolden::new(cfg);
     let mut out = Vec::new();
-    for (id, ts) in stream {
-        core.packet(id, ts, &mut out);
-    }
+    core.packets(stream, &mut out);
     core.advance(now, &mut out);
     out.into_iter().find(|s| s.interval == 0).unwrap_or_else(|| RdaSynopsis::empty(cfg, 0))
 }
@@ -260,8 +258,8 @@ pub fn closing_time(iv: &IntervalTrace, cfg: &RdaConfig) -> u64 {
 pub fn golden_pair(cfg: &RdaConfig, iv: &IntervalTrace) -> RdaPair {
     let now = closing_time(iv, cfg);
     RdaPair {
-        sender: golden_synopsis(cfg, iv.sender.iter().copied(), now),
-        receiver: golden_synopsis(cfg, iv.receiver.iter().copied(), now),
+        sender: golden_synopsis(cfg, &iv.sender, now),
+        receiver: golden_synopsis(cfg, &iv.receiver, now),
     }
 }
 
