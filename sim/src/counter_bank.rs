@@ -264,8 +264,9 @@ enum ReadOut {
 
 /// Cycles between a taken flip and the first read of the frozen copy: the
 /// updates still in the pipeline write the old copy first (the last one at the
-/// end of the fourth cycle after the flip).
-const DRAIN_CYCLES: u8 = 4;
+/// end of the fifth cycle after the flip: its result enters the RAM's write
+/// register after four and lands one clock later).
+const DRAIN_CYCLES: u8 = 5;
 /// Read-out buffer entries: two reads in flight plus the row presented.
 const RO_BUFFER: usize = 3;
 
@@ -350,11 +351,14 @@ impl<R: Record> CounterBankCycle<R> {
             ovf_set = self.store.apply(copy, row, &op);
         }
         self.ovf = (self.ovf && !i.ovf_clear) || ovf_set;
-        // Clear after reset: one row of both copies per cycle.
+        // Clear after reset: one row of both copies per cycle, then one cycle for
+        // the last clear write to land (the RAM's write port is registered).
         if !self.init_done {
-            self.store.clear_row(0, self.init_ptr);
-            self.store.clear_row(1, self.init_ptr);
-            self.init_done = self.init_ptr == rows - 1;
+            if self.init_ptr < rows {
+                self.store.clear_row(0, self.init_ptr);
+                self.store.clear_row(1, self.init_ptr);
+            }
+            self.init_done = self.init_ptr == rows;
             self.init_ptr += 1;
         }
         // Read-out of the frozen copy, clearing each row after it is read.
@@ -445,7 +449,7 @@ mod tests {
         while !m.step(&idle()).upd_ready {
             cycles += 1;
         }
-        assert_eq!(cycles, rows, "clear after power-up takes one cycle per row");
+        assert_eq!(cycles, rows + 1, "clear after power-up takes one cycle per row and one to land");
         for (row, o) in updates {
             let out = m.step(&CounterBankInputs { upd_valid: true, upd_row: *row, upd_op: *o, ..idle() });
             assert!(out.upd_ready);
@@ -466,11 +470,11 @@ mod tests {
     }
 
     #[test]
-    fn update_offered_in_the_last_clear_cycle_is_not_taken() {
+    fn update_offered_before_the_last_clear_has_landed_is_not_taken() {
         let mut m = CounterBankCycle::<CountSum>::new(3, L);
         let upd = CounterBankInputs { upd_valid: true, upd_row: 1, upd_op: op(1, 1), ..idle() };
-        let ready: Vec<bool> = (0..5).map(|_| m.step(&upd).upd_ready).collect();
-        assert_eq!(ready, vec![false, false, false, true, true]);
+        let ready: Vec<bool> = (0..6).map(|_| m.step(&upd).upd_ready).collect();
+        assert_eq!(ready, vec![false, false, false, false, true, true]);
         for _ in 0..3 {
             m.step(&idle());
         }
@@ -508,9 +512,9 @@ mod tests {
             }
         }
         assert_eq!(valid_cycles.len(), 16);
-        assert_eq!(valid_cycles[0] + 1, 8, "first row 8 cycles after the flip (docs/cores/counter-bank.md)");
+        assert_eq!(valid_cycles[0] + 1, 9, "first row 9 cycles after the flip (docs/cores/counter-bank.md)");
         assert!(valid_cycles.windows(2).all(|w| w[1] == w[0] + 1), "{valid_cycles:?}");
-        assert_eq!(ready_again, Some(16 + 9), "flip_ready returns rows + 9 cycles after the flip");
+        assert_eq!(ready_again, Some(16 + 10), "flip_ready returns rows + 10 cycles after the flip");
         assert!(m.store().copy(0).iter().all(|r| *r == CountSum::default()), "frozen copy cleared");
     }
 

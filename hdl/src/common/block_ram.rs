@@ -1,8 +1,24 @@
-//! Simple dual-port block RAM with a registered read, one clock.
+//! Simple dual-port block RAM with a two-clock read (the RAM's own read
+//! register, then a register directly behind each depth slice, then the slice
+//! select) and a registered write port (address, data and one enable per
+//! slice enter registers first, so every RAM input comes straight from a
+//! register).
 //!
-//! Written as custom Verilog so that synthesis maps it to block RAM without
-//! emulation logic:
-//! - no `initial` on the memory or the read register (an `initial` on the read
+//! A memory deeper than one physical block is a column of blocks whose
+//! outputs must be selected by the read address. Left to synthesis, that
+//! select sits between the block-RAM outputs (slow clock-to-out: 4.3 ns on an
+//! ECP5 DP16KD) and the first fabric register, and the register lands far from
+//! most of the blocks. Here the memory is cut into slices of [`SLICE_ROWS`]
+//! rows (the deepest DP16KD mode that is 36 bits wide, ECP5 sysMEM guide
+//! TN1264), each slice's output is registered right behind it, and the select
+//! over the slices comes after those registers, on a path that starts at a
+//! fabric register. On the write side, the slice decode and the user's
+//! write-port muxes sit before the write registers, not between a register
+//! and RAMs spread over the die.
+//!
+//! Written as custom Verilog so that synthesis maps each slice to block RAM
+//! without emulation logic:
+//! - no `initial` on the memory or the read registers (an `initial` on a read
 //!   register blocks ECP5 inference, yosys#2486; ASICs have none anyway: the
 //!   users of this RAM clear it with a hardware sequence);
 //! - `(* no_rw_check *)`: the value read when the same address is written in
@@ -14,16 +30,25 @@
 
 use rust_hdl::prelude::*;
 
-/// `depth` (≤ 2^A, 2^A by default) words of `W` bits: write port (address,
-/// data, enable) and a read port whose data appears one clock after its
-/// address. Addresses at or above `depth` must not be used.
+/// Rows of one depth slice: a DP16KD holds 512 × 36 bits.
+pub const SLICE_ROWS: usize = 512;
+
+/// Clocks from a read address to its data on `read_data`.
+pub const READ_LATENCY: usize = 2;
+
+/// `depth` (≤ 2^A, 2^A by default) words of `W` bits: a write port (address,
+/// data, enable) whose write lands at the edge after the one that samples it,
+/// and a read port whose data appears two clocks after its address. A read
+/// sampled at edge E sees the writes sampled at edges before E − 1; a read at
+/// the edge where a write lands to the same row returns undefined data.
+/// Addresses at or above `depth` must not be used.
 #[derive(LogicBlock)]
 pub struct BlockRam<const W: usize, const A: usize> {
     /// The one clock of both ports.
     pub clock: Signal<In, Clock>,
     /// Read address, sampled at the rising edge.
     pub read_address: Signal<In, Bits<A>>,
-    /// Word at the read address of the previous edge.
+    /// Word at the read address of two edges ago (the select of registered slice outputs).
     pub read_data: Signal<Out, Bits<W>>,
     /// Write address.
     pub write_address: Signal<In, Bits<A>>,
@@ -32,19 +57,15 @@ pub struct BlockRam<const W: usize, const A: usize> {
     /// Write at this edge.
     pub write_enable: Signal<In, Bit>,
     _mem: Vec<Bits<W>>,
+    /// Simulation state: the word read at the previous edge (the RAM's read register).
+    _read_reg: Bits<W>,
+    /// Simulation state: the write sampled at the previous edge (the write registers).
+    _write_reg: Option<(usize, Bits<W>)>,
 }
 
 impl<const W: usize, const A: usize> Default for BlockRam<W, A> {
     fn default() -> Self {
-        Self {
-            clock: Default::default(),
-            read_address: Default::default(),
-            read_data: Default::default(),
-            write_address: Default::default(),
-            write_data: Default::default(),
-            write_enable: Default::default(),
-            _mem: vec![Bits::default(); 1 << A],
-        }
+        Self::with_depth(1 << A)
     }
 }
 
@@ -52,19 +73,38 @@ impl<const W: usize, const A: usize> BlockRam<W, A> {
     /// A RAM of `depth` words (1..=2^A): a bank of 2500 rows needs no 4096-word memory.
     pub fn with_depth(depth: usize) -> Self {
         assert!(depth >= 1 && depth <= 1 << A, "depth must be in 1..=2^A");
-        Self { _mem: vec![Bits::default(); depth], ..Default::default() }
+        Self {
+            clock: Default::default(),
+            read_address: Default::default(),
+            read_data: Default::default(),
+            write_address: Default::default(),
+            write_data: Default::default(),
+            write_enable: Default::default(),
+            _mem: vec![Bits::default(); depth],
+            _read_reg: Bits::default(),
+            _write_reg: None,
+        }
     }
+}
+
+/// Address bits that index `rows` words (at least one).
+fn index_bits(rows: usize) -> usize {
+    (usize::BITS - (rows - 1).leading_zeros()).max(1) as usize
 }
 
 impl<const W: usize, const A: usize> Logic for BlockRam<W, A> {
     fn update(&mut self) {
         if self.clock.pos_edge() {
             // Beyond the depth, reads are undefined (0 here) and writes are dropped.
-            self.read_data.next = self._mem.get(self.read_address.val().index()).copied().unwrap_or_default();
-            if self.write_enable.val() {
-                if let Some(w) = self._mem.get_mut(self.write_address.val().index()) {
-                    *w = self.write_data.val();
+            self.read_data.next = self._read_reg;
+            self._read_reg = self._mem.get(self.read_address.val().index()).copied().unwrap_or_default();
+            if let Some((row, data)) = self._write_reg.take() {
+                if let Some(w) = self._mem.get_mut(row) {
+                    *w = data;
                 }
+            }
+            if self.write_enable.val() {
+                self._write_reg = Some((self.write_address.val().index(), self.write_data.val()));
             }
         }
     }
@@ -74,40 +114,7 @@ impl<const W: usize, const A: usize> Logic for BlockRam<W, A> {
     }
 
     fn hdl(&self) -> Verilog {
-        // A memory of `depth` words is indexed by the low ceil(log2(depth)) address bits;
-        // the rest are zero by the contract above and are left unused.
-        let depth = self._mem.len();
-        let aw = (usize::BITS - (depth - 1).leading_zeros()).max(1) as usize;
-        let (index_r, index_w, unused) = if aw < A {
-            (
-                format!("read_address[{}:0]", aw - 1),
-                format!("write_address[{}:0]", aw - 1),
-                format!(
-                    "// Addresses are below {depth}: bits [{msb}:{aw}] are zero.\n\
-                     /* verilator lint_off UNUSEDSIGNAL */\n\
-                     wire unused_high_address = |{{read_address[{msb}:{aw}], write_address[{msb}:{aw}]}};\n\
-                     /* verilator lint_on UNUSEDSIGNAL */\n",
-                    msb = A - 1
-                ),
-            )
-        } else {
-            ("read_address".to_string(), "write_address".to_string(), String::new())
-        };
-        Verilog::Custom(format!(
-            "\
-{unused}(* no_rw_check *)
-reg [{msb}:0] mem [0:{last}];
-
-always @(posedge clock) begin
-   read_data <= mem[{index_r}];
-   if (write_enable) begin
-      mem[{index_w}] <= write_data;
-   end
-end
-",
-            msb = W - 1,
-            last = depth - 1
-        ))
+        Verilog::Custom(block_ram_verilog(W, A, self._mem.len()))
     }
 
     fn timing(&self) -> Vec<TimingInfo> {
@@ -125,5 +132,145 @@ end
                 outputs: vec![],
             },
         ]
+    }
+}
+
+/// The body of a `depth`-word RAM of `w`-bit words behind `a` address bits.
+fn block_ram_verilog(w: usize, a: usize, depth: usize) -> String {
+    let slices = depth.div_ceil(SLICE_ROWS);
+    let msb = w - 1;
+    let mut v = String::new();
+    if slices == 1 {
+        // One slice: indexed by the low address bits that reach `depth`; the rest are zero.
+        let aw = index_bits(depth);
+        let (index_r, index_w) = if aw < a {
+            v.push_str(&format!(
+                "// Addresses are below {depth}: bits [{m}:{aw}] are zero.\n\
+                 /* verilator lint_off UNUSEDSIGNAL */\n\
+                 wire unused_high_address = |{{read_address[{m}:{aw}], write_address[{m}:{aw}]}};\n\
+                 /* verilator lint_on UNUSEDSIGNAL */\n",
+                m = a - 1
+            ));
+            (format!("read_address[{}:0]", aw - 1), format!("write_address[{}:0]", aw - 1))
+        } else {
+            ("read_address".to_string(), "write_address".to_string())
+        };
+        v.push_str(&format!(
+            "(* no_rw_check *)\n\
+             reg [{msb}:0] mem [0:{last}];\n\
+             reg [{msb}:0] rd;\n\
+             // The write port's registers.\n\
+             reg [{awm}:0] wa;\n\
+             reg [{msb}:0] wd;\n\
+             reg we;\n\n\
+             always @(posedge clock) begin\n\
+             \x20  rd <= mem[{index_r}];\n\
+             \x20  read_data <= rd;\n\
+             \x20  wa <= {index_w};\n\
+             \x20  wd <= write_data;\n\
+             \x20  we <= write_enable;\n\
+             \x20  if (we) begin\n\
+             \x20     mem[wa] <= wd;\n\
+             \x20  end\n\
+             end\n",
+            last = depth - 1,
+            awm = aw.min(a) - 1
+        ));
+        return v;
+    }
+    // Several slices: slice s holds rows [512 s, 512 s + 512); the slice index is
+    // address bits [a-1:9], the row in the slice bits [8:0] (fewer for a short last slice).
+    let lo = index_bits(SLICE_ROWS);
+    let sw = index_bits(slices);
+    let m = a - 1;
+    if lo + sw < a {
+        v.push_str(&format!(
+            "// Addresses are below {depth}: bits [{m}:{hi}] are zero.\n\
+             /* verilator lint_off UNUSEDSIGNAL */\n\
+             wire unused_high_address = |{{read_address[{m}:{hi}], write_address[{m}:{hi}]}};\n\
+             /* verilator lint_on UNUSEDSIGNAL */\n",
+            hi = lo + sw
+        ));
+    }
+    let sel = |port: &str| format!("{port}[{}:{lo}]", lo + sw - 1);
+    v.push_str(&format!(
+        "// Slice index of the read, one and two clocks after its address.\n\
+         reg [{s}:0] sel1;\nreg [{s}:0] sel2;\n\
+         // The write port's registers: row in the slice, word, and one enable per slice.\n\
+         reg [{lm}:0] wa;\nreg [{msb}:0] wd;\n",
+        lm = lo - 1,
+        s = sw - 1
+    ));
+    let mut seq = String::new();
+    for s in 0..slices {
+        let rows = (depth - s * SLICE_ROWS).min(SLICE_ROWS);
+        let aw = index_bits(rows);
+        if aw < lo {
+            // A short last slice: reads beyond it are undefined, its writes use the bits it has.
+            v.push_str(&format!(
+                "/* verilator lint_off UNUSEDSIGNAL */\n\
+                 wire unused_slice{s}_rows = |{{read_address[{h}:{aw}], write_address[{h}:{aw}]}};\n\
+                 /* verilator lint_on UNUSEDSIGNAL */\n",
+                h = lo - 1
+            ));
+        }
+        v.push_str(&format!(
+            "(* no_rw_check *)\n\
+             reg [{msb}:0] mem{s} [0:{last}];\n\
+             reg [{msb}:0] rd{s};\n\
+             reg [{msb}:0] q{s};\n\
+             reg we{s};\n",
+            last = rows - 1
+        ));
+        seq.push_str(&format!(
+            "\x20  rd{s} <= mem{s}[read_address[{h}:0]];\n\
+             \x20  q{s} <= rd{s};\n\
+             \x20  we{s} <= write_enable && {wsel} == {sw}'d{s};\n\
+             \x20  if (we{s}) begin\n\
+             \x20     mem{s}[wa[{h}:0]] <= wd;\n\
+             \x20  end\n",
+            h = aw - 1,
+            wsel = sel("write_address")
+        ));
+    }
+    v.push_str(&format!(
+        "\nalways @(posedge clock) begin\n\
+         \x20  sel1 <= {};\n\
+         \x20  sel2 <= sel1;\n\
+         \x20  wa <= write_address[{lm}:0];\n\
+         \x20  wd <= write_data;\n\
+         {seq}end\n\n\
+         // The slice select, after the registers behind the slices.\n\
+         always @(*) begin\n\
+         \x20  case (sel2)\n",
+        sel("read_address"),
+        lm = lo - 1
+    ));
+    for s in 1..slices {
+        v.push_str(&format!("      {sw}'d{s}: read_data = q{s};\n"));
+    }
+    v.push_str("      default: read_data = q0;\n   endcase\nend\n");
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slices_cover_the_depth_and_select_after_their_registers() {
+        let v = block_ram_verilog(144, 16, 2500);
+        for s in 0..5 {
+            assert!(v.contains(&format!("reg [143:0] q{s};")), "slice {s}");
+        }
+        assert!(!v.contains("mem5"));
+        assert!(v.contains("reg [143:0] mem4 [0:451];"));
+        assert!(v.contains("3'd4: read_data = q4;"));
+        assert!(v.contains("sel1 <= read_address[11:9];"));
+        assert!(v.contains("we4 <= write_enable && write_address[11:9] == 3'd4;"));
+        assert!(v.contains("mem4[wa[8:0]] <= wd;"));
+        let one = block_ram_verilog(72, 10, 512);
+        assert!(one.contains("read_data <= rd;") && !one.contains("sel1"));
+        assert!(one.contains("wa <= write_address[8:0];") && one.contains("mem[wa] <= wd;"));
     }
 }

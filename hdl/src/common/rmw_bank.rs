@@ -9,16 +9,18 @@
 //! reuse this pipeline.
 //!
 //! Timing discipline: every block-RAM output goes straight into a register
-//! (`q0`, `q1`) with no logic in between, and every RAM input comes from
-//! registers through at most one mux level, as in a bare registered RAM loop.
-//! The copy selection happens after those registers.
+//! with no logic in between (inside [`BlockRam`]: one register behind each
+//! depth slice), and every RAM input comes from registers through at most one
+//! mux level, as in a bare registered RAM loop. The depth-slice and copy
+//! selections happen after those registers.
 //!
-//! Update pipeline (one update, five cycles):
+//! Update pipeline (one update, five cycles, and the RAM's write register):
 //! - **s0** `s_upd_*` accepted; the live RAM's read port gets the row.
-//! - **s1** RAM data registered into `q0`/`q1`; the row is compared with the
-//!   four older updates whose writes this read cannot have seen.
-//! - **s2** `base` register = the newest matching result of the updates two,
-//!   three or four ahead (`w_data`, `w2_data`, `w3_data`), else the live `q`.
+//! - **s1** RAM data registered behind each slice of both copies; the row is
+//!   compared with the five older updates whose writes this read cannot have
+//!   seen.
+//! - **s2** `base` register = the newest matching result of the updates two
+//!   to five ahead (`w_data` … `w4_data`), else the live copy's read data.
 //! - **s3** the row's current record is the result of the update one ahead
 //!   (`alu_old_fwd`, i.e. `w_data`) if `alu_fwd`, else `alu_old_base`. The bank
 //!   hands the parent both candidates and the select, and the parent's result
@@ -27,21 +29,22 @@
 //!   or compare computed on both candidates, so the `w_data` → `w_data` loop
 //!   holds the operation and one mux (the fridges' 64-bit histogram sums and
 //!   32-bit ID compare).
-//! - **w**  `w_data` is written to the RAM.
+//! - **w**  `w_data` enters the RAM's write register; it lands one clock later.
 //!
-//! A read at edge E sees writes of edges before E. The writes of the four
-//! older updates still in flight (the one at E itself included) are
-//! forwarded, so the RAM's same-address collision value is never observed
+//! A read at edge E sees the writes that landed before E. The writes of the
+//! five older updates still in flight (the one landing at E itself included)
+//! are forwarded, so the RAM's same-address collision value is never observed
 //! (see `BlockRam`).
 //!
 //! Epoch flip (`flip` && `flip_ready`): atomic between two updates. The update
 //! offered in the flip cycle goes to the old copy; from the next cycle on,
-//! updates go to the other copy. After four drain cycles (the old copy's last
+//! updates go to the other copy. After five drain cycles (the old copy's last
 //! writes), the frozen copy streams out on `m_ro_*` (valid/ready, one row per
 //! clock, read latency two, 3-entry output buffer managed by credits) and every
 //! row is zeroed the cycle after it is read. `flip_ready` rises again when the
 //! stream is done and the copy is clean. After reset (and at power-up) both
-//! copies are zeroed, one row per clock, with `s_upd_ready` low.
+//! copies are zeroed, one row per clock, with `s_upd_ready` low until the
+//! last clear write has landed (rows + 1 clocks).
 
 use super::block_ram::BlockRam;
 use rust_hdl::prelude::*;
@@ -50,8 +53,8 @@ use rust_hdl::prelude::*;
 const RO_IDLE: u64 = 0;
 const RO_DRAIN: u64 = 1;
 const RO_STREAM: u64 = 2;
-/// Drain cycles after a flip, minus one: the old copy's last write lands at the end of the fourth.
-const DRAIN_LAST: u64 = 3;
+/// Drain cycles after a flip, minus one: the old copy's last write lands at the end of the fifth.
+const DRAIN_LAST: u64 = 4;
 /// Entries of the read-out buffer: reads in flight (2) + the one presented.
 const RO_CREDITS: u64 = 3;
 
@@ -108,11 +111,9 @@ pub struct RmwBank<const W: usize, const A: usize> {
     pub ovf_sticky: Signal<Out, Bit>,
     /// Clear the sticky overflow flag (a simultaneous overflow wins).
     pub ovf_clear: Signal<In, Bit>,
-    // --- memories and their output registers ---
+    // --- memories (read latency two: their output registers are inside) ---
     ram0: BlockRam<W, A>,
     ram1: BlockRam<W, A>,
-    q0: DFF<Bits<W>>,
-    q1: DFF<Bits<W>>,
     // --- sized constants ---
     last_row: Constant<Bits<A>>,
     one_a: Constant<Bits<A>>,
@@ -121,18 +122,21 @@ pub struct RmwBank<const W: usize, const A: usize> {
     ro_idle: Constant<Bits<2>>,
     ro_drain: Constant<Bits<2>>,
     ro_stream: Constant<Bits<2>>,
-    drain_last: Constant<Bits<2>>,
+    drain_last: Constant<Bits<3>>,
+    one_3: Constant<Bits<3>>,
+    zero_3: Constant<Bits<3>>,
     one_2: Constant<Bits<2>>,
     zero_2: Constant<Bits<2>>,
     credits_full: Constant<Bits<2>>,
     // --- control state ---
     init_done: DFF<Bit>,
+    init_last: DFF<Bit>,
     init_ptr: DFF<Bits<A>>,
     epoch_q: DFF<Bit>,
     ovf_q: DFF<Bit>,
     // --- read-out state ---
     ro_state: DFF<Bits<2>>,
-    drain_cnt: DFF<Bits<2>>,
+    drain_cnt: DFF<Bits<3>>,
     rd_ptr: DFF<Bits<A>>,
     issued_all: DFF<Bit>,
     credits: DFF<Bits<2>>,
@@ -162,6 +166,7 @@ pub struct RmwBank<const W: usize, const A: usize> {
     s2_hit2: DFF<Bit>,
     s2_hit3: DFF<Bit>,
     s2_hit4: DFF<Bit>,
+    s2_hit5: DFF<Bit>,
     s3_valid: DFF<Bit>,
     s3_row: DFF<Bits<A>>,
     s3_op: DFF<Bits<W>>,
@@ -180,11 +185,16 @@ pub struct RmwBank<const W: usize, const A: usize> {
     w3_row: DFF<Bits<A>>,
     w3_ep: DFF<Bit>,
     w3_data: DFF<Bits<W>>,
+    w4_valid: DFF<Bit>,
+    w4_row: DFF<Bits<A>>,
+    w4_ep: DFF<Bit>,
+    w4_data: DFF<Bits<W>>,
     // --- combinational helpers ---
     accept: Signal<Local, Bit>,
     hit2: Signal<Local, Bit>,
     hit3: Signal<Local, Bit>,
     hit4: Signal<Local, Bit>,
+    hit5: Signal<Local, Bit>,
     pop: Signal<Local, Bit>,
     issue: Signal<Local, Bit>,
     ins0: Signal<Local, Bit>,
@@ -237,8 +247,6 @@ impl<const W: usize, const A: usize> RmwBank<W, A> {
             ovf_clear: Default::default(),
             ram0: BlockRam::with_depth(rows),
             ram1: BlockRam::with_depth(rows1),
-            q0: Default::default(),
-            q1: Default::default(),
             last_row: Constant::new(((rows - 1) as u64).into()),
             one_a: Constant::new(1u64.into()),
             zero_a: Constant::new(0u64.into()),
@@ -247,10 +255,13 @@ impl<const W: usize, const A: usize> RmwBank<W, A> {
             ro_drain: Constant::new(RO_DRAIN.into()),
             ro_stream: Constant::new(RO_STREAM.into()),
             drain_last: Constant::new(DRAIN_LAST.into()),
+            one_3: Constant::new(1u64.into()),
+            zero_3: Constant::new(0u64.into()),
             one_2: Constant::new(1u64.into()),
             zero_2: Constant::new(0u64.into()),
             credits_full: Constant::new(RO_CREDITS.into()),
             init_done: Default::default(),
+            init_last: Default::default(),
             init_ptr: Default::default(),
             epoch_q: Default::default(),
             ovf_q: Default::default(),
@@ -284,6 +295,7 @@ impl<const W: usize, const A: usize> RmwBank<W, A> {
             s2_hit2: Default::default(),
             s2_hit3: Default::default(),
             s2_hit4: Default::default(),
+            s2_hit5: Default::default(),
             s3_valid: Default::default(),
             s3_row: Default::default(),
             s3_op: Default::default(),
@@ -302,10 +314,15 @@ impl<const W: usize, const A: usize> RmwBank<W, A> {
             w3_row: Default::default(),
             w3_ep: Default::default(),
             w3_data: Default::default(),
+            w4_valid: Default::default(),
+            w4_row: Default::default(),
+            w4_ep: Default::default(),
+            w4_data: Default::default(),
             accept: Default::default(),
             hit2: Default::default(),
             hit3: Default::default(),
             hit4: Default::default(),
+            hit5: Default::default(),
             pop: Default::default(),
             issue: Default::default(),
             ins0: Default::default(),
@@ -323,11 +340,12 @@ impl<const W: usize, const A: usize> Logic for RmwBank<W, A> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, q0, q1, init_done, init_ptr, epoch_q, ovf_q, ro_state, drain_cnt, rd_ptr, issued_all, credits,
-            inf1_valid, inf1_row, inf2_valid, inf2_row, b0_valid, b0_row, b0_data, b1_valid, b1_row, b1_data, b2_valid,
-            b2_row, b2_data, s1_valid, s1_row, s1_op, s1_ep, s2_valid, s2_row, s2_op, s2_ep, s2_fwd1, s2_hit2, s2_hit3,
-            s2_hit4, s3_valid, s3_row, s3_op, s3_ep, s3_fwd1, s3_base, w_valid, w_row, w_ep, w_data, w2_valid, w2_row,
-            w2_ep, w2_data, w3_valid, w3_row, w3_ep, w3_data
+            self, clock, init_done, init_last, init_ptr, epoch_q, ovf_q, ro_state, drain_cnt, rd_ptr, issued_all,
+            credits, inf1_valid, inf1_row, inf2_valid, inf2_row, b0_valid, b0_row, b0_data, b1_valid, b1_row, b1_data,
+            b2_valid, b2_row, b2_data, s1_valid, s1_row, s1_op, s1_ep, s2_valid, s2_row, s2_op, s2_ep, s2_fwd1,
+            s2_hit2, s2_hit3, s2_hit4, s2_hit5, s3_valid, s3_row, s3_op, s3_ep, s3_fwd1, s3_base, w_valid, w_row, w_ep,
+            w_data, w2_valid, w2_row, w2_ep, w2_data, w3_valid, w3_row, w3_ep, w3_data, w4_valid, w4_row, w4_ep,
+            w4_data
         );
         self.ram0.clock.next = self.clock.val();
         self.ram1.clock.next = self.clock.val();
@@ -341,10 +359,6 @@ impl<const W: usize, const A: usize> Logic for RmwBank<W, A> {
         self.m_ro_row.next = self.b0_row.q.val();
         self.m_ro_data.next = self.b0_data.q.val();
         self.m_ro_last.next = self.b0_row.q.val() == self.last_row.val();
-
-        // ---- RAM outputs: registered with no logic in between ----
-        self.q0.d.next = self.ram0.read_data.val();
-        self.q1.d.next = self.ram1.read_data.val();
 
         // ---- s0: accept, read the live copy (the frozen one serves the read-out) ----
         self.accept.next = self.s_upd_valid.val() & self.init_done.q.val();
@@ -360,8 +374,8 @@ impl<const W: usize, const A: usize> Logic for RmwBank<W, A> {
         self.s1_op.d.next = self.s_upd_op.val();
         self.s1_ep.d.next = self.epoch_q.q.val();
 
-        // ---- s1: compare with the four older updates this read cannot have seen ----
-        // Now one ahead is in s2, two ahead in s3, three in w, four in w2.
+        // ---- s1: compare with the five older updates this read cannot have seen ----
+        // Now one ahead is in s2, two ahead in s3, three in w, four in w2, five in w3.
         self.s2_valid.d.next = self.s1_valid.q.val();
         self.s2_row.d.next = self.s1_row.q.val();
         self.s2_op.d.next = self.s1_op.q.val();
@@ -378,13 +392,18 @@ impl<const W: usize, const A: usize> Logic for RmwBank<W, A> {
         self.hit4.next = self.w2_valid.q.val()
             & (self.w2_row.q.val() == self.s1_row.q.val())
             & (self.w2_ep.q.val() == self.s1_ep.q.val());
+        self.hit5.next = self.w3_valid.q.val()
+            & (self.w3_row.q.val() == self.s1_row.q.val())
+            & (self.w3_ep.q.val() == self.s1_ep.q.val());
         // Priority to the newest: one-hot selects for s2.
         self.s2_hit2.d.next = self.hit2.val();
         self.s2_hit3.d.next = !self.hit2.val() & self.hit3.val();
         self.s2_hit4.d.next = !self.hit2.val() & !self.hit3.val() & self.hit4.val();
+        self.s2_hit5.d.next = !self.hit2.val() & !self.hit3.val() & !self.hit4.val() & self.hit5.val();
 
-        // ---- s2: base record = forwarded result of two to four ahead, else the RAM's ----
-        // Two ahead's result is in `w_data` now, three ahead's in `w2_data`, four's in `w3_data`.
+        // ---- s2: base record = forwarded result of two to five ahead, else the RAM's ----
+        // Two ahead's result is in `w_data` now, three ahead's in `w2_data`, four's in
+        // `w3_data`, five's in `w4_data`.
         self.s3_valid.d.next = self.s2_valid.q.val();
         self.s3_row.d.next = self.s2_row.q.val();
         self.s3_op.d.next = self.s2_op.q.val();
@@ -396,10 +415,12 @@ impl<const W: usize, const A: usize> Logic for RmwBank<W, A> {
             self.s3_base.d.next = self.w2_data.q.val();
         } else if self.s2_hit4.q.val() {
             self.s3_base.d.next = self.w3_data.q.val();
+        } else if self.s2_hit5.q.val() {
+            self.s3_base.d.next = self.w4_data.q.val();
         } else if self.s2_ep.q.val() {
-            self.s3_base.d.next = self.q1.q.val();
+            self.s3_base.d.next = self.ram1.read_data.val();
         } else {
-            self.s3_base.d.next = self.q0.q.val();
+            self.s3_base.d.next = self.ram0.read_data.val();
         }
 
         // ---- s3: one ahead's result or base, selected by the parent; result registered ----
@@ -419,6 +440,10 @@ impl<const W: usize, const A: usize> Logic for RmwBank<W, A> {
         self.w3_row.d.next = self.w2_row.q.val();
         self.w3_ep.d.next = self.w2_ep.q.val();
         self.w3_data.d.next = self.w2_data.q.val();
+        self.w4_valid.d.next = self.w3_valid.q.val();
+        self.w4_row.d.next = self.w3_row.q.val();
+        self.w4_ep.d.next = self.w3_ep.q.val();
+        self.w4_data.d.next = self.w3_data.q.val();
         self.ovf_q.d.next = (self.ovf_q.q.val() & !self.ovf_clear.val()) | (self.s3_valid.q.val() & self.alu_ovf.val());
 
         // ---- write ports: the update in w, else the clear sequence ----
@@ -448,12 +473,16 @@ impl<const W: usize, const A: usize> Logic for RmwBank<W, A> {
         self.ram1.write_enable.next = !self.reset.val()
             & (self.w_write1.val() | !self.init_done.q.val() | (self.inf1_valid.q.val() & !self.epoch_q.q.val()));
 
-        // ---- clear after reset ----
-        if !self.init_done.q.val() {
+        // ---- clear after reset: the last row's write lands one clock after it is issued ----
+        if !self.init_done.q.val() & !self.init_last.q.val() {
             self.init_ptr.d.next = self.init_ptr.q.val() + self.one_a.val();
             if self.init_ptr.q.val() == self.last_row.val() {
-                self.init_done.d.next = true;
+                self.init_last.d.next = true;
             }
+        }
+        if self.init_last.q.val() {
+            self.init_last.d.next = false;
+            self.init_done.d.next = true;
         }
 
         // ---- read-out of the frozen copy ----
@@ -480,9 +509,9 @@ impl<const W: usize, const A: usize> Logic for RmwBank<W, A> {
             }
         }
         if self.epoch_q.q.val() {
-            self.frozen_data.next = self.q0.q.val();
+            self.frozen_data.next = self.ram0.read_data.val();
         } else {
-            self.frozen_data.next = self.q1.q.val();
+            self.frozen_data.next = self.ram1.read_data.val();
         }
         // Output buffer: a shift register popped at b0, filled at its first free entry.
         if self.pop.val() {
@@ -517,10 +546,10 @@ impl<const W: usize, const A: usize> Logic for RmwBank<W, A> {
             self.b2_data.d.next = self.frozen_data.val();
         }
         if self.ro_state.q.val() == self.ro_drain.val() {
-            self.drain_cnt.d.next = self.drain_cnt.q.val() + self.one_2.val();
+            self.drain_cnt.d.next = self.drain_cnt.q.val() + self.one_3.val();
             if self.drain_cnt.q.val() == self.drain_last.val() {
                 self.ro_state.d.next = self.ro_stream.val();
-                self.drain_cnt.d.next = self.zero_2.val();
+                self.drain_cnt.d.next = self.zero_3.val();
             }
             self.rd_ptr.d.next = self.zero_a.val();
             self.issued_all.d.next = false;
@@ -544,11 +573,12 @@ impl<const W: usize, const A: usize> Logic for RmwBank<W, A> {
         // ---- synchronous reset of the control state ----
         if self.reset.val() {
             self.init_done.d.next = false;
+            self.init_last.d.next = false;
             self.init_ptr.d.next = self.zero_a.val();
             self.epoch_q.d.next = false;
             self.ovf_q.d.next = false;
             self.ro_state.d.next = self.ro_idle.val();
-            self.drain_cnt.d.next = self.zero_2.val();
+            self.drain_cnt.d.next = self.zero_3.val();
             self.inf1_valid.d.next = false;
             self.inf2_valid.d.next = false;
             self.b0_valid.d.next = false;
@@ -560,6 +590,7 @@ impl<const W: usize, const A: usize> Logic for RmwBank<W, A> {
             self.w_valid.d.next = false;
             self.w2_valid.d.next = false;
             self.w3_valid.d.next = false;
+            self.w4_valid.d.next = false;
         }
     }
 }

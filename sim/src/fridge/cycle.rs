@@ -330,10 +330,13 @@ impl FridgeCycle {
         };
         self.flip_pending &= !take_flip;
 
-        // The entry memory clears one row per clock after reset.
+        // The entry memory clears one row per clock after reset, then one clock for
+        // the last clear write to land (the RAM's write port is registered).
         if !self.entry_init_done {
-            self.entries[self.entry_init_ptr] = FridgeEntry::default();
-            self.entry_init_done = self.entry_init_ptr == self.entries.len() - 1;
+            if self.entry_init_ptr < self.entries.len() {
+                self.entries[self.entry_init_ptr] = FridgeEntry::default();
+            }
+            self.entry_init_done = self.entry_init_ptr == self.entries.len();
             self.entry_init_ptr += 1;
         }
 
