@@ -73,8 +73,8 @@ impl Record for CountSum {
     }
 
     fn pack(&self, l: &CountSumLayout) -> Word {
-        let v: u128 = (self.count & mask64(l.count_bits)) as u128
-            | (((self.tsum & mask64(l.tsum_bits)) as u128) << l.count_bits);
+        let v: u128 =
+            (self.count & mask64(l.count_bits)) as u128 | (((self.tsum & mask64(l.tsum_bits)) as u128) << l.count_bits);
         let mut w = Word::default();
         for (i, limb) in w.iter_mut().take(4).enumerate() {
             *limb = (v >> (32 * i)) as u32;
@@ -264,9 +264,9 @@ enum ReadOut {
 
 /// Cycles between a taken flip and the first read of the frozen copy: the
 /// updates still in the pipeline write the old copy first (the last one at the
-/// end of the fifth cycle after the flip: its result enters the RAM's write
-/// register after four and lands one clock later).
-const DRAIN_CYCLES: u8 = 5;
+/// end of the sixth cycle after the flip: its result enters the RAM's write
+/// register after five and lands one clock later).
+const DRAIN_CYCLES: u8 = 6;
 /// Read-out buffer entries: two reads in flight plus the row presented.
 const RO_BUFFER: usize = 3;
 
@@ -286,6 +286,7 @@ pub struct CounterBankCycle<R: Record> {
     inflight2: Option<(usize, R)>,
     buf: [(usize, R); RO_BUFFER],
     buf_count: usize,
+    sa: Option<(usize, R, usize)>,
     s1: Option<(usize, R, usize)>,
     s2: Option<(usize, R, usize)>,
     s3: Option<(usize, R, usize)>,
@@ -312,6 +313,7 @@ impl<R: Record> CounterBankCycle<R> {
             inflight2: None,
             buf: [(0, R::default()); RO_BUFFER],
             buf_count: 0,
+            sa: None,
             s1: None,
             s2: None,
             s3: None,
@@ -399,14 +401,15 @@ impl<R: Record> CounterBankCycle<R> {
                 }
             }
         }
-        // Stage 0 -> 1 -> 2 -> 3, and the flip (after stage 0 took its copy).
+        // Stage 0 -> a -> 1 -> 2 -> 3, and the flip (after stage 0 took its copy).
         // `out` holds this cycle's registered state: the clear step above may
         // have just finished, but the RTL accepts only from the next cycle.
         let accept = i.upd_valid && out.upd_ready;
         self.s3 = self.s2.take();
         self.s2 = self.s1.take();
+        self.s1 = self.sa.take();
         if accept {
-            self.s1 = Some((i.upd_row as usize, i.upd_op, self.epoch));
+            self.sa = Some((i.upd_row as usize, i.upd_op, self.epoch));
         }
         if i.flip && out.flip_ready {
             self.epoch ^= 1;
@@ -475,7 +478,7 @@ mod tests {
         let upd = CounterBankInputs { upd_valid: true, upd_row: 1, upd_op: op(1, 1), ..idle() };
         let ready: Vec<bool> = (0..6).map(|_| m.step(&upd).upd_ready).collect();
         assert_eq!(ready, vec![false, false, false, false, true, true]);
-        for _ in 0..3 {
+        for _ in 0..4 {
             m.step(&idle());
         }
         assert_eq!(m.store().get(0, 1), op(2, 2), "only the two updates offered while ready count");
@@ -512,9 +515,9 @@ mod tests {
             }
         }
         assert_eq!(valid_cycles.len(), 16);
-        assert_eq!(valid_cycles[0] + 1, 9, "first row 9 cycles after the flip (docs/cores/counter-bank.md)");
+        assert_eq!(valid_cycles[0] + 1, 10, "first row 10 cycles after the flip (docs/cores/counter-bank.md)");
         assert!(valid_cycles.windows(2).all(|w| w[1] == w[0] + 1), "{valid_cycles:?}");
-        assert_eq!(ready_again, Some(16 + 10), "flip_ready returns rows + 10 cycles after the flip");
+        assert_eq!(ready_again, Some(16 + 11), "flip_ready returns rows + 11 cycles after the flip");
         assert!(m.store().copy(0).iter().all(|r| *r == CountSum::default()), "frozen copy cleared");
     }
 
@@ -564,10 +567,10 @@ mod tests {
         while !m.step(&idle()).upd_ready {}
         m.step(&CounterBankInputs { upd_valid: true, upd_row: 1, upd_op: op(0xFFFF, 0), ..idle() });
         m.step(&CounterBankInputs { upd_valid: true, upd_row: 1, upd_op: op(1, 0), ..idle() });
-        // The overflowing update computes in s3 (third cycle after it was
+        // The overflowing update computes in s3 (fourth cycle after it was
         // offered); the flag shows from the next cycle on.
-        let flags: Vec<bool> = (0..5).map(|_| m.step(&idle()).ovf_sticky).collect();
-        assert_eq!(flags, vec![false, false, false, true, true]);
+        let flags: Vec<bool> = (0..6).map(|_| m.step(&idle()).ovf_sticky).collect();
+        assert_eq!(flags, vec![false, false, false, false, true, true]);
         m.step(&CounterBankInputs { ovf_clear: true, ..idle() });
         assert!(!m.step(&idle()).ovf_sticky);
     }

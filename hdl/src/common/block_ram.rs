@@ -1,8 +1,8 @@
-//! Simple dual-port block RAM with a two-clock read (the RAM's own read
-//! register, then a register directly behind each depth slice, then the slice
-//! select) and a registered write port (address, data and one enable per
-//! slice enter registers first, so every RAM input comes straight from a
-//! register).
+//! Simple dual-port block RAM with a three-clock read (an address register
+//! in front of each depth slice, the RAM's own read register, a register
+//! directly behind each slice, then the slice select) and a registered write
+//! port (address, data and one enable per slice enter registers first), so
+//! every RAM input comes straight from a register placed beside its slice.
 //!
 //! A memory deeper than one physical block is a column of blocks whose
 //! outputs must be selected by the read address. Left to synthesis, that
@@ -12,9 +12,11 @@
 //! rows (the deepest DP16KD mode that is 36 bits wide, ECP5 sysMEM guide
 //! TN1264), each slice's output is registered right behind it, and the select
 //! over the slices comes after those registers, on a path that starts at a
-//! fabric register. On the write side, the slice decode and the user's
-//! write-port muxes sit before the write registers, not between a register
-//! and RAMs spread over the die.
+//! fabric register. On the read side, each slice has its own address
+//! register, loaded only when the address falls in that slice (so synthesis
+//! keeps one per slice, next to its blocks); on the write side, the slice
+//! decode and the user's write-port muxes sit before the write registers.
+//! No logic sits between a register and RAMs spread over the die.
 //!
 //! Written as custom Verilog so that synthesis maps each slice to block RAM
 //! without emulation logic:
@@ -34,21 +36,22 @@ use rust_hdl::prelude::*;
 pub const SLICE_ROWS: usize = 512;
 
 /// Clocks from a read address to its data on `read_data`.
-pub const READ_LATENCY: usize = 2;
+pub const READ_LATENCY: usize = 3;
 
 /// `depth` (≤ 2^A, 2^A by default) words of `W` bits: a write port (address,
 /// data, enable) whose write lands at the edge after the one that samples it,
-/// and a read port whose data appears two clocks after its address. A read
-/// sampled at edge E sees the writes sampled at edges before E − 1; a read at
-/// the edge where a write lands to the same row returns undefined data.
-/// Addresses at or above `depth` must not be used.
+/// and a read port whose data appears three clocks after its address. A read
+/// address sampled at edge E reads the RAM at E + 1 and sees the writes
+/// sampled at edges before E; a write to the same row sampled at E itself
+/// lands at E + 1 and makes the read's data undefined. Addresses at or above
+/// `depth` must not be used.
 #[derive(LogicBlock)]
 pub struct BlockRam<const W: usize, const A: usize> {
     /// The one clock of both ports.
     pub clock: Signal<In, Clock>,
     /// Read address, sampled at the rising edge.
     pub read_address: Signal<In, Bits<A>>,
-    /// Word at the read address of two edges ago (the select of registered slice outputs).
+    /// Word at the read address of three edges ago (the select of registered slice outputs).
     pub read_data: Signal<Out, Bits<W>>,
     /// Write address.
     pub write_address: Signal<In, Bits<A>>,
@@ -57,6 +60,8 @@ pub struct BlockRam<const W: usize, const A: usize> {
     /// Write at this edge.
     pub write_enable: Signal<In, Bit>,
     _mem: Vec<Bits<W>>,
+    /// Simulation state: the read address sampled at the previous edge (the address registers).
+    _read_addr: usize,
     /// Simulation state: the word read at the previous edge (the RAM's read register).
     _read_reg: Bits<W>,
     /// Simulation state: the write sampled at the previous edge (the write registers).
@@ -81,6 +86,7 @@ impl<const W: usize, const A: usize> BlockRam<W, A> {
             write_data: Default::default(),
             write_enable: Default::default(),
             _mem: vec![Bits::default(); depth],
+            _read_addr: 0,
             _read_reg: Bits::default(),
             _write_reg: None,
         }
@@ -97,7 +103,7 @@ impl<const W: usize, const A: usize> Logic for BlockRam<W, A> {
         if self.clock.pos_edge() {
             // Beyond the depth, reads are undefined (0 here) and writes are dropped.
             self.read_data.next = self._read_reg;
-            self._read_reg = self._mem.get(self.read_address.val().index()).copied().unwrap_or_default();
+            self._read_reg = self._mem.get(self._read_addr).copied().unwrap_or_default();
             if let Some((row, data)) = self._write_reg.take() {
                 if let Some(w) = self._mem.get_mut(row) {
                     *w = data;
@@ -106,6 +112,7 @@ impl<const W: usize, const A: usize> Logic for BlockRam<W, A> {
             if self.write_enable.val() {
                 self._write_reg = Some((self.write_address.val().index(), self.write_data.val()));
             }
+            self._read_addr = self.read_address.val().index();
         }
     }
 
@@ -158,13 +165,15 @@ fn block_ram_verilog(w: usize, a: usize, depth: usize) -> String {
         v.push_str(&format!(
             "(* no_rw_check *)\n\
              reg [{msb}:0] mem [0:{last}];\n\
+             reg [{awm}:0] ra;\n\
              reg [{msb}:0] rd;\n\
              // The write port's registers.\n\
              reg [{awm}:0] wa;\n\
              reg [{msb}:0] wd;\n\
              reg we;\n\n\
              always @(posedge clock) begin\n\
-             \x20  rd <= mem[{index_r}];\n\
+             \x20  ra <= {index_r};\n\
+             \x20  rd <= mem[ra];\n\
              \x20  read_data <= rd;\n\
              \x20  wa <= {index_w};\n\
              \x20  wd <= write_data;\n\
@@ -194,8 +203,8 @@ fn block_ram_verilog(w: usize, a: usize, depth: usize) -> String {
     }
     let sel = |port: &str| format!("{port}[{}:{lo}]", lo + sw - 1);
     v.push_str(&format!(
-        "// Slice index of the read, one and two clocks after its address.\n\
-         reg [{s}:0] sel1;\nreg [{s}:0] sel2;\n\
+        "// Slice index of the read, one, two and three clocks after its address.\n\
+         reg [{s}:0] sel0;\nreg [{s}:0] sel1;\nreg [{s}:0] sel2;\n\
          // The write port's registers: row in the slice, word, and one enable per slice.\n\
          reg [{lm}:0] wa;\nreg [{msb}:0] wd;\n",
         lm = lo - 1,
@@ -217,25 +226,32 @@ fn block_ram_verilog(w: usize, a: usize, depth: usize) -> String {
         v.push_str(&format!(
             "(* no_rw_check *)\n\
              reg [{msb}:0] mem{s} [0:{last}];\n\
+             reg [{h}:0] ra{s};\n\
              reg [{msb}:0] rd{s};\n\
              reg [{msb}:0] q{s};\n\
              reg we{s};\n",
-            last = rows - 1
+            last = rows - 1,
+            h = aw - 1
         ));
         seq.push_str(&format!(
-            "\x20  rd{s} <= mem{s}[read_address[{h}:0]];\n\
+            "\x20  if ({rsel} == {sw}'d{s}) begin\n\
+             \x20     ra{s} <= read_address[{h}:0];\n\
+             \x20  end\n\
+             \x20  rd{s} <= mem{s}[ra{s}];\n\
              \x20  q{s} <= rd{s};\n\
              \x20  we{s} <= write_enable && {wsel} == {sw}'d{s};\n\
              \x20  if (we{s}) begin\n\
              \x20     mem{s}[wa[{h}:0]] <= wd;\n\
              \x20  end\n",
             h = aw - 1,
+            rsel = sel("read_address"),
             wsel = sel("write_address")
         ));
     }
     v.push_str(&format!(
         "\nalways @(posedge clock) begin\n\
-         \x20  sel1 <= {};\n\
+         \x20  sel0 <= {};\n\
+         \x20  sel1 <= sel0;\n\
          \x20  sel2 <= sel1;\n\
          \x20  wa <= write_address[{lm}:0];\n\
          \x20  wd <= write_data;\n\
@@ -266,11 +282,14 @@ mod tests {
         assert!(!v.contains("mem5"));
         assert!(v.contains("reg [143:0] mem4 [0:451];"));
         assert!(v.contains("3'd4: read_data = q4;"));
-        assert!(v.contains("sel1 <= read_address[11:9];"));
+        assert!(v.contains("sel0 <= read_address[11:9];"));
+        assert!(v.contains("if (read_address[11:9] == 3'd4) begin\n      ra4 <= read_address[8:0];"));
+        assert!(v.contains("rd4 <= mem4[ra4];"));
         assert!(v.contains("we4 <= write_enable && write_address[11:9] == 3'd4;"));
         assert!(v.contains("mem4[wa[8:0]] <= wd;"));
         let one = block_ram_verilog(72, 10, 512);
         assert!(one.contains("read_data <= rd;") && !one.contains("sel1"));
+        assert!(one.contains("ra <= read_address[8:0];") && one.contains("rd <= mem[ra];"));
         assert!(one.contains("wa <= write_address[8:0];") && one.contains("mem[wa] <= wd;"));
     }
 }

@@ -8,14 +8,15 @@
 //! {count, tsum}, the RDA's {ID xor, tsum, count} and the fridges' entries all
 //! reuse this pipeline.
 //!
-//! Timing discipline: every block-RAM output goes straight into a register
-//! with no logic in between (inside [`BlockRam`]: one register behind each
-//! depth slice), and every RAM input comes from registers through at most one
-//! mux level, as in a bare registered RAM loop. The depth-slice and copy
-//! selections happen after those registers.
+//! Timing discipline: every block-RAM input comes straight from a register
+//! and every block-RAM output goes straight into one, with no logic in
+//! between (inside [`BlockRam`]: an address register in front of each depth
+//! slice, a data register behind it, registered write ports). The copy and
+//! depth-slice selections happen before and after those registers.
 //!
-//! Update pipeline (one update, five cycles, and the RAM's write register):
-//! - **s0** `s_upd_*` accepted; the live RAM's read port gets the row.
+//! Update pipeline (one update, six cycles, and the RAM's write register):
+//! - **s0** `s_upd_*` accepted; the live copy's address registers take the row.
+//! - **sa** the live copy reads the row.
 //! - **s1** RAM data registered behind each slice of both copies; the row is
 //!   compared with the five older updates whose writes this read cannot have
 //!   seen.
@@ -38,10 +39,11 @@
 //!
 //! Epoch flip (`flip` && `flip_ready`): atomic between two updates. The update
 //! offered in the flip cycle goes to the old copy; from the next cycle on,
-//! updates go to the other copy. After five drain cycles (the old copy's last
+//! updates go to the other copy. After six drain cycles (the old copy's last
 //! writes), the frozen copy streams out on `m_ro_*` (valid/ready, one row per
-//! clock, read latency two, 3-entry output buffer managed by credits) and every
-//! row is zeroed the cycle after it is read. `flip_ready` rises again when the
+//! clock, 3-entry output buffer managed by credits: the frozen copy's address
+//! registers take the read pointer's next value, so a read issued at t has its
+//! data at t + 2) and every row is zeroed the cycle after it is read. `flip_ready` rises again when the
 //! stream is done and the copy is clean. After reset (and at power-up) both
 //! copies are zeroed, one row per clock, with `s_upd_ready` low until the
 //! last clear write has landed (rows + 1 clocks).
@@ -53,8 +55,8 @@ use rust_hdl::prelude::*;
 const RO_IDLE: u64 = 0;
 const RO_DRAIN: u64 = 1;
 const RO_STREAM: u64 = 2;
-/// Drain cycles after a flip, minus one: the old copy's last write lands at the end of the fifth.
-const DRAIN_LAST: u64 = 4;
+/// Drain cycles after a flip, minus one: the old copy's last write lands at the end of the sixth.
+const DRAIN_LAST: u64 = 5;
 /// Entries of the read-out buffer: reads in flight (2) + the one presented.
 const RO_CREDITS: u64 = 3;
 
@@ -111,7 +113,7 @@ pub struct RmwBank<const W: usize, const A: usize> {
     pub ovf_sticky: Signal<Out, Bit>,
     /// Clear the sticky overflow flag (a simultaneous overflow wins).
     pub ovf_clear: Signal<In, Bit>,
-    // --- memories (read latency two: their output registers are inside) ---
+    // --- memories (read latency three: their address and output registers are inside) ---
     ram0: BlockRam<W, A>,
     ram1: BlockRam<W, A>,
     // --- sized constants ---
@@ -154,6 +156,10 @@ pub struct RmwBank<const W: usize, const A: usize> {
     b2_row: DFF<Bits<A>>,
     b2_data: DFF<Bits<W>>,
     // --- update pipeline ---
+    sa_valid: DFF<Bit>,
+    sa_row: DFF<Bits<A>>,
+    sa_op: DFF<Bits<W>>,
+    sa_ep: DFF<Bit>,
     s1_valid: DFF<Bit>,
     s1_row: DFF<Bits<A>>,
     s1_op: DFF<Bits<W>>,
@@ -283,6 +289,10 @@ impl<const W: usize, const A: usize> RmwBank<W, A> {
             b2_valid: Default::default(),
             b2_row: Default::default(),
             b2_data: Default::default(),
+            sa_valid: Default::default(),
+            sa_row: Default::default(),
+            sa_op: Default::default(),
+            sa_ep: Default::default(),
             s1_valid: Default::default(),
             s1_row: Default::default(),
             s1_op: Default::default(),
@@ -342,10 +352,10 @@ impl<const W: usize, const A: usize> Logic for RmwBank<W, A> {
         dff_setup!(
             self, clock, init_done, init_last, init_ptr, epoch_q, ovf_q, ro_state, drain_cnt, rd_ptr, issued_all,
             credits, inf1_valid, inf1_row, inf2_valid, inf2_row, b0_valid, b0_row, b0_data, b1_valid, b1_row, b1_data,
-            b2_valid, b2_row, b2_data, s1_valid, s1_row, s1_op, s1_ep, s2_valid, s2_row, s2_op, s2_ep, s2_fwd1,
-            s2_hit2, s2_hit3, s2_hit4, s2_hit5, s3_valid, s3_row, s3_op, s3_ep, s3_fwd1, s3_base, w_valid, w_row, w_ep,
-            w_data, w2_valid, w2_row, w2_ep, w2_data, w3_valid, w3_row, w3_ep, w3_data, w4_valid, w4_row, w4_ep,
-            w4_data
+            b2_valid, b2_row, b2_data, sa_valid, sa_row, sa_op, sa_ep, s1_valid, s1_row, s1_op, s1_ep, s2_valid,
+            s2_row, s2_op, s2_ep, s2_fwd1, s2_hit2, s2_hit3, s2_hit4, s2_hit5, s3_valid, s3_row, s3_op, s3_ep, s3_fwd1,
+            s3_base, w_valid, w_row, w_ep, w_data, w2_valid, w2_row, w2_ep, w2_data, w3_valid, w3_row, w3_ep, w3_data,
+            w4_valid, w4_row, w4_ep, w4_data
         );
         self.ram0.clock.next = self.clock.val();
         self.ram1.clock.next = self.clock.val();
@@ -360,19 +370,18 @@ impl<const W: usize, const A: usize> Logic for RmwBank<W, A> {
         self.m_ro_data.next = self.b0_data.q.val();
         self.m_ro_last.next = self.b0_row.q.val() == self.last_row.val();
 
-        // ---- s0: accept, read the live copy (the frozen one serves the read-out) ----
+        // ---- s0: accept; the live copy's address registers take the row (below) ----
         self.accept.next = self.s_upd_valid.val() & self.init_done.q.val();
-        if self.epoch_q.q.val() {
-            self.ram1.read_address.next = self.s_upd_row.val();
-            self.ram0.read_address.next = self.rd_ptr.q.val();
-        } else {
-            self.ram0.read_address.next = self.s_upd_row.val();
-            self.ram1.read_address.next = self.rd_ptr.q.val();
-        }
-        self.s1_valid.d.next = self.accept.val();
-        self.s1_row.d.next = self.s_upd_row.val();
-        self.s1_op.d.next = self.s_upd_op.val();
-        self.s1_ep.d.next = self.epoch_q.q.val();
+        self.sa_valid.d.next = self.accept.val();
+        self.sa_row.d.next = self.s_upd_row.val();
+        self.sa_op.d.next = self.s_upd_op.val();
+        self.sa_ep.d.next = self.epoch_q.q.val();
+
+        // ---- sa: the live copy reads the row ----
+        self.s1_valid.d.next = self.sa_valid.q.val();
+        self.s1_row.d.next = self.sa_row.q.val();
+        self.s1_op.d.next = self.sa_op.q.val();
+        self.s1_ep.d.next = self.sa_ep.q.val();
 
         // ---- s1: compare with the five older updates this read cannot have seen ----
         // Now one ahead is in s2, two ahead in s3, three in w, four in w2, five in w3.
@@ -584,6 +593,7 @@ impl<const W: usize, const A: usize> Logic for RmwBank<W, A> {
             self.b0_valid.d.next = false;
             self.b1_valid.d.next = false;
             self.b2_valid.d.next = false;
+            self.sa_valid.d.next = false;
             self.s1_valid.d.next = false;
             self.s2_valid.d.next = false;
             self.s3_valid.d.next = false;
@@ -591,6 +601,16 @@ impl<const W: usize, const A: usize> Logic for RmwBank<W, A> {
             self.w2_valid.d.next = false;
             self.w3_valid.d.next = false;
             self.w4_valid.d.next = false;
+        }
+
+        // ---- read addresses: the live copy's registers take the update's row, the
+        // frozen copy's the read pointer's next value (a read issued at t is read at t) ----
+        if self.epoch_q.q.val() {
+            self.ram1.read_address.next = self.s_upd_row.val();
+            self.ram0.read_address.next = self.rd_ptr.d.val();
+        } else {
+            self.ram0.read_address.next = self.s_upd_row.val();
+            self.ram1.read_address.next = self.rd_ptr.d.val();
         }
     }
 }

@@ -16,13 +16,13 @@
 //! - **p3** (t+3) fridge k's PRNG draw (precomputed in `nxt_k`) is compared
 //!   with `THRESH_k`; a request steps the PRNG and the counter; stored requests
 //!   and all responses go to the entry bank.
-//! - **e1..e3** (t+4..t+6) the entry bank's read-modify-write (one copy of
-//!   [`RmwBank`]: a response right after its request is forwarded); in e3 the
+//! - **e1..e4** (t+4..t+7) the entry bank's read-modify-write (one copy of
+//!   [`RmwBank`]: a response right after its request is forwarded); in e4 the
 //!   record arithmetic decides the hit; the hit and both records' timestamps
 //!   and stamps are registered (the compare feeds the entry write-back, so the
 //!   sample's subtractions and the output enable wait one clock).
-//! - **m** (t+7) delay = response ts − request ts, x = counter − stamp.
-//! - **smp** (t+8) the sample on `m_smp_*` (a one-entry output register; a
+//! - **m** (t+8) delay = response ts − request ts, x = counter − stamp.
+//! - **smp** (t+9) the sample on `m_smp_*` (a one-entry output register; a
 //!   sample that finds it full is dropped and counted in `smp_dropped`) and,
 //!   never dropped, in the histogram pipeline ([`FridgeHistogram`], six more
 //!   stages).
@@ -208,6 +208,9 @@ pub struct FridgeCore<const A: usize> {
     e3_valid: DFF<Bit>,
     e3_k: DFF<Bits<2>>,
     e3_flip: DFF<Bit>,
+    e4_valid: DFF<Bit>,
+    e4_k: DFF<Bits<2>>,
+    e4_flip: DFF<Bit>,
     m_valid: DFF<Bit>,
     m_k: DFF<Bits<2>>,
     m_op_ts: DFF<Bits<48>>,
@@ -378,6 +381,9 @@ impl<const A: usize> FridgeCore<A> {
             e3_valid: Default::default(),
             e3_k: Default::default(),
             e3_flip: Default::default(),
+            e4_valid: Default::default(),
+            e4_k: Default::default(),
+            e4_flip: Default::default(),
             m_valid: Default::default(),
             m_k: Default::default(),
             m_op_ts: Default::default(),
@@ -451,6 +457,9 @@ impl<const A: usize> Logic for FridgeCore<A> {
             e3_valid,
             e3_k,
             e3_flip,
+            e4_valid,
+            e4_k,
+            e4_flip,
             m_valid,
             m_k,
             m_op_ts,
@@ -524,6 +533,7 @@ impl<const A: usize> Logic for FridgeCore<A> {
             & !self.e1_flip.q.val()
             & !self.e2_flip.q.val()
             & !self.e3_flip.q.val()
+            & !self.e4_flip.q.val()
             & !self.m_flip.q.val();
         self.take_flip.next = self.pending.q.val() & self.flip_ok.val();
         self.p1_valid.d.next = self.s_valid.val() & self.s_ready.val();
@@ -598,7 +608,7 @@ impl<const A: usize> Logic for FridgeCore<A> {
         self.entries.s_upd_valid.next = self.p3_valid.q.val() & (self.p3_resp.q.val() | self.store.val());
         self.entries.s_upd_row.next = self.p3_row.q.val();
         self.entries.s_upd_op.next = self.op.val();
-        // Side-band beside the bank's s1..s3: the update's fridge and the flip token.
+        // Side-band beside the bank's sa..s3: the update's fridge and the flip token.
         self.e1_valid.d.next =
             self.p3_valid.q.val() & (self.p3_resp.q.val() | self.store.val()) & self.entries.s_upd_ready.val();
         self.e1_k.d.next = self.p3_k.q.val();
@@ -609,8 +619,11 @@ impl<const A: usize> Logic for FridgeCore<A> {
         self.e3_valid.d.next = self.e2_valid.q.val();
         self.e3_k.d.next = self.e2_k.q.val();
         self.e3_flip.d.next = self.e2_flip.q.val();
+        self.e4_valid.d.next = self.e3_valid.q.val();
+        self.e4_k.d.next = self.e3_k.q.val();
+        self.e4_flip.d.next = self.e3_flip.q.val();
 
-        // ---- e3: entry arithmetic: a request overwrites; a response invalidates its own ID ----
+        // ---- e4: entry arithmetic: a request overwrites; a response invalidates its own ID ----
         // Only the valid bit depends on the ID compare (fanout 1 in the RMW loop); the
         // rest of a matched entry stays, unobservable behind the cleared valid bit.
         // The ID is compared on both of the bank's candidates and the select comes
@@ -626,7 +639,7 @@ impl<const A: usize> Logic for FridgeCore<A> {
             self.entries.alu_old_base.val().get_bits::<32>(2) == self.entries.alu_op.val().get_bits::<32>(2);
         self.id_match.next =
             (self.entries.alu_fwd.val() & self.id_fwd.val()) | (!self.entries.alu_fwd.val() & self.id_base.val());
-        self.hit.next = self.e3_valid.q.val()
+        self.hit.next = self.e4_valid.q.val()
             & self.entries.alu_op.val().get_bit(1)
             & self.old.val().get_bit(0)
             & self.id_match.val();
@@ -639,12 +652,12 @@ impl<const A: usize> Logic for FridgeCore<A> {
         }
         self.entries.alu_new.next = self.upd.val();
         self.m_valid.d.next = self.hit.val();
-        self.m_k.d.next = self.e3_k.q.val();
+        self.m_k.d.next = self.e4_k.q.val();
         self.m_op_ts.d.next = self.entries.alu_op.val().get_bits::<48>(34);
         self.m_old_ts.d.next = self.old.val().get_bits::<48>(34);
         self.m_op_ctr.d.next = self.entries.alu_op.val().get_bits::<32>(82);
         self.m_old_stamp.d.next = self.old.val().get_bits::<32>(82);
-        self.m_flip.d.next = self.e3_flip.q.val();
+        self.m_flip.d.next = self.e4_flip.q.val();
 
         // ---- m: the sample, to the histogram pipeline and the output register ----
         self.delay.next = self.m_op_ts.q.val() - self.m_old_ts.q.val();
@@ -752,6 +765,8 @@ impl<const A: usize> Logic for FridgeCore<A> {
             self.e2_flip.d.next = false;
             self.e3_valid.d.next = false;
             self.e3_flip.d.next = false;
+            self.e4_valid.d.next = false;
+            self.e4_flip.d.next = false;
             self.m_valid.d.next = false;
             self.m_flip.d.next = false;
             self.o_valid.d.next = false;

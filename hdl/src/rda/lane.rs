@@ -30,7 +30,8 @@ pub struct RdaLane<const A: usize, const TW: usize, const W: usize> {
     // --- packet stream (no back-pressure: the core checks `s_ready`) ---
     /// A packet is offered.
     pub s_valid: Signal<In, Bit>,
-    /// The bank takes packets (low only while it clears after reset).
+    /// The bank takes packets (low while it clears after reset; registered, so it
+    /// rises one clock after the bank's own ready).
     pub s_ready: Signal<Out, Bit>,
     /// Packet ID.
     pub s_id: Signal<In, Bits<64>>,
@@ -40,7 +41,11 @@ pub struct RdaLane<const A: usize, const TW: usize, const W: usize> {
     pub s_flip: Signal<In, Bit>,
     /// Copy of the bank being updated.
     pub epoch: Signal<Out, Bit>,
-    /// A flip offered now would be taken: none in flight and the frozen copy is clean.
+    /// A flip offered now would be taken: none in flight and the frozen copy is
+    /// clean. Registered from the bank's flip_ready and the flips in the delay
+    /// line one clock earlier, so it rises one clock after the bank's and falls
+    /// with it; a flip offered in the clock before this one is not seen here
+    /// (the core holds it in its p2 register and checks that itself).
     pub flip_ready: Signal<Out, Bit>,
     // --- read-out of the frozen copy ---
     /// A bucket is presented.
@@ -63,6 +68,9 @@ pub struct RdaLane<const A: usize, const TW: usize, const W: usize> {
     bank: RmwBank<W, A>,
     /// The row's current record: the bank's candidates selected before the arithmetic.
     old: Signal<Local, Bits<W>>,
+    // --- status registers (keep the banks' control off the core's interval logic) ---
+    rdy_q: DFF<Bit>,
+    fr_q: DFF<Bit>,
     // --- delay line beside the hash ---
     d1_valid: DFF<Bit>,
     d1_id: DFF<Bits<64>>,
@@ -116,6 +124,8 @@ impl<const A: usize, const TW: usize, const W: usize> RdaLane<A, TW, W> {
             hash: RdaBucketHash::new(hash),
             bank: RmwBank::new(hash.buckets as usize),
             old: Default::default(),
+            rdy_q: Default::default(),
+            fr_q: Default::default(),
             d1_valid: Default::default(),
             d1_id: Default::default(),
             d1_ts: Default::default(),
@@ -148,17 +158,23 @@ impl<const A: usize, const TW: usize, const W: usize> Logic for RdaLane<A, TW, W
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, d1_valid, d1_id, d1_ts, d1_flip, d2_valid, d2_id, d2_ts, d2_flip, d3_valid, d3_id, d3_ts,
-            d3_flip, d4_valid, d4_id, d4_ts, d4_flip
+            self, clock, rdy_q, fr_q, d1_valid, d1_id, d1_ts, d1_flip, d2_valid, d2_id, d2_ts, d2_flip, d3_valid,
+            d3_id, d3_ts, d3_flip, d4_valid, d4_id, d4_ts, d4_flip
         );
         self.hash.clock.next = self.clock.val();
         self.bank.clock.next = self.clock.val();
         self.bank.reset.next = self.reset.val();
 
         // ---- outputs ----
-        self.s_ready.next = self.bank.s_upd_ready.val();
+        self.s_ready.next = self.rdy_q.q.val();
         self.epoch.next = self.bank.epoch.val();
-        self.flip_ready.next = self.bank.flip_ready.val()
+        self.flip_ready.next = self.fr_q.q.val();
+        // Next clock's flip readiness: the bank ready now, no flip entering the
+        // line or in it (the one in d4 is taken by the bank now).
+        self.rdy_q.d.next = self.bank.s_upd_ready.val() & !self.reset.val();
+        self.fr_q.d.next = self.bank.flip_ready.val()
+            & !self.reset.val()
+            & !self.s_flip.val()
             & !self.d1_flip.q.val()
             & !self.d2_flip.q.val()
             & !self.d3_flip.q.val()

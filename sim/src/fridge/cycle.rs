@@ -11,15 +11,15 @@
 //! - `p3` (t+3): fridge k's PRNG and insertion counter step for a request,
 //!   which is stored iff the draw is ≤ `THRESH_k` (§6.1); the entry memory's
 //!   read-modify-write takes stored requests and every response.
-//! - `e1..e3` (t+4..t+6): the entry bank (one copy of [`RmwBank`] semantics:
-//!   back-to-back packets to one entry are forwarded). In `e3` a response that
+//! - `e1..e4` (t+4..t+7): the entry bank (one copy of [`RmwBank`] semantics:
+//!   back-to-back packets to one entry are forwarded). In `e4` a response that
 //!   finds its ID clears the entry; the hit and both records are registered.
-//! - `m` (t+7): the sample {k, delay, x} is formed from those registers.
-//! - `smp` (t+8): the sample on the output stream (a one-entry register; a
+//! - `m` (t+8): the sample {k, delay, x} is formed from those registers.
+//! - `smp` (t+9): the sample on the output stream (a one-entry register; a
 //!   sample that finds it full is dropped and counted) and, never dropped, in
 //!   the histogram pipeline `h1`, which reads fridge k's correction registers
 //!   and `BIN_SHIFT`.
-//! - `h2..h6` (t+9..t+13): multiply, round to 1/8 octave, factor and factor²;
+//! - `h2..h6` (t+10..t+14): multiply, round to 1/8 octave, factor and factor²;
 //!   the histogram bank adds {1, factor, factor²} to row 32k + bin.
 //!
 //! A `FLIP` write sets a pending flag; once no flip travels the pipeline and
@@ -34,6 +34,8 @@ use super::factor::CorrectionRegs;
 use super::model::{FridgeCsrEffect, FridgeEntry, FridgeRegs, FridgeSample, HistBin, delay_bin, xorshift32};
 use crate::counter_bank::{CounterBankCycle, CounterBankInputs};
 
+/// Stages of the entry bank, from its update port to the record arithmetic.
+const ENTRY_DEPTH: usize = 4;
 /// Stages between a sample's `h1` and the histogram bank's update port.
 const HIST_DEPTH: usize = 5;
 
@@ -155,7 +157,7 @@ pub struct FridgeCycle {
     p1: Slot<Packet>,
     p2: Slot<Packet>,
     p3: Slot<Packet>,
-    e: [Slot<EntryOp>; 3],
+    e: [Slot<EntryOp>; ENTRY_DEPTH],
     m: Slot<FridgeSample>,
     smp_out: Option<FridgeSample>,
     smp_dropped: u32,
@@ -183,7 +185,7 @@ impl FridgeCycle {
             p1: Slot::default(),
             p2: Slot::default(),
             p3: Slot::default(),
-            e: [Slot::default(); 3],
+            e: [Slot::default(); ENTRY_DEPTH],
             m: Slot::default(),
             smp_out: None,
             smp_dropped: 0,
@@ -257,9 +259,9 @@ impl FridgeCycle {
             return out;
         }
 
-        // e3: the entry's read-modify-write; a response that finds its ID yields a sample.
+        // e4: the entry's read-modify-write; a response that finds its ID yields a sample.
         let mut sample = None;
-        if let Some(op) = self.e[2].item {
+        if let Some(op) = self.e[ENTRY_DEPTH - 1].item {
             let e = &mut self.entries[op.row];
             if !op.response {
                 *e = FridgeEntry { valid: true, id: op.id, ts: op.ts, stamp: op.ctr };
@@ -293,10 +295,10 @@ impl FridgeCycle {
         self.h.copy_within(..HIST_DEPTH - 1, 1);
         self.h[0] = Slot { item: self.h1.item.map(|s| self.quantize(&s)), flip: self.h1.flip };
         self.h1 = self.m;
-        self.m = Slot { item: sample, flip: self.e[2].flip };
+        self.m = Slot { item: sample, flip: self.e[ENTRY_DEPTH - 1].flip };
 
         // p3: PRNG and insertion counter of fridge k; the entry bank takes the update.
-        self.e.copy_within(..2, 1);
+        self.e.copy_within(..ENTRY_DEPTH - 1, 1);
         self.e[0] = Slot { item: None, flip: self.p3.flip };
         if let Some(p) = self.p3.item {
             let k = p.k;
@@ -500,7 +502,7 @@ mod tests {
         let req = FridgeInputs { valid: true, id: 9, ts: 100, ..idle };
         let resp = FridgeInputs { valid: true, id: 9, response: true, ts: 103, ..idle };
         assert!(m.step(&req).ready && m.step(&resp).ready);
-        // The response was accepted at t: its sample is presented at t+8, the seventh idle cycle.
+        // The response was accepted at t: its sample is presented at t+9, the eighth idle cycle.
         let mut seen = Vec::new();
         for c in 0..12 {
             let o = m.step(&idle);
@@ -508,7 +510,7 @@ mod tests {
                 seen.push((c, o.smp));
             }
         }
-        assert_eq!(seen, vec![(7, FridgeSample { fridge: 0, delay: 3, x: 0 })]);
+        assert_eq!(seen, vec![(8, FridgeSample { fridge: 0, delay: 3, x: 0 })]);
     }
 
     #[test]

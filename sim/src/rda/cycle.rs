@@ -80,11 +80,16 @@ struct Slot {
     bucket: u32,
 }
 
-/// One bank lane: the delay line beside the bucket hash and the bank.
+/// One bank lane: the delay line beside the bucket hash, the bank, and the
+/// registered copies of the bank's readiness that the core sees.
 #[derive(Clone, Debug)]
 struct Lane {
     line: [Slot; LANE_DEPTH],
     bank: CounterBankCycle<RdaRecord>,
+    /// The bank's update readiness of the previous clock (low after a reset).
+    ready_q: bool,
+    /// The bank's flip readiness of the previous clock, with no flip entering or in the line then.
+    flip_ready_q: bool,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -131,7 +136,12 @@ impl RdaCycle {
     pub fn new(cfg: &RdaConfig) -> Self {
         let layout = RdaLayout { tsum_bits: cfg.tsum_bits as u32 };
         let lanes = (0..cfg.banks)
-            .map(|_| Lane { line: [Slot::default(); LANE_DEPTH], bank: CounterBankCycle::new(cfg.buckets, layout) })
+            .map(|_| Lane {
+                line: [Slot::default(); LANE_DEPTH],
+                bank: CounterBankCycle::new(cfg.buckets, layout),
+                ready_q: false,
+                flip_ready_q: false,
+            })
             .collect();
         Self::with_parts(cfg.clone(), RdaHashes::new(cfg), lanes)
     }
@@ -188,8 +198,10 @@ impl RdaCycle {
                 ro_ready: i.ro_ready && l == self.ro_sel,
                 ovf_clear: i.ovf_clear,
             });
-            lanes_ready &= b.upd_ready;
-            lanes_flip_ready &= b.flip_ready && !lane.line.iter().any(|s| s.flip);
+            lanes_ready &= lane.ready_q;
+            lanes_flip_ready &= lane.flip_ready_q;
+            lane.ready_q = b.upd_ready && !i.reset;
+            lane.flip_ready_q = b.flip_ready && !i.reset && !self.p2.flip && !lane.line.iter().any(|s| s.flip);
             ovf |= b.ovf_sticky;
             epoch |= b.epoch;
             if l == self.ro_sel {
