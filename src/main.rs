@@ -8,6 +8,7 @@ mod lda_cmd;
 mod lda_reproduce;
 mod rda_cmd;
 mod rda_reproduce;
+mod svbf_cmd;
 
 use clap::{Parser, Subcommand};
 use netmeas_hdl::export::{BlockConfig, export};
@@ -73,6 +74,11 @@ enum Cmd {
     Reproduce {
         #[command(subcommand)]
         core: ReproduceCore,
+    },
+    /// MAPLE packet latency store: §3.4 dimensioning and measured classification failure.
+    Svbf {
+        #[command(subcommand)]
+        cmd: svbf_cmd::SvbfCmd,
     },
     /// Measure co-simulation and golden-model throughput.
     Bench {
@@ -529,6 +535,7 @@ fn main() -> ExitCode {
         Cmd::Reproduce { core: ReproduceCore::Rda(a) } => rda_reproduce::run(&a),
         Cmd::Reproduce { core: ReproduceCore::Fridge(a) } => fridge_reproduce::run(&a),
         Cmd::Reproduce { core: ReproduceCore::Dbm(a) } => dbm_reproduce::run(&a),
+        Cmd::Svbf { cmd } => svbf_cmd::run(&cmd),
         Cmd::Bench { cycles } => bench(cycles).map(|(cosim, golden)| {
             println!("co-simulation (counter bank 1024x72, checked every cycle): {cosim:.3e} cycles/s");
             println!("golden counter bank (transaction level, random rows):     {golden:.3e} updates/s");

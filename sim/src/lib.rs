@@ -13,6 +13,7 @@ pub mod h3;
 pub mod lda;
 pub mod prng;
 pub mod rda;
+pub mod svbf;
 pub mod traffic;
 
 pub use error::ConfigError;

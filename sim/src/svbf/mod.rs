@@ -1,0 +1,12 @@
+//! MAPLE packet latency store (Lee, Duffield, Kompella, SIGMETRICS 2012):
+//! delay centers, the shared-vector Bloom filter (§3.3.3) in h partitions,
+//! refined estimates and tie-breaking (§3.3), and its dimensioning (§3.4).
+
+pub mod config;
+pub mod baselines;
+pub mod dimension;
+pub mod store;
+
+pub use config::{SVBF_MAX_CENTERS, SvbfConfig};
+pub use dimension::{Dimensioning, dimension};
+pub use store::{Answer, Centers, MatchKind, SvbfStore};

@@ -1,0 +1,200 @@
+//! `netmeas svbf`: MAPLE packet-latency-store tools — the §3.4 dimensioning
+//! formulas, and the classification-failure and false-classification rates
+//! of the golden SVBF (§3.3.3-3.3.4) at a given memory per packet, beside the
+//! eq. (3) prediction.
+
+use clap::{Args, Subcommand};
+use netmeas_sim::prng::SplitMix64;
+use netmeas_sim::svbf::baselines::{Comb, Pbf};
+use netmeas_sim::svbf::dimension::{p_cf_comb, p_cf_svbf, p_fp_partitioned};
+use netmeas_sim::svbf::{Centers, MatchKind, SvbfConfig, SvbfStore, dimension};
+use serde_json::json;
+
+/// Subcommands of `netmeas svbf`.
+#[derive(Subcommand, Clone, Debug)]
+pub enum SvbfCmd {
+    /// §3.4.2 / Table 2: hash functions and bits per packet for k centers and a target classification failure.
+    Dimension {
+        /// Delay centers k (2-64).
+        #[arg(long, default_value_t = 50)]
+        centers: usize,
+        /// Target classification-failure rate ε, in (0, 1).
+        #[arg(long, default_value_t = 0.1)]
+        target_failure: f64,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+    /// §5.3 / Fig. 6 shape: store random packets at a given memory per packet in SVBF, PBF and
+    /// COMB(8, 3) of equal size, query every one and count classification failures (golden models).
+    Failure(FailureArgs),
+}
+
+/// Flags of `netmeas svbf failure`.
+#[derive(Args, Clone, Debug)]
+pub struct FailureArgs {
+    /// Hash functions h (one partition each).
+    #[arg(long, default_value_t = 9)]
+    pub hashes: usize,
+    /// log2 of the bits of one partition (m = h · 2^p).
+    #[arg(long, default_value_t = 17)]
+    pub partition_log2: u32,
+    /// Delay centers k (logarithmic: k/γ linear centers in each decade of 100 ns … 10 ms).
+    #[arg(long, default_value_t = 50)]
+    pub centers: usize,
+    /// Memory per stored packet m/n, bits (§5.3: 12.8).
+    #[arg(long, default_value_t = 12.8)]
+    pub bits_per_packet: f64,
+    /// Seed of the keys and latencies.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Print one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Logarithmic centers (§3.1): k/γ centers spaced linearly in each of γ
+/// decades starting at `lo` ticks (the last decade takes the remainder).
+pub fn log_centers(k: usize, lo: u32, decades: usize) -> Vec<u32> {
+    let per = k / decades;
+    let mut v = Vec::with_capacity(k);
+    for d in 0..decades {
+        let n = if d + 1 == decades { k - per * (decades - 1) } else { per };
+        let base = lo as f64 * 10f64.powi(d as i32);
+        for i in 0..n {
+            v.push((base + 9.0 * base * i as f64 / n as f64).round() as u32);
+        }
+    }
+    v.dedup();
+    v
+}
+
+/// Runs a `netmeas svbf` subcommand.
+pub fn run(cmd: &SvbfCmd) -> Result<(), String> {
+    match cmd {
+        SvbfCmd::Dimension { centers, target_failure, json } => {
+            let d = dimension(*centers, *target_failure).map_err(|e| e.to_string())?;
+            if *json {
+                println!("{}", serde_json::to_string(&d).map_err(|e| e.to_string())?);
+            } else {
+                println!("k = {}, target classification failure {}", d.centers, d.target);
+                println!("hash functions h ≥ {:.3} → {}", d.h_bound, d.hashes);
+                println!(
+                    "memory m/n ≥ {:.2} bits per packet (load n/m ≤ {:.4})",
+                    d.bits_per_packet,
+                    1.0 / d.bits_per_packet
+                );
+                println!("classification failure at that load (eq. 3): {:.4}", d.expected_failure);
+            }
+            Ok(())
+        }
+        SvbfCmd::Failure(a) => failure(a),
+    }
+}
+
+fn failure(a: &FailureArgs) -> Result<(), String> {
+    let cfg =
+        SvbfConfig { hashes: a.hashes, partition_log2: a.partition_log2, centers: a.centers, ..Default::default() };
+    cfg.validate().map_err(|e| e.to_string())?;
+    if !(a.bits_per_packet.is_finite() && a.bits_per_packet >= 1.0) {
+        return Err(format!("--bits-per-packet {} must be at least 1", a.bits_per_packet));
+    }
+    let m = cfg.total_bits() as f64;
+    let n = (m / a.bits_per_packet) as usize;
+    let values = log_centers(a.centers, 100, 5);
+    if values.len() != a.centers {
+        return Err(format!("--centers {}: logarithmic centers over 5 decades are not distinct", a.centers));
+    }
+    let centers = Centers::new(&values).map_err(|e| e.to_string())?;
+    let mut store = SvbfStore::new(&cfg, centers).map_err(|e| e.to_string())?;
+    // Latencies log-uniform over the five decades (100 ns … 10 ms in ns ticks).
+    let mut rng = SplitMix64::new(a.seed);
+    let pkts: Vec<(u64, u64, usize)> = (0..n)
+        .map(|_| {
+            let key = rng.next_u64();
+            let lat = (100.0 * 10f64.powf(5.0 * rng.unit_open())) as u64;
+            (key, lat, 0)
+        })
+        .collect();
+    let pkts: Vec<(u64, u64, usize)> = pkts.into_iter().map(|(k, l, _)| (k, l, store.insert(k, l))).collect();
+    let (mut matched, mut multi, mut wrong, mut none) = (0usize, 0usize, 0usize, 0usize);
+    for &(key, _, i) in &pkts {
+        let ans = store.lookup(key);
+        match ans.kind {
+            MatchKind::Match => matched += 1,
+            MatchKind::MultiMatch => {
+                multi += 1;
+                if ans.center != i {
+                    wrong += 1;
+                }
+            }
+            MatchKind::NoMatch => none += 1,
+        }
+    }
+    if none != 0 {
+        return Err(format!("{none} stored packets were not found: the store lost packets"));
+    }
+    let stray = (0..n).filter(|_| store.lookup(rng.next_u64()).kind != MatchKind::NoMatch).count();
+    // Baselines at the same memory: PBF split by the shares of an earlier epoch
+    // of the same distribution (§5.3), COMB(8, 3) with 3 hashes per code bit.
+    let mut shares = vec![0f64; a.centers];
+    for _ in 0..n {
+        shares[store.centers().classify((100.0 * 10f64.powf(5.0 * rng.unit_open())) as u32)] += 1.0;
+    }
+    let mut pbf = Pbf::new(cfg.total_bits(), &shares, a.hashes, a.seed ^ 0x5042);
+    let mut comb = Comb::new(cfg.total_bits(), a.centers, 8, 3, 3, a.seed ^ 0x434f)?;
+    for &(key, _, i) in &pkts {
+        pbf.insert(key, i);
+        comb.insert(key, i);
+    }
+    let pbf_fail = pkts.iter().filter(|&&(k, _, _)| pbf.candidates(k).count_ones() > 1).count() as f64 / n as f64;
+    let comb_fail = pkts.iter().filter(|&&(k, _, _)| comb.candidates(k).count_ones() > 1).count() as f64 / n as f64;
+    let comb_predicted = p_cf_comb(m, n as f64, 3.0, 8, 3);
+    let predicted = p_cf_svbf(p_fp_partitioned(m, n as f64, a.hashes as f64), a.centers);
+    let nf = n as f64;
+    let out = json!({
+        "bits": cfg.total_bits(), "hashes": a.hashes, "centers": a.centers, "packets": n,
+        "bits_per_packet": m / nf, "fill": store.fill(),
+        "classification_failure": multi as f64 / nf, "predicted_failure_eq3": predicted,
+        "false_classification": wrong as f64 / nf, "match": matched as f64 / nf,
+        "unknown_key_answered": stray as f64 / nf,
+        "pbf_failure": pbf_fail, "pbf_bits": pbf.total_bits(),
+        "comb_8_3_failure": comb_fail, "comb_predicted_eq2": comb_predicted,
+    });
+    if a.json {
+        println!("{out}");
+    } else {
+        println!(
+            "SVBF {} bits = {} × 2^{}, k = {}, {} packets ({:.2} bits/packet), fill {:.4}",
+            cfg.total_bits(),
+            a.hashes,
+            a.partition_log2,
+            a.centers,
+            n,
+            m / nf,
+            store.fill()
+        );
+        println!("classification failure (Multi-Match): {:.4}   eq. (3): {:.4}", multi as f64 / nf, predicted);
+        println!("false classification (tie-break wrong): {:.4}", wrong as f64 / nf);
+        println!("unique Match: {:.4}   unknown keys answered: {:.4}", matched as f64 / nf, stray as f64 / nf);
+        println!(
+            "same memory: PBF (h = {}) failure {:.4}; COMB(8, 3), h = 3: failure {:.4}, eq. (2) {:.4}",
+            a.hashes, pbf_fail, comb_fail, comb_predicted
+        );
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn log_centers_are_increasing_decades() {
+        let c = log_centers(50, 100, 5);
+        assert_eq!(c.len(), 50);
+        assert!(c.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!((c[0], c[10], c[40]), (100, 1000, 1_000_000));
+        assert!(*c.last().unwrap() < 10_000_000);
+    }
+}
