@@ -12,7 +12,14 @@
 //!   live interval saw a packet, waiting for the frozen copies to be read
 //!   out and cleared if need be. A timestamp before `start` is dropped and
 //!   counted in `out_of_interval`. Without a packet, `now − GUARD` crossing
-//!   `end` steps the interval the same way.
+//!   `end` steps the interval the same way. The compares are made a clock
+//!   ahead, on both timestamps p1 may hold next (the offered one and its
+//!   own), against start, end and end + δ (kept in its own register), and
+//!   registered; that clock's accept and step select which apply, so no
+//!   subtractor sits in front of the boundary logic. `now − GUARD` is
+//!   registered and compared the same way (the `now` of two clocks before
+//!   counts). After a T0_HI write and after reset, p1 holds for one clock
+//!   while the compares are redone.
 //! - **p2** (t+2) coordinated sampling: the sampling hash (H3 of the ID,
 //!   registered at p1) must have `SAMPLE_LZ` leading zeros; sampled packets
 //!   enter every bank lane, the flip token with them.
@@ -107,6 +114,7 @@ pub struct RdaCore<const NB: usize, const TW: usize, const W: usize> {
     rst_smask: Constant<Bits<24>>,
     rst_start: Constant<Bits<48>>,
     rst_end: Constant<Bits<48>>,
+    rst_end1: Constant<Bits<48>>,
     reg_t0_lo: Constant<Bits<3>>,
     reg_t0_hi: Constant<Bits<3>>,
     reg_delta: Constant<Bits<3>>,
@@ -131,9 +139,30 @@ pub struct RdaCore<const NB: usize, const TW: usize, const W: usize> {
     smask_x: DFF<Bits<24>>,
     start_x: DFF<Bits<48>>,
     end_x: DFF<Bits<48>>,
+    /// end + δ, kept beside end so that the next boundary is known a clock ahead.
+    end1_x: DFF<Bits<48>>,
     interval: DFF<Bits<32>>,
     now_g: DFF<Bits<48>>,
     now_g_valid: DFF<Bit>,
+    now_g2_valid: DFF<Bit>,
+    // --- interval compares made a clock ahead against start, end and end + δ ---
+    /// The boundary stepped in the previous clock (selects which compares apply).
+    step_q: DFF<Bit>,
+    /// A restart (T0_HI write) or reset in the previous clock: the compares are stale, hold p1.
+    hold_q: DFF<Bit>,
+    /// The offered packet was accepted (p1 now holds it, not the previous one).
+    acc_q: DFF<Bit>,
+    /// The offered timestamp ≥ start / ≥ end / ≥ end + δ.
+    sgs_q: DFF<Bit>,
+    sge_q: DFF<Bit>,
+    sge1_q: DFF<Bit>,
+    /// p1's timestamp ≥ start / ≥ end / ≥ end + δ.
+    pgs_q: DFF<Bit>,
+    pge_q: DFF<Bit>,
+    pge1_q: DFF<Bit>,
+    /// now − GUARD ≥ end / ≥ end + δ.
+    gn_q: DFF<Bit>,
+    gn1_q: DFF<Bit>,
     // --- pipeline ---
     p1_valid: DFF<Bit>,
     p1_id: DFF<Bits<64>>,
@@ -153,14 +182,25 @@ pub struct RdaCore<const NB: usize, const TW: usize, const W: usize> {
     // --- combinational helpers ---
     iv_start: Signal<Local, Bits<48>>,
     iv_end: Signal<Local, Bits<48>>,
+    iv_end1: Signal<Local, Bits<48>>,
     delta: Signal<Local, Bits<48>>,
+    delta_next: Signal<Local, Bits<48>>,
+    g_s: Signal<Local, Bit>,
+    g_e: Signal<Local, Bit>,
+    g_e1: Signal<Local, Bit>,
     lanes_ready: Signal<Local, Bit>,
     lanes_flip_ready: Signal<Local, Bit>,
     ovf_any: Signal<Local, Bit>,
     epoch_any: Signal<Local, Bit>,
-    d_end: Signal<Local, Bits<48>>,
-    d_start: Signal<Local, Bits<48>>,
-    d_now: Signal<Local, Bits<48>>,
+    d_ss: Signal<Local, Bits<48>>,
+    d_se: Signal<Local, Bits<48>>,
+    d_se1: Signal<Local, Bits<48>>,
+    d_ps: Signal<Local, Bits<48>>,
+    d_pe: Signal<Local, Bits<48>>,
+    d_pe1: Signal<Local, Bits<48>>,
+    d_ne: Signal<Local, Bits<48>>,
+    d_ne1: Signal<Local, Bits<48>>,
+    time_due: Signal<Local, Bit>,
     ge_end: Signal<Local, Bit>,
     ge_start: Signal<Local, Bit>,
     time_up: Signal<Local, Bit>,
@@ -224,6 +264,7 @@ impl<const NB: usize, const TW: usize, const W: usize> RdaCore<NB, TW, W> {
             rst_smask: Constant::new((lz_mask(cfg.sample_prob_log2) as u64).into()),
             rst_start: c48(cfg.t0),
             rst_end: c48(cfg.t0 + cfg.interval_ticks.max(1)),
+            rst_end1: c48(cfg.t0 + 2 * cfg.interval_ticks.max(1)),
             reg_t0_lo: c3(RDA_REG_T0_LO),
             reg_t0_hi: c3(RDA_REG_T0_HI),
             reg_delta: c3(RDA_REG_DELTA),
@@ -247,9 +288,22 @@ impl<const NB: usize, const TW: usize, const W: usize> RdaCore<NB, TW, W> {
             smask_x: Default::default(),
             start_x: Default::default(),
             end_x: Default::default(),
+            end1_x: Default::default(),
             interval: Default::default(),
             now_g: Default::default(),
             now_g_valid: Default::default(),
+            now_g2_valid: Default::default(),
+            step_q: Default::default(),
+            hold_q: Default::default(),
+            acc_q: Default::default(),
+            sgs_q: Default::default(),
+            sge_q: Default::default(),
+            sge1_q: Default::default(),
+            pgs_q: Default::default(),
+            pge_q: Default::default(),
+            pge1_q: Default::default(),
+            gn_q: Default::default(),
+            gn1_q: Default::default(),
             p1_valid: Default::default(),
             p1_id: Default::default(),
             p1_ts: Default::default(),
@@ -266,14 +320,25 @@ impl<const NB: usize, const TW: usize, const W: usize> RdaCore<NB, TW, W> {
             ro_sel: Default::default(),
             iv_start: Default::default(),
             iv_end: Default::default(),
+            iv_end1: Default::default(),
             delta: Default::default(),
+            delta_next: Default::default(),
+            g_s: Default::default(),
+            g_e: Default::default(),
+            g_e1: Default::default(),
             lanes_ready: Default::default(),
             lanes_flip_ready: Default::default(),
             ovf_any: Default::default(),
             epoch_any: Default::default(),
-            d_end: Default::default(),
-            d_start: Default::default(),
-            d_now: Default::default(),
+            d_ss: Default::default(),
+            d_se: Default::default(),
+            d_se1: Default::default(),
+            d_ps: Default::default(),
+            d_pe: Default::default(),
+            d_pe1: Default::default(),
+            d_ne: Default::default(),
+            d_ne1: Default::default(),
+            time_due: Default::default(),
             ge_end: Default::default(),
             ge_start: Default::default(),
             time_up: Default::default(),
@@ -306,9 +371,22 @@ impl<const NB: usize, const TW: usize, const W: usize> Logic for RdaCore<NB, TW,
             smask_x,
             start_x,
             end_x,
+            end1_x,
             interval,
             now_g,
             now_g_valid,
+            now_g2_valid,
+            step_q,
+            hold_q,
+            acc_q,
+            sgs_q,
+            sge_q,
+            sge1_q,
+            pgs_q,
+            pge_q,
+            pge1_q,
+            gn_q,
+            gn1_q,
             p1_valid,
             p1_id,
             p1_ts,
@@ -342,25 +420,51 @@ impl<const NB: usize, const TW: usize, const W: usize> Logic for RdaCore<NB, TW,
         // ---- register values ----
         self.iv_start.next = self.start_x.q.val() ^ self.rst_start.val();
         self.iv_end.next = self.end_x.q.val() ^ self.rst_end.val();
+        self.iv_end1.next = self.end1_x.q.val() ^ self.rst_end1.val();
         self.delta.next = bit_cast::<48, 32>(self.delta_x.q.val() ^ self.rst_delta.val());
+        // δ as it will be next clock (a DELTA write of 0 means 1).
+        self.delta_next.next = self.delta.val();
+        if self.csr_we.val() & (self.csr_addr.val() == self.reg_delta.val()) {
+            if self.csr_wdata.val() == self.zero32.val() {
+                self.delta_next.next = self.one48.val();
+            } else {
+                self.delta_next.next = bit_cast::<48, 32>(self.csr_wdata.val());
+            }
+        }
 
         // ---- p1: interval check (§III-A), one boundary step per clock ----
-        self.d_end.next = self.p1_ts.q.val() - self.iv_end.val();
-        self.d_start.next = self.p1_ts.q.val() - self.iv_start.val();
-        self.d_now.next = self.now_g.q.val() - self.iv_end.val();
-        self.ge_end.next = !self.d_end.val().get_bit(self.sign.val().index());
-        self.ge_start.next = !self.d_start.val().get_bit(self.sign.val().index());
-        self.time_up.next = self.now_g_valid.q.val() & !self.d_now.val().get_bit(self.sign.val().index());
-        self.crossing.next =
-            (self.p1_valid.q.val() & self.ge_end.val()) | (!self.p1_valid.q.val() & self.time_up.val());
+        // The compares were made a clock ahead against start, end and end + δ;
+        // a step in that clock moved the interval to [end, end + δ).
+        if self.acc_q.q.val() {
+            self.g_s.next = self.sgs_q.q.val();
+            self.g_e.next = self.sge_q.q.val();
+            self.g_e1.next = self.sge1_q.q.val();
+        } else {
+            self.g_s.next = self.pgs_q.q.val();
+            self.g_e.next = self.pge_q.q.val();
+            self.g_e1.next = self.pge1_q.q.val();
+        }
+        if self.step_q.q.val() {
+            self.ge_start.next = self.g_e.val();
+            self.ge_end.next = self.g_e1.val();
+            self.time_due.next = self.gn1_q.q.val();
+        } else {
+            self.ge_start.next = self.g_s.val();
+            self.ge_end.next = self.g_e.val();
+            self.time_due.next = self.gn_q.q.val();
+        }
+        self.time_up.next = self.now_g2_valid.q.val() & self.time_due.val();
+        self.crossing.next = !self.hold_q.q.val()
+            & ((self.p1_valid.q.val() & self.ge_end.val()) | (!self.p1_valid.q.val() & self.time_up.val()));
         self.need_flip.next = self.crossing.val() & (self.live_packets.q.val() != self.zero48.val());
         self.step.next =
             self.crossing.val() & (!self.need_flip.val() | (self.lanes_flip_ready.val() & !self.p2_flip.q.val()));
         self.flip_now.next = self.step.val() & self.need_flip.val();
-        self.advance.next = self.p1_valid.q.val() & !self.ge_end.val();
+        self.advance.next = !self.hold_q.q.val() & self.p1_valid.q.val() & !self.ge_end.val();
         self.measured.next = self.advance.val() & self.ge_start.val();
-        self.s_ready.next = self.lanes_ready.val() & !(self.p1_valid.q.val() & self.ge_end.val());
-        self.accept.next = self.s_valid.val() & self.lanes_ready.val() & !(self.p1_valid.q.val() & self.ge_end.val());
+        self.s_ready.next =
+            self.lanes_ready.val() & !self.hold_q.q.val() & !(self.p1_valid.q.val() & self.ge_end.val());
+        self.accept.next = self.s_valid.val() & self.s_ready.val();
 
         if self.accept.val() {
             self.p1_valid.d.next = true;
@@ -369,10 +473,34 @@ impl<const NB: usize, const TW: usize, const W: usize> Logic for RdaCore<NB, TW,
         } else if self.advance.val() {
             self.p1_valid.d.next = false;
         }
+        // Next clock's compares, on the 48-bit circle (sign of the difference), for both
+        // timestamps p1 can hold then: the offered one and its own.
+        self.d_ss.next = self.s_ts.val() - self.iv_start.val();
+        self.d_se.next = self.s_ts.val() - self.iv_end.val();
+        self.d_se1.next = self.s_ts.val() - self.iv_end1.val();
+        self.d_ps.next = self.p1_ts.q.val() - self.iv_start.val();
+        self.d_pe.next = self.p1_ts.q.val() - self.iv_end.val();
+        self.d_pe1.next = self.p1_ts.q.val() - self.iv_end1.val();
+        self.acc_q.d.next = self.accept.val();
+        self.sgs_q.d.next = !self.d_ss.val().get_bit(self.sign.val().index());
+        self.sge_q.d.next = !self.d_se.val().get_bit(self.sign.val().index());
+        self.sge1_q.d.next = !self.d_se1.val().get_bit(self.sign.val().index());
+        self.pgs_q.d.next = !self.d_ps.val().get_bit(self.sign.val().index());
+        self.pge_q.d.next = !self.d_pe.val().get_bit(self.sign.val().index());
+        self.pge1_q.d.next = !self.d_pe1.val().get_bit(self.sign.val().index());
+        self.d_ne.next = self.now_g.q.val() - self.iv_end.val();
+        self.d_ne1.next = self.now_g.q.val() - self.iv_end1.val();
+        self.gn_q.d.next = !self.d_ne.val().get_bit(self.sign.val().index());
+        self.gn1_q.d.next = !self.d_ne1.val().get_bit(self.sign.val().index());
+        self.step_q.d.next = self.step.val();
+        self.hold_q.d.next = false;
         if self.step.val() {
             self.start_x.d.next = self.iv_end.val() ^ self.rst_start.val();
-            self.end_x.d.next = (self.iv_end.val() + self.delta.val()) ^ self.rst_end.val();
+            self.end_x.d.next = self.iv_end1.val() ^ self.rst_end.val();
+            self.end1_x.d.next = (self.iv_end1.val() + self.delta_next.val()) ^ self.rst_end1.val();
             self.interval.d.next = self.interval.q.val() + self.one32.val();
+        } else {
+            self.end1_x.d.next = (self.iv_end.val() + self.delta_next.val()) ^ self.rst_end1.val();
         }
         if self.flip_now.val() {
             self.frz_interval.d.next = self.interval.q.val();
@@ -386,6 +514,7 @@ impl<const NB: usize, const TW: usize, const W: usize> Logic for RdaCore<NB, TW,
         }
         self.now_g.d.next = self.now.val() - bit_cast::<48, 32>(self.guard_x.q.val() ^ self.rst_guard.val());
         self.now_g_valid.d.next = self.now_valid.val();
+        self.now_g2_valid.d.next = self.now_g_valid.q.val();
 
         // ---- p1 -> p2: sampling hash; the flip token rides in the slot ----
         self.sample_hash.s_valid.next = self.measured.val();
@@ -458,7 +587,9 @@ impl<const NB: usize, const TW: usize, const W: usize> Logic for RdaCore<NB, TW,
             if self.csr_addr.val() == self.reg_t0_hi.val() {
                 self.start_x.d.next = self.new_t0.val() ^ self.rst_start.val();
                 self.end_x.d.next = (self.new_t0.val() + self.delta.val()) ^ self.rst_end.val();
+                self.end1_x.d.next = (self.new_t0.val() + (self.delta.val() << 1)) ^ self.rst_end1.val();
                 self.interval.d.next = self.zero32.val();
+                self.hold_q.d.next = true;
             }
             if self.csr_addr.val() == self.reg_delta.val() {
                 if self.csr_wdata.val() == self.zero32.val() {
@@ -483,8 +614,12 @@ impl<const NB: usize, const TW: usize, const W: usize> Logic for RdaCore<NB, TW,
             self.smask_x.d.next = self.zero24.val();
             self.start_x.d.next = self.zero48.val();
             self.end_x.d.next = self.zero48.val();
+            self.end1_x.d.next = self.zero48.val();
             self.interval.d.next = self.zero32.val();
             self.now_g_valid.d.next = false;
+            self.now_g2_valid.d.next = false;
+            self.step_q.d.next = false;
+            self.hold_q.d.next = true;
             self.p1_valid.d.next = false;
             self.p2_v.d.next = false;
             self.p2_flip.d.next = false;

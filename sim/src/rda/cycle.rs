@@ -120,6 +120,10 @@ pub struct RdaCycle {
     interval: u32,
     now_g: u64,
     now_g_valid: bool,
+    now_g2: u64,
+    now_g2_valid: bool,
+    /// A restart or reset in the previous clock: p1 holds while the core redoes its compares.
+    hold: bool,
     p1: P1,
     p2: P2,
     live_packets: u64,
@@ -158,6 +162,9 @@ impl RdaCycle {
             interval: 0,
             now_g: 0,
             now_g_valid: false,
+            now_g2: 0,
+            now_g2_valid: false,
+            hold: false,
             p1: P1::default(),
             p2: P2::default(),
             live_packets: 0,
@@ -226,17 +233,18 @@ impl RdaCycle {
         }
         let sel = sel.expect("ro_sel names a bank");
 
-        // p1: interval check (§III-A), one boundary step per clock.
+        // p1: interval check (§III-A), one boundary step per clock; `now` of two clocks ago.
+        let hold = self.hold;
         let ge_end = ts_ge(self.p1.ts, self.end);
         let ge_start = ts_ge(self.p1.ts, self.start);
-        let time_up = self.now_g_valid && ts_ge(self.now_g, self.end);
-        let crossing = if self.p1.valid { ge_end } else { time_up };
+        let time_up = self.now_g2_valid && ts_ge(self.now_g2, self.end);
+        let crossing = !hold && if self.p1.valid { ge_end } else { time_up };
         let need_flip = crossing && self.live_packets != 0;
         let step = crossing && (!need_flip || (lanes_flip_ready && !self.p2.flip));
         let flip_now = step && need_flip;
-        let advance = self.p1.valid && !ge_end;
+        let advance = !hold && self.p1.valid && !ge_end;
         let measured = advance && ge_start;
-        let ready = lanes_ready && !(self.p1.valid && ge_end);
+        let ready = lanes_ready && !hold && !(self.p1.valid && ge_end);
 
         let out = RdaOutputs {
             ready,
@@ -256,6 +264,7 @@ impl RdaCycle {
         if i.reset {
             let lanes = std::mem::take(&mut self.lanes);
             *self = Self::with_parts(self.cfg.clone(), self.hashes.clone(), lanes);
+            self.hold = true;
             return out;
         }
 
@@ -284,7 +293,10 @@ impl RdaCycle {
         if advance && !ge_start {
             self.out_of_interval = (self.out_of_interval + 1) & EPOCH_MASK;
         }
+        self.now_g2 = self.now_g;
+        self.now_g2_valid = self.now_g_valid;
         self.now_g = i.now.wrapping_sub(self.regs.guard) & TS_MASK;
+        self.hold = false;
         self.now_g_valid = i.now_valid;
         // p2 counters, then p1 -> p2.
         if self.p2.flip {
@@ -306,6 +318,7 @@ impl RdaCycle {
             self.start = t0;
             self.end = (t0 + self.regs.delta) & TS_MASK;
             self.interval = 0;
+            self.hold = true;
         }
         out
     }
