@@ -109,6 +109,8 @@ enum RunCore {
     Dbm(dbm_cmd::RunDbm),
     /// Exponential bucketing: bandwidth statistics at 2^i time scales (Uyeda et al. §3.2).
     Expb(dbm_cmd::RunExpb),
+    /// MAPLE packet latency store: per-packet latencies through delay centers and the SVBF (golden model).
+    Svbf(svbf_cmd::RunSvbf),
 }
 
 #[derive(Subcommand)]
@@ -528,6 +530,7 @@ fn main() -> ExitCode {
         Cmd::Run { core: RunCore::Fridge(a) } => fridge_cmd::run(&a),
         Cmd::Run { core: RunCore::Dbm(a) } => dbm_cmd::run_dbm_cmd(&a),
         Cmd::Run { core: RunCore::Expb(a) } => dbm_cmd::run_expb_cmd(&a),
+        Cmd::Run { core: RunCore::Svbf(a) } => svbf_cmd::run_svbf(&a),
         Cmd::Estimate { core: EstimateCore::Rda { sender, receiver, json } } => {
             rda_cmd::estimate_files(&sender, &receiver, json)
         }

@@ -6,8 +6,11 @@
 use clap::{Args, Subcommand};
 use netmeas_sim::prng::SplitMix64;
 use netmeas_sim::svbf::baselines::{Comb, Pbf};
+use netmeas_sim::svbf::centers::{Clustering, log_centers};
 use netmeas_sim::svbf::dimension::{p_cf_comb, p_cf_svbf, p_fp_partitioned};
+use netmeas_sim::svbf::run::{Pcts, SvbfRunSpec, run_golden};
 use netmeas_sim::svbf::{Centers, MatchKind, SvbfConfig, SvbfStore, dimension};
+use netmeas_sim::traffic::delay::DelayDist;
 use serde_json::json;
 
 /// Subcommands of `netmeas svbf`.
@@ -51,22 +54,6 @@ pub struct FailureArgs {
     /// Print one JSON object.
     #[arg(long)]
     pub json: bool,
-}
-
-/// Logarithmic centers (§3.1): k/γ centers spaced linearly in each of γ
-/// decades starting at `lo` ticks (the last decade takes the remainder).
-pub fn log_centers(k: usize, lo: u32, decades: usize) -> Vec<u32> {
-    let per = k / decades;
-    let mut v = Vec::with_capacity(k);
-    for d in 0..decades {
-        let n = if d + 1 == decades { k - per * (decades - 1) } else { per };
-        let base = lo as f64 * 10f64.powi(d as i32);
-        for i in 0..n {
-            v.push((base + 9.0 * base * i as f64 / n as f64).round() as u32);
-        }
-    }
-    v.dedup();
-    v
 }
 
 /// Runs a `netmeas svbf` subcommand.
@@ -185,16 +172,106 @@ fn failure(a: &FailureArgs) -> Result<(), String> {
     Ok(())
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+/// Flags of `netmeas run svbf`.
+#[derive(Args, Clone, Debug)]
+pub struct RunSvbf {
+    /// Hash functions h (one partition each).
+    #[arg(long, default_value_t = 9)]
+    pub hashes: usize,
+    /// log2 of the bits of one partition (m = h · 2^p).
+    #[arg(long, default_value_t = 17)]
+    pub partition_log2: u32,
+    /// Delay centers k (2-64).
+    #[arg(long, default_value_t = 50)]
+    pub centers: usize,
+    /// log | kmedians | hybrid (§3.1-3.2; centers from the samples of two epochs back).
+    #[arg(long, default_value = "hybrid")]
+    pub clustering: String,
+    /// Packets per epoch; default m / 12.8 (§5.3's memory per packet).
+    #[arg(long)]
+    pub packets: Option<usize>,
+    /// Epochs (the first two train the clustering only).
+    #[arg(long, default_value_t = 6)]
+    pub epochs: usize,
+    /// Flows (keys are flow · 2^16 + IP-ID).
+    #[arg(long, default_value_t = 20_000)]
+    pub flows: usize,
+    /// Delay distribution, µs: weibull:SCALE:SHAPE | pareto:SCALE:SHAPE | const:D.
+    #[arg(long, default_value = "weibull:50:0.6")]
+    pub delay: String,
+    /// Relative drift of the delay scale between epochs (epoch e scales by 1 + drift · sin e).
+    #[arg(long, default_value_t = 0.2)]
+    pub drift: f64,
+    /// The online clustering samples one packet in 2^S.
+    #[arg(long, default_value_t = 3)]
+    pub sample_log2: u32,
+    /// golden (the store's RTL is not built yet).
+    #[arg(long, default_value = "golden")]
+    pub engine: String,
+    /// Seed of the trace and the hashes.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Print one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
 
-    #[test]
-    fn log_centers_are_increasing_decades() {
-        let c = log_centers(50, 100, 5);
-        assert_eq!(c.len(), 50);
-        assert!(c.windows(2).all(|w| w[0] < w[1]));
-        assert_eq!((c[0], c[10], c[40]), (100, 1000, 1_000_000));
-        assert!(*c.last().unwrap() < 10_000_000);
+/// Runs `netmeas run svbf`.
+pub fn run_svbf(a: &RunSvbf) -> Result<(), String> {
+    if a.engine != "golden" {
+        return Err(format!("--engine {}: only `golden` exists for svbf; the store's RTL is not built yet", a.engine));
     }
+    let clustering: Clustering = a.clustering.parse()?;
+    let cfg = SvbfConfig { hashes: a.hashes, partition_log2: a.partition_log2, centers: a.centers, seed: a.seed };
+    cfg.validate().map_err(|e| e.to_string())?;
+    let packets = a.packets.unwrap_or((cfg.total_bits() as f64 / 12.8) as usize);
+    let delay: DelayDist = a.delay.parse()?;
+    if a.sample_log2 > 20 {
+        return Err(format!("--sample-log2 {} is above 20", a.sample_log2));
+    }
+    let spec = SvbfRunSpec {
+        cfg: cfg.clone(),
+        clustering,
+        epochs: a.epochs,
+        packets,
+        flows: a.flows,
+        delay,
+        drift: a.drift,
+        sample_log2: a.sample_log2,
+        log_lo_ns: 100,
+        decades: 5,
+        seed: a.seed,
+    };
+    let r = run_golden(&spec)?;
+    if a.json {
+        let v = json!({
+            "bits": cfg.total_bits(), "hashes": a.hashes, "centers": a.centers, "clustering": a.clustering,
+            "packets_per_epoch": packets, "bits_per_packet": cfg.total_bits() as f64 / packets as f64,
+            "epochs_measured": a.epochs - 2, "delay": a.delay, "engine": a.engine, "report": r,
+        });
+        println!("{v}");
+    } else {
+        println!(
+            "SVBF {} bits = {} × 2^{}, k = {} ({} clustering), {} packets/epoch ({:.2} bits/packet), {} epochs measured, delay {}",
+            cfg.total_bits(),
+            a.hashes,
+            a.partition_log2,
+            a.centers,
+            a.clustering,
+            packets,
+            cfg.total_bits() as f64 / packets as f64,
+            a.epochs - 2,
+            a.delay
+        );
+        println!(
+            "classification failure {:.4}  false classification {:.4}  no match {:.4}  fill {:.3}",
+            r.classification_failure, r.false_classification, r.no_match, r.fill
+        );
+        let p = |x: Pcts| format!("{:.4} / {:.4} / {:.4}", x.p50, x.p90, x.p99);
+        println!("per packet  abs. error ns p50/p90/p99: {}", p(r.abs_error_ns));
+        println!("per packet  rel. error    p50/p90/p99: {}", p(r.rel_error));
+        println!("  clustering alone        p50/p90/p99: {}", p(r.rel_error_clustering_only));
+        println!("per flow    rel. error of the mean latency p50/p90/p99: {}", p(r.flow_rel_error));
+    }
+    Ok(())
 }

@@ -4,7 +4,9 @@
 
 pub mod config;
 pub mod baselines;
+pub mod centers;
 pub mod dimension;
+pub mod run;
 pub mod store;
 
 pub use config::{SVBF_MAX_CENTERS, SvbfConfig};

@@ -1,0 +1,213 @@
+//! A MAPLE measurement run on the golden store (§3, §5.3 methodology): per
+//! epoch, packets of many flows with delays from a distribution, centers
+//! chosen from the samples of two epochs back (§3.2 pipeline), every packet
+//! stored, then every packet queried; classification failure, false
+//! classification, per-packet absolute and relative error, and per-flow
+//! mean-latency error against the truth. The first two epochs only feed the
+//! clustering (§5.3: "the first 2 epochs are used for clustering only").
+
+use super::centers::{Clustering, OnlineKMedians, centers_from};
+use super::{Centers, MatchKind, SvbfConfig, SvbfStore};
+use crate::prng::SplitMix64;
+use crate::traffic::delay::DelayDist;
+
+/// Parameters of a run.
+#[derive(Clone, Debug)]
+pub struct SvbfRunSpec {
+    /// Store geometry.
+    pub cfg: SvbfConfig,
+    /// Center selection.
+    pub clustering: Clustering,
+    /// Epochs in total (the first two only train the clustering).
+    pub epochs: usize,
+    /// Packets per epoch.
+    pub packets: usize,
+    /// Flows the packets belong to (key = flow · 2^16 + IP-ID, §4).
+    pub flows: usize,
+    /// Delay distribution of epoch 0; epoch e scales it by 1 + drift · sin(e).
+    pub delay: DelayDist,
+    /// Relative drift of the delay scale between epochs.
+    pub drift: f64,
+    /// The online clustering sees one packet in 2^sample_log2 (§3.2: 1-10 %).
+    pub sample_log2: u32,
+    /// Logarithmic centers start at this delay, ns, over `decades` decades.
+    pub log_lo_ns: u32,
+    /// Decades of the logarithmic centers.
+    pub decades: usize,
+    /// Seed of the trace.
+    pub seed: u64,
+}
+
+/// Percentiles of an error distribution.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct Pcts {
+    /// Median.
+    pub p50: f64,
+    /// 90th percentile.
+    pub p90: f64,
+    /// 99th percentile.
+    pub p99: f64,
+}
+
+fn pcts(v: &mut [f64]) -> Pcts {
+    if v.is_empty() {
+        return Pcts::default();
+    }
+    v.sort_by(f64::total_cmp);
+    let at = |q: f64| v[((v.len() - 1) as f64 * q).round() as usize];
+    Pcts { p50: at(0.5), p90: at(0.9), p99: at(0.99) }
+}
+
+/// Results over the measured epochs.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct SvbfRunReport {
+    /// Packets stored and queried in the measured epochs.
+    pub packets: u64,
+    /// Fraction answered Multi-Match (§3.3.4 classification failure).
+    pub classification_failure: f64,
+    /// Fraction answered with a wrong center after tie-breaking.
+    pub false_classification: f64,
+    /// Fraction answered No-Match (0 for a store that loses nothing).
+    pub no_match: f64,
+    /// |estimate − truth| per packet, ns.
+    pub abs_error_ns: Pcts,
+    /// |estimate − truth| / truth per packet.
+    pub rel_error: Pcts,
+    /// Per-flow mean latency: |estimate − truth| / truth over flows.
+    pub flow_rel_error: Pcts,
+    /// Same, without the store (the packet's own center's refined estimate): the clustering's share of the error.
+    pub rel_error_clustering_only: Pcts,
+    /// Mean fill of the SVBF at the end of an epoch.
+    pub fill: f64,
+}
+
+/// Runs the golden store over `spec.epochs` epochs.
+pub fn run_golden(spec: &SvbfRunSpec) -> Result<SvbfRunReport, String> {
+    spec.cfg.validate().map_err(|e| e.to_string())?;
+    if spec.epochs < 3 {
+        return Err(format!("epochs {}: need at least 3 (two train the clustering)", spec.epochs));
+    }
+    if spec.packets == 0 || spec.flows == 0 || spec.flows as u64 > 1 << 47 {
+        return Err("packets and flows must be positive (flows < 2^47)".into());
+    }
+    if !(0.0..1.0).contains(&spec.drift) {
+        return Err(format!("drift {} is outside [0, 1)", spec.drift));
+    }
+    let k = spec.cfg.centers;
+    let mut rng = SplitMix64::new(spec.seed);
+    let mut trained: Vec<Option<OnlineKMedians>> = Vec::new();
+    let (mut abs, mut rel, mut rel_cl, mut flow_rel) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut total, mut multi, mut wrong, mut none) = (0u64, 0u64, 0u64, 0u64);
+    let mut fill = 0.0;
+    let mut ipid = vec![0u16; spec.flows];
+    for e in 0..spec.epochs {
+        let online = if e >= 2 { trained[e - 2].as_ref() } else { None };
+        let values = centers_from(spec.clustering, k, online, spec.log_lo_ns, spec.decades);
+        let centers = Centers::new(&values).map_err(|err| format!("epoch {e}: {err}"))?;
+        let mut store = SvbfStore::new(&spec.cfg, centers).map_err(|err| err.to_string())?;
+        let fixed = if spec.clustering == Clustering::Hybrid {
+            super::centers::log_centers(k / 2, spec.log_lo_ns, spec.decades)
+        } else {
+            Vec::new()
+        };
+        let mut learn = OnlineKMedians::new(k, (spec.packets >> spec.sample_log2) as u64, &fixed, spec.seed ^ e as u64);
+        let scale = 1.0 + spec.drift * (e as f64).sin();
+        let mut pkts = Vec::with_capacity(spec.packets);
+        for _ in 0..spec.packets {
+            let f = rng.below(spec.flows as u64) as usize;
+            ipid[f] = ipid[f].wrapping_add(1);
+            let key = ((f as u64) << 16) | ipid[f] as u64;
+            let lat = (spec.delay.sample(&mut rng) * scale * 1000.0).clamp(0.0, u32::MAX as f64) as u64;
+            let i = store.insert(key, lat);
+            if rng.below(1 << spec.sample_log2) == 0 {
+                learn.push(lat as f64);
+            }
+            pkts.push((key, f, lat, i));
+        }
+        trained.push(Some(learn));
+        if e < 2 {
+            continue;
+        }
+        fill += store.fill();
+        let mut flow_sum: std::collections::HashMap<usize, (f64, f64)> = Default::default();
+        for &(key, f, lat, i) in &pkts {
+            let a = store.lookup(key);
+            total += 1;
+            match a.kind {
+                MatchKind::NoMatch => none += 1,
+                MatchKind::MultiMatch => {
+                    multi += 1;
+                    wrong += (a.center != i) as u64;
+                }
+                MatchKind::Match => {}
+            }
+            let est = a.latency as f64;
+            let t = lat as f64;
+            abs.push((est - t).abs());
+            rel.push((est - t).abs() / t.max(1.0));
+            rel_cl.push((store.refined(i) as f64 - t).abs() / t.max(1.0));
+            let s = flow_sum.entry(f).or_default();
+            s.0 += est;
+            s.1 += t;
+        }
+        flow_rel.extend(flow_sum.values().map(|&(est, t)| (est - t).abs() / t.max(1.0)));
+    }
+    let n = total as f64;
+    Ok(SvbfRunReport {
+        packets: total,
+        classification_failure: multi as f64 / n,
+        false_classification: wrong as f64 / n,
+        no_match: none as f64 / n,
+        abs_error_ns: pcts(&mut abs),
+        rel_error: pcts(&mut rel),
+        flow_rel_error: pcts(&mut flow_rel),
+        rel_error_clustering_only: pcts(&mut rel_cl),
+        fill: fill / (spec.epochs - 2) as f64,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(clustering: Clustering) -> SvbfRunSpec {
+        SvbfRunSpec {
+            cfg: SvbfConfig { hashes: 9, partition_log2: 13, centers: 50, seed: 3 },
+            clustering,
+            epochs: 4,
+            packets: (9 << 13) * 10 / 128,
+            flows: 200,
+            delay: DelayDist::Weibull { scale_us: 50.0, shape: 0.6 },
+            drift: 0.2,
+            sample_log2: 3,
+            log_lo_ns: 100,
+            decades: 5,
+            seed: 1,
+        }
+    }
+
+    #[test]
+    fn a_run_loses_nothing_and_meets_the_failure_bound() {
+        let r = run_golden(&spec(Clustering::Hybrid)).unwrap();
+        assert_eq!(r.no_match, 0.0);
+        assert!(r.classification_failure < 0.12, "{r:?}");
+        assert!(r.false_classification <= r.classification_failure);
+        assert!(r.rel_error.p50 < 0.2, "{r:?}");
+        assert!(r.flow_rel_error.p50 < r.rel_error.p90, "{r:?}");
+    }
+
+    #[test]
+    fn kmedians_beats_log_in_absolute_error_at_the_tail() {
+        // §5.2: k-medians has the smaller absolute error at high percentiles.
+        let km = run_golden(&spec(Clustering::Kmedians)).unwrap();
+        let lg = run_golden(&spec(Clustering::Log)).unwrap();
+        assert!(km.abs_error_ns.p90 < lg.abs_error_ns.p90, "{:?} vs {:?}", km.abs_error_ns, lg.abs_error_ns);
+    }
+
+    #[test]
+    fn bad_specs_are_refused() {
+        assert!(run_golden(&SvbfRunSpec { epochs: 2, ..spec(Clustering::Log) }).unwrap_err().contains("epochs"));
+        assert!(run_golden(&SvbfRunSpec { flows: 0, ..spec(Clustering::Log) }).is_err());
+        assert!(run_golden(&SvbfRunSpec { drift: 1.5, ..spec(Clustering::Log) }).unwrap_err().contains("drift"));
+    }
+}
