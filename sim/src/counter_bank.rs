@@ -232,6 +232,13 @@ pub struct CounterBankInputs<R: Record> {
     pub ro_ready: bool,
     /// Clears the sticky overflow flag.
     pub ovf_clear: bool,
+    /// Hold the frozen copy after the drain instead of streaming it out, so
+    /// that `q_row` can read it at random (the SVBF's query port).
+    pub hold: bool,
+    /// Leave the hold: the frozen copy streams out and clears.
+    pub release: bool,
+    /// Row of the frozen copy to read while it is held; `q_data` has it three clocks later.
+    pub q_row: u32,
 }
 
 /// Outputs of the counter bank in one clock cycle.
@@ -253,12 +260,17 @@ pub struct CounterBankOutputs<R: Record> {
     pub ro_last: bool,
     /// A count overflowed since the flag was last cleared.
     pub ovf_sticky: bool,
+    /// The frozen copy is held (drained, not yet released): `q_row` reads it.
+    pub held: bool,
+    /// The frozen copy's row at the `q_row` of three clocks before.
+    pub q_data: R,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum ReadOut {
     Idle,
     Drain(u8),
+    Hold,
     Stream,
 }
 
@@ -291,6 +303,8 @@ pub struct CounterBankCycle<R: Record> {
     s2: Option<(usize, R, usize)>,
     s3: Option<(usize, R, usize)>,
     ovf: bool,
+    /// Frozen-copy reads at `q_row` of one, two and three clocks before.
+    q_pipe: [R; 3],
 }
 
 impl<R: Record> CounterBankCycle<R> {
@@ -318,6 +332,7 @@ impl<R: Record> CounterBankCycle<R> {
             s2: None,
             s3: None,
             ovf: false,
+            q_pipe: [R::default(); 3],
         }
     }
 
@@ -326,10 +341,10 @@ impl<R: Record> CounterBankCycle<R> {
         &self.store
     }
 
-    /// One clock: returns the outputs seen during this cycle, then advances.
-    pub fn step(&mut self, i: &CounterBankInputs<R>) -> CounterBankOutputs<R> {
+    /// The outputs during this cycle (from the registered state; `step` returns the same).
+    pub fn outputs(&self) -> CounterBankOutputs<R> {
         let rows = self.store.rows();
-        let out = CounterBankOutputs {
+        CounterBankOutputs {
             upd_ready: self.init_done,
             flip_ready: self.init_done && self.ro == ReadOut::Idle,
             epoch: self.epoch == 1,
@@ -338,7 +353,15 @@ impl<R: Record> CounterBankCycle<R> {
             ro_data: self.buf[0].1,
             ro_last: self.buf[0].0 == rows - 1,
             ovf_sticky: self.ovf,
-        };
+            held: self.ro == ReadOut::Hold,
+            q_data: self.q_pipe[2],
+        }
+    }
+
+    /// One clock: returns the outputs seen during this cycle, then advances.
+    pub fn step(&mut self, i: &CounterBankInputs<R>) -> CounterBankOutputs<R> {
+        let rows = self.store.rows();
+        let out = self.outputs();
         if i.reset {
             // Control state resets; the memory is left to the clear sequence that follows.
             let layout = self.store.layout;
@@ -365,12 +388,31 @@ impl<R: Record> CounterBankCycle<R> {
         }
         // Read-out of the frozen copy, clearing each row after it is read.
         let frozen = 1 - self.epoch;
+        // The frozen copy's read port: the query row while held (read through
+        // the address and data registers: three clocks), else the read pointer.
+        self.q_pipe.copy_within(0..2, 1);
+        self.q_pipe[0] = if self.ro == ReadOut::Hold && (i.q_row as usize) < rows {
+            self.store.get(frozen, i.q_row as usize)
+        } else {
+            R::default()
+        };
         match self.ro {
             ReadOut::Idle => {}
             ReadOut::Drain(n) => {
-                self.ro = if n + 1 == DRAIN_CYCLES { ReadOut::Stream } else { ReadOut::Drain(n + 1) };
+                self.ro = if n + 1 < DRAIN_CYCLES {
+                    ReadOut::Drain(n + 1)
+                } else if i.hold {
+                    ReadOut::Hold
+                } else {
+                    ReadOut::Stream
+                };
                 self.rd_ptr = 0;
                 self.issued_all = false;
+            }
+            ReadOut::Hold => {
+                if i.release {
+                    self.ro = ReadOut::Stream;
+                }
             }
             ReadOut::Stream => {
                 // A read issued at t is cleared at t+1 and buffered at t+2; a read

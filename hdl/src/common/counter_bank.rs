@@ -8,6 +8,7 @@
 //! timestamp sum is modular by design (the host takes differences mod 2^TW).
 
 use super::rmw_bank::RmwBank;
+use crate::common::unused::Unused;
 use netmeas_sim::counter_bank::CounterBankConfig;
 use rust_hdl::prelude::*;
 
@@ -58,6 +59,10 @@ pub struct CounterBank<const A: usize, const CW: usize, const TW: usize, const W
     pub ovf_clear: Signal<In, Bit>,
     // --- internals ---
     bank: RmwBank<W, A>,
+    /// The bank's hold port is not used (its frozen copy streams out).
+    unused_held: Unused<Bit>,
+    no_q_row: Constant<Bits<A>>,
+    unused_q_data: Unused<Bits<W>>,
     /// The row's current record: the bank's candidates selected before the arithmetic.
     old: Signal<Local, Bits<W>>,
     tsum_lsb: Constant<Bits<IW>>,
@@ -106,6 +111,9 @@ impl<const A: usize, const CW: usize, const TW: usize, const W: usize, const IW:
             ovf_sticky: Default::default(),
             ovf_clear: Default::default(),
             bank: RmwBank::new(cfg.rows),
+            unused_held: Default::default(),
+            no_q_row: Constant::new(0u64.into()),
+            unused_q_data: Default::default(),
             old: Default::default(),
             tsum_lsb: Constant::new((CW as u64).into()),
             count_msb: Constant::new(((CW - 1) as u64).into()),
@@ -125,6 +133,11 @@ impl<const A: usize, const CW: usize, const TW: usize, const W: usize, const IW:
     fn update(&mut self) {
         // Plumbing to the bank.
         self.bank.clock.next = self.clock.val();
+        self.bank.hold.next = false;
+        self.bank.release_frozen.next = false;
+        self.bank.q_row.next = self.no_q_row.val();
+        self.unused_held.sig.next = self.bank.held.val();
+        self.unused_q_data.sig.next = self.bank.q_data.val();
         self.bank.reset.next = self.reset.val();
         self.bank.s_upd_valid.next = self.s_upd_valid.val();
         self.s_upd_ready.next = self.bank.s_upd_ready.val();

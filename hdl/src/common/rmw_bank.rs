@@ -44,17 +44,22 @@
 //! clock, 3-entry output buffer managed by credits: the frozen copy's address
 //! registers take the read pointer's next value, so a read issued at t has its
 //! data at t + 2) and every row is zeroed the cycle after it is read. `flip_ready` rises again when the
-//! stream is done and the copy is clean. After reset (and at power-up) both
+//! stream is done and the copy is clean. With `hold` high at the end of the
+//! drain, the frozen copy is *held* instead (`held`): its read port serves
+//! `q_row` (data on `q_data` three clocks later) until `release_frozen`, and only
+//! then streams out and clears (the SVBF's query port). After reset (and at power-up) both
 //! copies are zeroed, one row per clock, with `s_upd_ready` low until the
 //! last clear write has landed (rows + 1 clocks).
 
 use super::block_ram::BlockRam;
 use rust_hdl::prelude::*;
 
-/// Read-out state: idle (frozen copy clean), draining the pipeline, streaming.
+/// Read-out state: idle (frozen copy clean), draining the pipeline, streaming,
+/// held for random reads (`hold`).
 const RO_IDLE: u64 = 0;
 const RO_DRAIN: u64 = 1;
 const RO_STREAM: u64 = 2;
+const RO_HOLD: u64 = 3;
 /// Drain cycles after a flip, minus one: the old copy's last write lands at the end of the sixth.
 const DRAIN_LAST: u64 = 5;
 /// Entries of the read-out buffer: reads in flight (2) + the one presented.
@@ -108,6 +113,17 @@ pub struct RmwBank<const W: usize, const A: usize> {
     pub m_ro_data: Signal<Out, Bits<W>>,
     /// It is the last row.
     pub m_ro_last: Signal<Out, Bit>,
+    // --- random reads of a held frozen copy ---
+    /// Hold the frozen copy after the drain instead of streaming it (sampled when the drain ends).
+    pub hold: Signal<In, Bit>,
+    /// Leave the hold: stream out and clear.
+    pub release_frozen: Signal<In, Bit>,
+    /// The frozen copy is held.
+    pub held: Signal<Out, Bit>,
+    /// Row to read while held.
+    pub q_row: Signal<In, Bits<A>>,
+    /// The frozen copy's read data: the row at `q_row` three clocks before, while held.
+    pub q_data: Signal<Out, Bits<W>>,
     // --- status ---
     /// A record overflowed since the flag was last cleared.
     pub ovf_sticky: Signal<Out, Bit>,
@@ -124,6 +140,7 @@ pub struct RmwBank<const W: usize, const A: usize> {
     ro_idle: Constant<Bits<2>>,
     ro_drain: Constant<Bits<2>>,
     ro_stream: Constant<Bits<2>>,
+    ro_hold: Constant<Bits<2>>,
     drain_last: Constant<Bits<3>>,
     one_3: Constant<Bits<3>>,
     zero_3: Constant<Bits<3>>,
@@ -210,6 +227,7 @@ pub struct RmwBank<const W: usize, const A: usize> {
     w_write0: Signal<Local, Bit>,
     w_write1: Signal<Local, Bit>,
     clear_addr: Signal<Local, Bits<A>>,
+    frozen_addr: Signal<Local, Bits<A>>,
 }
 
 impl<const W: usize, const A: usize> RmwBank<W, A> {
@@ -249,6 +267,11 @@ impl<const W: usize, const A: usize> RmwBank<W, A> {
             m_ro_row: Default::default(),
             m_ro_data: Default::default(),
             m_ro_last: Default::default(),
+            hold: Default::default(),
+            release_frozen: Default::default(),
+            held: Default::default(),
+            q_row: Default::default(),
+            q_data: Default::default(),
             ovf_sticky: Default::default(),
             ovf_clear: Default::default(),
             ram0: BlockRam::with_depth(rows),
@@ -260,6 +283,7 @@ impl<const W: usize, const A: usize> RmwBank<W, A> {
             ro_idle: Constant::new(RO_IDLE.into()),
             ro_drain: Constant::new(RO_DRAIN.into()),
             ro_stream: Constant::new(RO_STREAM.into()),
+            ro_hold: Constant::new(RO_HOLD.into()),
             drain_last: Constant::new(DRAIN_LAST.into()),
             one_3: Constant::new(1u64.into()),
             zero_3: Constant::new(0u64.into()),
@@ -342,6 +366,7 @@ impl<const W: usize, const A: usize> RmwBank<W, A> {
             w_write0: Default::default(),
             w_write1: Default::default(),
             clear_addr: Default::default(),
+            frozen_addr: Default::default(),
         }
     }
 }
@@ -369,6 +394,7 @@ impl<const W: usize, const A: usize> Logic for RmwBank<W, A> {
         self.m_ro_row.next = self.b0_row.q.val();
         self.m_ro_data.next = self.b0_data.q.val();
         self.m_ro_last.next = self.b0_row.q.val() == self.last_row.val();
+        self.held.next = self.ro_state.q.val() == self.ro_hold.val();
 
         // ---- s0: accept; the live copy's address registers take the row (below) ----
         self.accept.next = self.s_upd_valid.val() & self.init_done.q.val();
@@ -522,6 +548,7 @@ impl<const W: usize, const A: usize> Logic for RmwBank<W, A> {
         } else {
             self.frozen_data.next = self.ram1.read_data.val();
         }
+        self.q_data.next = self.frozen_data.val();
         // Output buffer: a shift register popped at b0, filled at its first free entry.
         if self.pop.val() {
             self.b0_valid.d.next = self.b1_valid.q.val();
@@ -557,12 +584,19 @@ impl<const W: usize, const A: usize> Logic for RmwBank<W, A> {
         if self.ro_state.q.val() == self.ro_drain.val() {
             self.drain_cnt.d.next = self.drain_cnt.q.val() + self.one_3.val();
             if self.drain_cnt.q.val() == self.drain_last.val() {
-                self.ro_state.d.next = self.ro_stream.val();
+                if self.hold.val() {
+                    self.ro_state.d.next = self.ro_hold.val();
+                } else {
+                    self.ro_state.d.next = self.ro_stream.val();
+                }
                 self.drain_cnt.d.next = self.zero_3.val();
             }
             self.rd_ptr.d.next = self.zero_a.val();
             self.issued_all.d.next = false;
             self.credits.d.next = self.credits_full.val();
+        }
+        if (self.ro_state.q.val() == self.ro_hold.val()) & self.release_frozen.val() {
+            self.ro_state.d.next = self.ro_stream.val();
         }
         if (self.ro_state.q.val() == self.ro_stream.val())
             & self.issued_all.q.val()
@@ -604,13 +638,19 @@ impl<const W: usize, const A: usize> Logic for RmwBank<W, A> {
         }
 
         // ---- read addresses: the live copy's registers take the update's row, the
-        // frozen copy's the read pointer's next value (a read issued at t is read at t) ----
+        // frozen copy's the read pointer's next value (a read issued at t is read at t),
+        // or the query row while held ----
+        if self.ro_state.q.val() == self.ro_hold.val() {
+            self.frozen_addr.next = self.q_row.val();
+        } else {
+            self.frozen_addr.next = self.rd_ptr.d.val();
+        }
         if self.epoch_q.q.val() {
             self.ram1.read_address.next = self.s_upd_row.val();
-            self.ram0.read_address.next = self.rd_ptr.d.val();
+            self.ram0.read_address.next = self.frozen_addr.val();
         } else {
             self.ram0.read_address.next = self.s_upd_row.val();
-            self.ram1.read_address.next = self.rd_ptr.d.val();
+            self.ram1.read_address.next = self.frozen_addr.val();
         }
     }
 }

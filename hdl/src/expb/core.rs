@@ -122,6 +122,10 @@ pub struct ExpbCore {
     pub live_period: Signal<Out, Bits<32>>,
     // --- blocks ---
     bank: RmwBank<EXPB_W, 4>,
+    /// The bank's hold port is not used (its frozen copy streams out).
+    unused_held: Unused<Bit>,
+    no_q_row: Constant<Bits<4>>,
+    unused_q_data: Unused<Bits<EXPB_W>>,
     unused_epoch: Unused<Bit>,
     unused_ovf: Unused<Bit>,
     /// The update's index field is not an operand (the row's own count is the index).
@@ -297,6 +301,9 @@ impl ExpbCore {
             period_saturated: Default::default(),
             live_period: Default::default(),
             bank: RmwBank::new(m),
+            unused_held: Default::default(),
+            no_q_row: Constant::new(0u64.into()),
+            unused_q_data: Default::default(),
             unused_epoch: Default::default(),
             unused_ovf: Default::default(),
             unused_op_index: Default::default(),
@@ -504,6 +511,11 @@ impl Logic for ExpbCore {
             self.sums[j].d.next = self.sums[j].q.val();
         }
         self.bank.clock.next = self.clock.val();
+        self.bank.hold.next = false;
+        self.bank.release_frozen.next = false;
+        self.bank.q_row.next = self.no_q_row.val();
+        self.unused_held.sig.next = self.bank.held.val();
+        self.unused_q_data.sig.next = self.bank.q_data.val();
         self.bank.reset.next = self.reset.val();
         self.bank.ovf_clear.next = false;
         self.bank.alu_ovf.next = false;

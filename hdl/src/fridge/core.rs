@@ -125,6 +125,10 @@ pub struct FridgeCore<const A: usize> {
     // --- blocks ---
     index_hash: H3Unit<32, 32>,
     entries: RmwBank<ENTRY_W, A>,
+    /// The bank's hold port is not used (its frozen copy streams out).
+    unused_held: Unused<Bit>,
+    no_q_row: Constant<Bits<A>>,
+    unused_q_data: Unused<Bits<ENTRY_W>>,
     hist: FridgeHistogram,
     // The entry bank never flips: its epoch and read-out outputs are constant.
     unused_flip_ready: Unused<Bit>,
@@ -291,6 +295,9 @@ impl<const A: usize> FridgeCore<A> {
             index_hash: H3Unit::new(&cfg.index_hash_config()),
             // The key is the ID field [33:2]: the bank compares it before its forwarding mux.
             entries: RmwBank::single(cfg.total_entries()),
+            unused_held: Default::default(),
+            no_q_row: Constant::new(0u64.into()),
+            unused_q_data: Default::default(),
             hist: FridgeHistogram::new(cfg),
             unused_flip_ready: Default::default(),
             unused_epoch: Default::default(),
@@ -482,6 +489,11 @@ impl<const A: usize> Logic for FridgeCore<A> {
         }
         self.index_hash.clock.next = self.clock.val();
         self.entries.clock.next = self.clock.val();
+        self.entries.hold.next = false;
+        self.entries.release_frozen.next = false;
+        self.entries.q_row.next = self.no_q_row.val();
+        self.unused_held.sig.next = self.entries.held.val();
+        self.unused_q_data.sig.next = self.entries.q_data.val();
         self.entries.reset.next = self.reset.val();
         self.hist.clock.next = self.clock.val();
         self.hist.reset.next = self.reset.val();

@@ -31,6 +31,7 @@
 //! presented with it is the last of the old epoch.
 
 use crate::common::rmw_bank::RmwBank;
+use crate::common::unused::Unused;
 use netmeas_sim::fridge::factor::MANTISSA;
 use netmeas_sim::fridge::{
     FRIDGE_BINS, FRIDGE_REG_BIN_SHIFT, FRIDGE_REG_CORR_CM, FRIDGE_REG_CORR_PINV, FRIDGE_REG_CORR_SH, FridgeConfig,
@@ -105,6 +106,10 @@ pub struct FridgeHistogram {
     pub saturated: Signal<Out, Bits<32>>,
     // --- blocks ---
     bank: RmwBank<HIST_W, HIST_A>,
+    /// The bank's hold port is not used (its frozen copy streams out).
+    unused_held: Unused<Bit>,
+    no_q_row: Constant<Bits<HIST_A>>,
+    unused_q_data: Unused<Bits<HIST_W>>,
     // --- constants ---
     has: [Constant<Bit>; SLOTS],
     kidx: [Constant<Bits<2>>; SLOTS],
@@ -252,6 +257,9 @@ impl FridgeHistogram {
             ovf_clear: Default::default(),
             saturated: Default::default(),
             bank: RmwBank::new(n * FRIDGE_BINS),
+            unused_held: Default::default(),
+            no_q_row: Constant::new(0u64.into()),
+            unused_q_data: Default::default(),
             has: std::array::from_fn(|k| Constant::new(k < n)),
             kidx: std::array::from_fn(|k| Constant::new((k as u64).into())),
             reg_pinv: std::array::from_fn(|k| Constant::new(((FRIDGE_REG_CORR_PINV + 4 * k as u32) as u64).into())),
@@ -418,6 +426,11 @@ impl Logic for FridgeHistogram {
             self.sh_x[k].clock.next = self.clock.val();
         }
         self.bank.clock.next = self.clock.val();
+        self.bank.hold.next = false;
+        self.bank.release_frozen.next = false;
+        self.bank.q_row.next = self.no_q_row.val();
+        self.unused_held.sig.next = self.bank.held.val();
+        self.unused_q_data.sig.next = self.bank.q_data.val();
         self.bank.reset.next = self.reset.val();
 
         // ---- outputs ----

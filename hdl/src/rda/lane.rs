@@ -16,6 +16,7 @@
 
 use super::bucket_hash::RdaBucketHash;
 use crate::common::rmw_bank::RmwBank;
+use crate::common::unused::Unused;
 use netmeas_sim::rda::BucketHash;
 use rust_hdl::prelude::*;
 
@@ -66,6 +67,10 @@ pub struct RdaLane<const A: usize, const TW: usize, const W: usize> {
     // --- blocks ---
     hash: RdaBucketHash<A>,
     bank: RmwBank<W, A>,
+    /// The bank's hold port is not used (its frozen copy streams out).
+    unused_held: Unused<Bit>,
+    no_q_row: Constant<Bits<A>>,
+    unused_q_data: Unused<Bits<W>>,
     /// The row's current record: the bank's candidates selected before the arithmetic.
     old: Signal<Local, Bits<W>>,
     // --- status registers (keep the banks' control off the core's interval logic) ---
@@ -123,6 +128,9 @@ impl<const A: usize, const TW: usize, const W: usize> RdaLane<A, TW, W> {
             ovf_clear: Default::default(),
             hash: RdaBucketHash::new(hash),
             bank: RmwBank::new(hash.buckets as usize),
+            unused_held: Default::default(),
+            no_q_row: Constant::new(0u64.into()),
+            unused_q_data: Default::default(),
             old: Default::default(),
             rdy_q: Default::default(),
             fr_q: Default::default(),
@@ -163,6 +171,11 @@ impl<const A: usize, const TW: usize, const W: usize> Logic for RdaLane<A, TW, W
         );
         self.hash.clock.next = self.clock.val();
         self.bank.clock.next = self.clock.val();
+        self.bank.hold.next = false;
+        self.bank.release_frozen.next = false;
+        self.bank.q_row.next = self.no_q_row.val();
+        self.unused_held.sig.next = self.bank.held.val();
+        self.unused_q_data.sig.next = self.bank.q_data.val();
         self.bank.reset.next = self.reset.val();
 
         // ---- outputs ----

@@ -212,6 +212,7 @@ impl ExpbCycle {
             flip: head.is_some_and(|u| u.flip),
             ro_ready: i.ro_ready,
             ovf_clear: false,
+            ..Default::default()
         };
         // The bank's inputs come from registers: it steps first, and its outputs
         // of this cycle (registers too) gate the interval close.

@@ -235,6 +235,7 @@ impl FridgeCycle {
             // The stream's consumer or a HIST_POP write takes the presented row.
             ro_ready: i.ro_ready || (i.csr_we && addr == FRIDGE_REG_HIST_POP),
             ovf_clear: i.ovf_clear,
+            ..Default::default()
         };
         let ho = self.hist.step(&hist_in);
         let flip_ok = ho.flip_ready && !self.flip_in_flight();

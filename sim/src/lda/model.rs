@@ -278,6 +278,7 @@ impl LdaCycle {
             flip: self.p3.flip,
             ro_ready: i.ro_ready,
             ovf_clear: i.ovf_clear,
+            ..Default::default()
         };
         let b: CounterBankOutputs<CountSum> = self.bank.step(&bank_in);
         let flip_ready = b.flip_ready && !self.p1.flip && !self.p2.flip && !self.p3.flip;

@@ -204,6 +204,7 @@ impl RdaCycle {
                 flip: d4.flip,
                 ro_ready: i.ro_ready && l == self.ro_sel,
                 ovf_clear: i.ovf_clear,
+                ..Default::default()
             });
             lanes_ready &= lane.ready_q;
             lanes_flip_ready &= lane.flip_ready_q;
