@@ -6,6 +6,7 @@
 
 use crate::error::ConfigError;
 use crate::h3::{H3, H3Matrix};
+use crate::lda::RegisterDesc;
 use serde::{Deserialize, Serialize};
 
 /// Most delay centers (the query window is one 64-bit word: k ≤ 64).
@@ -22,6 +23,11 @@ pub const SVBF_LATENCY_BITS: u32 = 32;
 pub const SVBF_COUNT_BITS: u32 = 32;
 /// Width of a per-center latency sum (modular; exact while count × max latency < 2^48).
 pub const SVBF_SUM_BITS: u32 = 48;
+
+/// (hashes, partition_log2) pairs the RTL is built for: the default
+/// (9 × 2^17 = 1.18 Mbit; double-buffered, 2.4 Mbit of the ECP5-85F's
+/// 3.7), 9 × 2^16, and small stores for co-simulation.
+pub const SVBF_RTL_BUILDS: &[(usize, u32)] = &[(9, 17), (9, 16), (9, 12), (4, 10), (2, 8)];
 
 /// Parameters of one packet latency store.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -66,6 +72,25 @@ impl SvbfConfig {
         H3::from_matrix(&H3Matrix::generate(self.hash_seed(j), SVBF_KEY_BITS as usize, self.partition_log2 as usize))
     }
 
+    /// Top module name of the RTL export.
+    pub fn top_name(&self) -> String {
+        format!("netmeas_svbf_h{}_p{}_{:08x}", self.hashes, self.partition_log2, (self.seed ^ (self.seed >> 32)) as u32)
+    }
+
+    /// Checks that an RTL build exists for (h, p) (rust-hdl widths are type
+    /// parameters: one instance per pair, listed in [`SVBF_RTL_BUILDS`]).
+    pub fn validate_rtl(&self) -> Result<(), ConfigError> {
+        self.validate()?;
+        if SVBF_RTL_BUILDS.contains(&(self.hashes, self.partition_log2)) {
+            return Ok(());
+        }
+        let list: Vec<String> = SVBF_RTL_BUILDS.iter().map(|(h, p)| format!("h = {h}, p = {p}")).collect();
+        Err(ConfigError::new(
+            "partition_log2",
+            format!("no RTL build for h = {}, p = {} (built: {})", self.hashes, self.partition_log2, list.join("; ")),
+        ))
+    }
+
     /// Checks every field; the error names the first impossible one.
     pub fn validate(&self) -> Result<(), ConfigError> {
         if !SVBF_HASHES.contains(&self.hashes) {
@@ -85,6 +110,32 @@ impl SvbfConfig {
         }
         Ok(())
     }
+}
+
+/// The CSR map of the RTL store (word addresses on `csr_addr`, 6 bits).
+pub fn svbf_registers() -> Vec<RegisterDesc> {
+    let mut regs: Vec<RegisterDesc> = (0..63u32)
+        .map(|j| RegisterDesc {
+            name: format!("BOUND{}", j + 1),
+            addr: j,
+            bits: 32,
+            reset: 0,
+            doc: format!(
+                "Classifier boundary b_{} (shadow): a latency ≥ b_{} belongs to center {} or above. Active from the next flip.",
+                j + 1,
+                j + 1,
+                j + 1
+            ),
+        })
+        .collect();
+    regs.push(RegisterDesc {
+        name: "NBOUNDS".into(),
+        addr: 63,
+        bits: 6,
+        reset: 0,
+        doc: "Boundaries in use, k − 1 (shadow; k centers): the center of a latency is the number of the first NBOUNDS boundaries at or below it, and queries answer among centers 0..=NBOUNDS. Active from the next flip.".into(),
+    });
+    regs
 }
 
 #[cfg(test)]

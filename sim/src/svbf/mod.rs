@@ -3,12 +3,13 @@
 //! refined estimates and tie-breaking (§3.3), and its dimensioning (§3.4).
 
 pub mod config;
+pub mod cycle;
 pub mod baselines;
 pub mod centers;
 pub mod dimension;
 pub mod run;
 pub mod store;
 
-pub use config::{SVBF_MAX_CENTERS, SvbfConfig};
+pub use config::{SVBF_MAX_CENTERS, SVBF_RTL_BUILDS, SvbfConfig, svbf_registers};
 pub use dimension::{Dimensioning, dimension};
-pub use store::{Answer, Centers, MatchKind, SvbfStore};
+pub use store::{Answer, Centers, MatchKind, SvbfStore, answer, refined};

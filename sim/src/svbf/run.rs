@@ -7,7 +7,7 @@
 //! clustering (§5.3: "the first 2 epochs are used for clustering only").
 
 use super::centers::{Clustering, OnlineKMedians, centers_from};
-use super::{Centers, MatchKind, SvbfConfig, SvbfStore};
+use super::{Answer, Centers, MatchKind, SvbfConfig, SvbfStore};
 use crate::prng::SplitMix64;
 use crate::traffic::delay::DelayDist;
 
@@ -77,12 +77,56 @@ pub struct SvbfRunReport {
     pub flow_rel_error: Pcts,
     /// Same, without the store (the packet's own center's refined estimate): the clustering's share of the error.
     pub rel_error_clustering_only: Pcts,
-    /// Mean fill of the SVBF at the end of an epoch.
-    pub fill: f64,
+    /// Mean fill of the SVBF at the end of an epoch (not seen through the RTL's ports).
+    pub fill: Option<f64>,
+}
+
+/// What one epoch of a store gives back to a run: the answer to every
+/// packet's query (in insertion order) and the per-center counters.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EpochResult {
+    /// One answer per packet, tie broken and refined (§3.3.4, §4).
+    pub answers: Vec<Answer>,
+    /// Packets per center (mod 2^32).
+    pub counts: Vec<u64>,
+    /// Latency sum per center (mod 2^48).
+    pub sums: Vec<u64>,
+    /// Fraction of SVBF bits set, where the engine can see it.
+    pub fill: Option<f64>,
+}
+
+/// A store one epoch at a time: insert `packets` (key, latency) classified
+/// by `centers`, then query every key.
+pub trait SvbfEngine {
+    /// Runs one epoch.
+    fn epoch(&mut self, cfg: &SvbfConfig, centers: &Centers, packets: &[(u64, u64)]) -> Result<EpochResult, String>;
+}
+
+/// The golden store ([`SvbfStore`]) as an engine.
+pub struct GoldenEngine;
+
+impl SvbfEngine for GoldenEngine {
+    fn epoch(&mut self, cfg: &SvbfConfig, centers: &Centers, packets: &[(u64, u64)]) -> Result<EpochResult, String> {
+        let mut store = SvbfStore::new(cfg, centers.clone()).map_err(|e| e.to_string())?;
+        for &(key, lat) in packets {
+            store.insert(key, lat);
+        }
+        Ok(EpochResult {
+            answers: packets.iter().map(|&(key, _)| store.lookup(key)).collect(),
+            counts: store.counts().to_vec(),
+            sums: store.sums().to_vec(),
+            fill: Some(store.fill()),
+        })
+    }
 }
 
 /// Runs the golden store over `spec.epochs` epochs.
 pub fn run_golden(spec: &SvbfRunSpec) -> Result<SvbfRunReport, String> {
+    run(spec, &mut GoldenEngine)
+}
+
+/// [`run_golden`] on any engine (the RTL in the loop, or both side by side).
+pub fn run(spec: &SvbfRunSpec, engine: &mut dyn SvbfEngine) -> Result<SvbfRunReport, String> {
     spec.cfg.validate().map_err(|e| e.to_string())?;
     if spec.epochs < 3 {
         return Err(format!("epochs {}: need at least 3 (two train the clustering)", spec.epochs));
@@ -98,13 +142,12 @@ pub fn run_golden(spec: &SvbfRunSpec) -> Result<SvbfRunReport, String> {
     let mut trained: Vec<Option<OnlineKMedians>> = Vec::new();
     let (mut abs, mut rel, mut rel_cl, mut flow_rel) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let (mut total, mut multi, mut wrong, mut none) = (0u64, 0u64, 0u64, 0u64);
-    let mut fill = 0.0;
+    let mut fill = Some(0.0);
     let mut ipid = vec![0u16; spec.flows];
     for e in 0..spec.epochs {
         let online = if e >= 2 { trained[e - 2].as_ref() } else { None };
         let values = centers_from(spec.clustering, k, online, spec.log_lo_ns, spec.decades);
         let centers = Centers::new(&values).map_err(|err| format!("epoch {e}: {err}"))?;
-        let mut store = SvbfStore::new(&spec.cfg, centers).map_err(|err| err.to_string())?;
         let fixed = if spec.clustering == Clustering::Hybrid {
             super::centers::log_centers(k / 2, spec.log_lo_ns, spec.decades)
         } else {
@@ -113,12 +156,14 @@ pub fn run_golden(spec: &SvbfRunSpec) -> Result<SvbfRunReport, String> {
         let mut learn = OnlineKMedians::new(k, (spec.packets >> spec.sample_log2) as u64, &fixed, spec.seed ^ e as u64);
         let scale = 1.0 + spec.drift * (e as f64).sin();
         let mut pkts = Vec::with_capacity(spec.packets);
+        let mut stored = Vec::with_capacity(spec.packets);
         for _ in 0..spec.packets {
             let f = rng.below(spec.flows as u64) as usize;
             ipid[f] = ipid[f].wrapping_add(1);
             let key = ((f as u64) << 16) | ipid[f] as u64;
             let lat = (spec.delay.sample(&mut rng) * scale * 1000.0).clamp(0.0, u32::MAX as f64) as u64;
-            let i = store.insert(key, lat);
+            let i = centers.classify(lat.min(u32::MAX as u64) as u32);
+            stored.push((key, lat));
             if rng.below(1 << spec.sample_log2) == 0 {
                 learn.push(lat as f64);
             }
@@ -128,10 +173,16 @@ pub fn run_golden(spec: &SvbfRunSpec) -> Result<SvbfRunReport, String> {
         if e < 2 {
             continue;
         }
-        fill += store.fill();
+        let ep = engine.epoch(&spec.cfg, &centers, &stored).map_err(|err| format!("epoch {e}: {err}"))?;
+        if ep.answers.len() != pkts.len() {
+            return Err(format!("epoch {e}: {} answers for {} packets", ep.answers.len(), pkts.len()));
+        }
+        fill = match (fill, ep.fill) {
+            (Some(a), Some(b)) => Some(a + b),
+            _ => None,
+        };
         let mut flow_sum: std::collections::HashMap<usize, (f64, f64)> = Default::default();
-        for &(key, f, lat, i) in &pkts {
-            let a = store.lookup(key);
+        for (&(_, f, lat, i), &a) in pkts.iter().zip(&ep.answers) {
             total += 1;
             match a.kind {
                 MatchKind::NoMatch => none += 1,
@@ -145,7 +196,7 @@ pub fn run_golden(spec: &SvbfRunSpec) -> Result<SvbfRunReport, String> {
             let t = lat as f64;
             abs.push((est - t).abs());
             rel.push((est - t).abs() / t.max(1.0));
-            rel_cl.push((store.refined(i) as f64 - t).abs() / t.max(1.0));
+            rel_cl.push((super::refined(i, &ep.counts, &ep.sums, &centers) as f64 - t).abs() / t.max(1.0));
             let s = flow_sum.entry(f).or_default();
             s.0 += est;
             s.1 += t;
@@ -162,7 +213,7 @@ pub fn run_golden(spec: &SvbfRunSpec) -> Result<SvbfRunReport, String> {
         rel_error: pcts(&mut rel),
         flow_rel_error: pcts(&mut flow_rel),
         rel_error_clustering_only: pcts(&mut rel_cl),
-        fill: fill / (spec.epochs - 2) as f64,
+        fill: fill.map(|f| f / (spec.epochs - 2) as f64),
     })
 }
 

@@ -100,6 +100,38 @@ pub struct Answer {
     pub latency: u32,
 }
 
+/// Refined latency of center i from an epoch's per-center counts and sums
+/// (§3.3): ⌊sum_i / count_i⌋, or c_i when the center is empty.
+pub fn refined(i: usize, counts: &[u64], sums: &[u64], centers: &Centers) -> u32 {
+    if counts[i] == 0 { centers.values[i] } else { (sums[i] / counts[i]) as u32 }
+}
+
+/// The answer to a lookup whose h windows ANDed to `candidates` (§4): No-Match
+/// without candidates, Match for one, else Multi-Match with the tie broken by
+/// the largest per-center count and the lower index among equal counts
+/// (§3.3.4); the latency is the chosen center's refined estimate. The host
+/// applies this to the RTL's candidates with the epoch's read-out counts.
+pub fn answer(candidates: u64, counts: &[u64], sums: &[u64], centers: &Centers) -> Answer {
+    let b = candidates;
+    let (kind, center) = match b.count_ones() {
+        0 => return Answer { kind: MatchKind::NoMatch, center: 0, candidates: 0, latency: 0 },
+        1 => (MatchKind::Match, b.trailing_zeros() as usize),
+        _ => {
+            let mut best = b.trailing_zeros() as usize;
+            let mut rest = b & (b - 1);
+            while rest != 0 {
+                let i = rest.trailing_zeros() as usize;
+                if counts[i] > counts[best] {
+                    best = i;
+                }
+                rest &= rest - 1;
+            }
+            (MatchKind::MultiMatch, best)
+        }
+    };
+    Answer { kind, center, candidates: b, latency: refined(center, counts, sums, centers) }
+}
+
 /// One epoch of the store: SVBF partitions, per-center counters, centers.
 #[derive(Clone, Debug)]
 pub struct SvbfStore {
@@ -201,29 +233,12 @@ impl SvbfStore {
     /// Looks a packet up (§3.3.3) and breaks ties by the largest per-center
     /// count, the lower index among equal counts (§3.3.4).
     pub fn lookup(&self, key: u64) -> Answer {
-        let b = self.candidates(key);
-        let (kind, center) = match b.count_ones() {
-            0 => return Answer { kind: MatchKind::NoMatch, center: 0, candidates: 0, latency: 0 },
-            1 => (MatchKind::Match, b.trailing_zeros() as usize),
-            _ => {
-                let mut best = b.trailing_zeros() as usize;
-                let mut rest = b & (b - 1);
-                while rest != 0 {
-                    let i = rest.trailing_zeros() as usize;
-                    if self.counts[i] > self.counts[best] {
-                        best = i;
-                    }
-                    rest &= rest - 1;
-                }
-                (MatchKind::MultiMatch, best)
-            }
-        };
-        Answer { kind, center, candidates: b, latency: self.refined(center) }
+        answer(self.candidates(key), &self.counts, &self.sums, &self.centers)
     }
 
     /// Refined latency of center i (§3.3): ⌊sum_i / count_i⌋, or c_i when empty.
     pub fn refined(&self, i: usize) -> u32 {
-        if self.counts[i] == 0 { self.centers.values[i] } else { (self.sums[i] / self.counts[i]) as u32 }
+        refined(i, &self.counts, &self.sums, &self.centers)
     }
 
     /// Packets counted per center (mod 2^32).

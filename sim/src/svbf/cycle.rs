@@ -1,0 +1,666 @@
+//! Per-clock model of the SVBF store core (MAPLE §3.3.3 insert and burst
+//! lookup, §6 hardware): what the RTL does in every clock, ports included.
+//! Its stored state equals [`SvbfStore`](super::SvbfStore) (the golden
+//! store) packet for packet and its query candidates equal
+//! [`SvbfStore::candidates`](super::SvbfStore::candidates) (tested below);
+//! the RTL is to equal this model every clock.
+//!
+//! **Memories.** Partition j (2^p bits, hash function h_j) is two
+//! [`CounterBankCycle`]s of 64-bit words ORed by updates: the even words
+//! and the odd words, 2^(p−7) rows each. A query window starting in word w
+//! needs words w and w + 1 (the ⌈k/w⌉ + 1 = 2-word burst of §3.3.3); one of
+//! them is even and the other odd, so one access to each bank reads the
+//! whole window. The per-center {count, latency sum} are a third kind of
+//! bank, 64 rows of [`CountSum`] (32 + 48 bits).
+//!
+//! **Insert pipeline** (a packet accepted at t; one per clock):
+//! - t+1 (s1): key and latency registered; the classifier compares the
+//!   latency with the k − 1 active boundaries (`b_j ≤ latency`, j < k − 1).
+//! - t+2 (s2): hashes h_j(key) out of their registers; the compare vector's
+//!   eight 8-bit groups are counted.
+//! - t+3 (s3): center i = the sum of the group counts.
+//! - t+4 (s4): bit position (h_j + i) mod 2^p.
+//! - t+5 (s5): every partition's bank of that word's parity takes the
+//!   update (row = word / 2, operand = the bit as a one-hot word); the
+//!   center bank takes {1, latency} at row i.
+//!
+//! **Epochs.** `flip` (taken when `flip_ready`) travels with the packet slot
+//! of its cycle: that packet still belongs to the old epoch, the banks flip
+//! when the slot reaches them, and the boundaries written since (shadow
+//! registers) become active when it passes the classifier (t+1). The
+//! partitions drain and are then *held*: `held` rises and queries read the
+//! frozen epoch until `release`, after which they stream out and clear
+//! (one row per clock, not presented). The center bank streams its 64 rows
+//! out on `ro_*` after the drain and clears them. `flip_ready` rises when
+//! every bank is clean and no flip is in flight.
+//!
+//! **Query pipeline** (a query accepted at c; one per clock while `held`
+//! and no release is pending):
+//! - c+1: key and tag registered (hash inputs).
+//! - c+2: hashes out; word w, its bit offset r.
+//! - c+3: rows of words w and w + 1 registered (even row ⌈w/2⌉ mod rows, odd row ⌊w/2⌋).
+//! - c+6: both words read (three clocks through the RAM's registers); ordered by parity.
+//! - c+7: window = the 128-bit pair shifted right by r (low 64 bits).
+//! - c+8: AND of the h windows and the frozen epoch's k-bit mask.
+//! - c+9: kind (No-Match, Match, Multi-Match) and the lowest candidate.
+//! - c+10: result presented with the query's tag.
+//!
+//! A release requested while queries are on their way to the banks waits
+//! until the last of them has read (`rel_pend`); a release while nothing
+//! is held is ignored.
+
+use super::config::SvbfConfig;
+use crate::counter_bank::{CountSum, CountSumLayout, CounterBankCycle, CounterBankInputs, Record, Word};
+use crate::h3::H3;
+
+/// CSR word addresses 0..=62: shadow boundary b_{j+1} (j = address), ticks.
+pub const SVBF_REG_BOUND0: u32 = 0;
+/// CSR: shadow number of boundaries in use, k − 1 (1..=63; k centers).
+pub const SVBF_REG_NBOUNDS: u32 = 63;
+/// Per-center counter layout: 32-bit count, 48-bit latency sum.
+pub const SVBF_CENTER_LAYOUT: CountSumLayout = CountSumLayout { count_bits: 32, tsum_bits: 48 };
+/// Clocks from an accepted query to its result.
+pub const SVBF_QUERY_LATENCY: usize = 10;
+/// Rows of the center bank (one per possible center).
+const CENTER_ROWS: usize = 64;
+
+/// A 64-bit word of a partition; an update ORs its operand in (sets bits).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BitWord(pub u64);
+
+impl Record for BitWord {
+    type Layout = ();
+
+    fn apply(&mut self, op: &Self, _: &()) -> bool {
+        self.0 |= op.0;
+        false
+    }
+
+    fn pack(&self, _: &()) -> Word {
+        let mut w = Word::default();
+        w[0] = self.0 as u32;
+        w[1] = (self.0 >> 32) as u32;
+        w
+    }
+}
+
+/// Kind of a query result on the port (§4: a 2-bit type tag).
+pub const SVBF_KIND_NO_MATCH: u8 = 0;
+/// Exactly one candidate center.
+pub const SVBF_KIND_MATCH: u8 = 1;
+/// Several candidate centers: the host breaks the tie by the per-center counts (§3.3.4).
+pub const SVBF_KIND_MULTI: u8 = 2;
+
+/// Inputs of the SVBF core in one clock.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SvbfInputs {
+    /// Synchronous reset.
+    pub reset: bool,
+    /// A packet is offered.
+    pub valid: bool,
+    /// Its key digest.
+    pub key: u64,
+    /// Its latency, ticks.
+    pub latency: u32,
+    /// CSR write strobe, word address and data.
+    pub csr_we: bool,
+    /// CSR word address.
+    pub csr_addr: u32,
+    /// CSR write data.
+    pub csr_wdata: u32,
+    /// Request an epoch flip.
+    pub flip: bool,
+    /// Release the held frozen epoch (it clears).
+    pub release: bool,
+    /// A query is offered.
+    pub q_valid: bool,
+    /// Its key digest.
+    pub q_key: u64,
+    /// Its tag, returned with the result.
+    pub q_tag: u16,
+    /// The center read-out consumer takes the presented row.
+    pub ro_ready: bool,
+    /// Clear the sticky overflow flag.
+    pub ovf_clear: bool,
+}
+
+/// Outputs of the SVBF core in one clock (payloads are zero when not valid).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SvbfOutputs {
+    /// A packet offered now is taken.
+    pub ready: bool,
+    /// A flip requested now is taken.
+    pub flip_ready: bool,
+    /// The live copy.
+    pub epoch: bool,
+    /// The frozen epoch is held for queries.
+    pub held: bool,
+    /// A query offered now is taken.
+    pub q_ready: bool,
+    /// A query result is presented.
+    pub r_valid: bool,
+    /// Its tag.
+    pub r_tag: u16,
+    /// No-Match, Match or Multi-Match ([`SVBF_KIND_MATCH`] …).
+    pub r_kind: u8,
+    /// The lowest candidate center (0 for No-Match).
+    pub r_center: u8,
+    /// The AND of the h windows: bit i set = center i possible.
+    pub r_candidates: u64,
+    /// A center row of the frozen epoch is presented.
+    pub ro_valid: bool,
+    /// Its center index.
+    pub ro_center: u8,
+    /// Packets of the center (mod 2^32).
+    pub ro_count: u32,
+    /// Their latency sum (mod 2^48).
+    pub ro_sum: u64,
+    /// It is center 63, the last row.
+    pub ro_last: bool,
+    /// A center count wrapped since the flag was last cleared.
+    pub ovf_sticky: bool,
+}
+
+/// A slot of the insert pipeline: a packet and/or the flip token.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Slot {
+    valid: bool,
+    flip: bool,
+    latency: u32,
+}
+
+/// A slot of the query pipeline.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct QSlot {
+    valid: bool,
+    tag: u16,
+}
+
+/// Cycle-accurate model of the SVBF store core.
+#[derive(Clone, Debug)]
+pub struct SvbfCycle {
+    cfg: SvbfConfig,
+    hashes: Vec<H3>,
+    /// Per partition: [even words, odd words].
+    parts: Vec<[CounterBankCycle<BitWord>; 2]>,
+    centers: CounterBankCycle<CountSum>,
+    // Classifier registers (CSR shadow, active for the live epoch, mask of the frozen one).
+    shadow_bounds: [u32; 63],
+    shadow_nb: u32,
+    bounds: [u32; 63],
+    nb: u32,
+    frozen_kmask: u64,
+    // Insert pipeline.
+    s1: Slot,
+    s1_key: u64,
+    s2: Slot,
+    s2_cmp: u64,
+    s2_hash: Vec<u64>,
+    s3: Slot,
+    s3_groups: [u32; 8],
+    s3_hash: Vec<u64>,
+    s4: Slot,
+    s4_center: u32,
+    s4_hash: Vec<u64>,
+    s5: Slot,
+    s5_center: u32,
+    s5_bit: Vec<u64>,
+    /// The banks took the flip last clock.
+    s6_flip: bool,
+    /// Every bank's flip_ready, one clock late.
+    fr_q: bool,
+    // Query pipeline.
+    q1: QSlot,
+    q1_key: u64,
+    q2: QSlot,
+    q2_hash: Vec<u64>,
+    /// c+3 … c+6: per partition (even row, odd row, bit offset, word w odd).
+    q_mid: [QSlot; 4],
+    q_geom: [Vec<(u32, u32, u32, bool)>; 4],
+    q7: QSlot,
+    q7_pair: Vec<(u64, u64, u32)>,
+    q8: QSlot,
+    q8_win: Vec<u64>,
+    q9: QSlot,
+    q9_cand: u64,
+    r_valid: bool,
+    r_tag: u16,
+    r_kind: u8,
+    r_center: u8,
+    r_cand: u64,
+    rel_pend: bool,
+}
+
+/// Mask of centers 0..=nb (k = nb + 1 centers).
+fn kmask(nb: u32) -> u64 {
+    if nb >= 63 { u64::MAX } else { (1u64 << (nb + 1)) - 1 }
+}
+
+impl SvbfCycle {
+    /// The core at power-up (clearing its memories, as after a reset).
+    pub fn new(cfg: &SvbfConfig) -> Self {
+        cfg.validate().expect("valid SVBF config");
+        assert!(cfg.partition_log2 >= 8, "a partition holds at least two 64-bit words per bank");
+        let rows = cfg.partition_bits() / 128;
+        let h = cfg.hashes;
+        Self {
+            hashes: (0..h).map(|j| cfg.hash(j)).collect(),
+            parts: (0..h).map(|_| [CounterBankCycle::new(rows, ()), CounterBankCycle::new(rows, ())]).collect(),
+            centers: CounterBankCycle::new(CENTER_ROWS, SVBF_CENTER_LAYOUT),
+            shadow_bounds: [0; 63],
+            shadow_nb: 0,
+            bounds: [0; 63],
+            nb: 0,
+            frozen_kmask: 0,
+            s1: Slot::default(),
+            s1_key: 0,
+            s2: Slot::default(),
+            s2_cmp: 0,
+            s2_hash: vec![0; h],
+            s3: Slot::default(),
+            s3_groups: [0; 8],
+            s3_hash: vec![0; h],
+            s4: Slot::default(),
+            s4_center: 0,
+            s4_hash: vec![0; h],
+            s5: Slot::default(),
+            s5_center: 0,
+            s5_bit: vec![0; h],
+            s6_flip: false,
+            fr_q: false,
+            q1: QSlot::default(),
+            q1_key: 0,
+            q2: QSlot::default(),
+            q2_hash: vec![0; h],
+            q_mid: [QSlot::default(); 4],
+            q_geom: std::array::from_fn(|_| vec![(0, 0, 0, false); h]),
+            q7: QSlot::default(),
+            q7_pair: vec![(0, 0, 0); h],
+            q8: QSlot::default(),
+            q8_win: vec![0; h],
+            q9: QSlot::default(),
+            q9_cand: 0,
+            r_valid: false,
+            r_tag: 0,
+            r_kind: 0,
+            r_center: 0,
+            r_cand: 0,
+            rel_pend: false,
+            cfg: cfg.clone(),
+        }
+    }
+
+    /// The config.
+    pub fn config(&self) -> &SvbfConfig {
+        &self.cfg
+    }
+
+    /// Bit `b` of partition `j` in copy `copy` (0 or 1).
+    pub fn bit(&self, copy: usize, j: usize, b: usize) -> bool {
+        let w = b / 64;
+        self.parts[j][w & 1].store().get(copy, w >> 1).0 >> (b % 64) & 1 == 1
+    }
+
+    /// Partition `j` of copy `copy` as 64-bit words (bit b at word b / 64, bit b % 64).
+    pub fn partition(&self, copy: usize, j: usize) -> Vec<u64> {
+        let words = self.cfg.partition_bits() / 64;
+        (0..words).map(|w| self.parts[j][w & 1].store().get(copy, w >> 1).0).collect()
+    }
+
+    /// {count, sum} of center `i` in copy `copy`.
+    pub fn center(&self, copy: usize, i: usize) -> CountSum {
+        self.centers.store().get(copy, i)
+    }
+
+    /// The outputs during this cycle (from the registered state and the
+    /// inputs that act combinationally: `release` gates `q_ready`).
+    fn outputs(&self, i: &SvbfInputs) -> SvbfOutputs {
+        let c = self.centers.outputs();
+        let ready = c.upd_ready && self.parts.iter().flatten().all(|b| b.outputs().upd_ready);
+        let held = self.parts[0][0].outputs().held;
+        let in_flight = self.s1.flip || self.s2.flip || self.s3.flip || self.s4.flip || self.s5.flip || self.s6_flip;
+        let mut o = SvbfOutputs {
+            ready,
+            flip_ready: self.fr_q && !in_flight,
+            epoch: c.epoch,
+            held,
+            q_ready: held && !self.rel_pend && !i.release,
+            r_valid: self.r_valid,
+            r_tag: self.r_tag,
+            r_kind: self.r_kind,
+            r_center: self.r_center,
+            r_candidates: self.r_cand,
+            ovf_sticky: c.ovf_sticky,
+            ..Default::default()
+        };
+        if c.ro_valid {
+            o.ro_valid = true;
+            o.ro_center = c.ro_row as u8;
+            o.ro_count = c.ro_data.count as u32;
+            o.ro_sum = c.ro_data.tsum;
+            o.ro_last = c.ro_last;
+        }
+        o
+    }
+
+    /// One clock: returns the outputs seen during this cycle, then advances.
+    pub fn step(&mut self, i: &SvbfInputs) -> SvbfOutputs {
+        let out = self.outputs(i);
+        let h = self.cfg.hashes;
+        let pmask = self.cfg.partition_bits() as u64 - 1;
+        let wmask = pmask >> 6;
+        let accept = i.valid && out.ready;
+        let flip = i.flip && out.flip_ready;
+        let q_accept = i.q_valid && out.q_ready;
+        let release_now = (self.rel_pend || i.release) && out.held && !self.q1.valid && !self.q2.valid;
+
+        // ---- banks: the update in s5, the query rows in q_mid[0] (c+3) ----
+        let mut fr_all = true;
+        let mut words = vec![[0u64; 2]; h];
+        for j in 0..h {
+            let b = self.s5_bit[j];
+            let w = b >> 6;
+            let (even_row, odd_row, _, _) = self.q_geom[0][j];
+            for (par, bank) in self.parts[j].iter_mut().enumerate() {
+                let o = bank.step(&CounterBankInputs {
+                    reset: i.reset,
+                    upd_valid: self.s5.valid && (w & 1) as usize == par,
+                    upd_row: (w >> 1) as u32,
+                    upd_op: BitWord(1 << (b & 63)),
+                    flip: self.s5.flip,
+                    ro_ready: true,
+                    hold: true,
+                    release: release_now,
+                    q_row: if par == 0 { even_row } else { odd_row },
+                    ..Default::default()
+                });
+                fr_all &= o.flip_ready;
+                words[j][par] = o.q_data.0;
+            }
+        }
+        let c = self.centers.step(&CounterBankInputs {
+            reset: i.reset,
+            upd_valid: self.s5.valid,
+            upd_row: self.s5_center,
+            upd_op: CountSum { count: 1, tsum: self.s5.latency as u64 },
+            flip: self.s5.flip,
+            ro_ready: i.ro_ready,
+            ovf_clear: i.ovf_clear,
+            ..Default::default()
+        });
+        fr_all &= c.flip_ready;
+
+        // ---- query pipeline, last stage first ----
+        // c+9 -> result registers.
+        let cand = self.q9_cand;
+        self.r_valid = self.q9.valid;
+        self.r_tag = if self.q9.valid { self.q9.tag } else { 0 };
+        self.r_cand = if self.q9.valid { cand } else { 0 };
+        self.r_kind = match (self.q9.valid, cand.count_ones()) {
+            (false, _) | (true, 0) => SVBF_KIND_NO_MATCH,
+            (true, 1) => SVBF_KIND_MATCH,
+            _ => SVBF_KIND_MULTI,
+        };
+        self.r_center = if self.q9.valid && cand != 0 { cand.trailing_zeros() as u8 } else { 0 };
+        // c+8: AND of the windows and the frozen epoch's center mask.
+        self.q9 = self.q8;
+        self.q9_cand = self.q8_win.iter().fold(self.frozen_kmask, |a, &w| a & w);
+        // c+7: window = (hi:lo) >> r.
+        self.q8 = self.q7;
+        for j in 0..h {
+            let (lo, hi, r) = self.q7_pair[j];
+            self.q8_win[j] = ((((hi as u128) << 64) | lo as u128) >> r) as u64;
+        }
+        // c+6: the two words, ordered by the parity of w.
+        self.q7 = self.q_mid[3];
+        for j in 0..h {
+            let (_, _, r, odd) = self.q_geom[3][j];
+            let [even, oddw] = words[j];
+            self.q7_pair[j] = if odd { (oddw, even, r) } else { (even, oddw, r) };
+        }
+        // c+3 .. c+6: carried.
+        self.q_mid.copy_within(0..3, 1);
+        let g = self.q_geom.clone();
+        self.q_geom[1..].clone_from_slice(&g[..3]);
+        // c+2: word w, rows of w and w + 1, bit offset.
+        self.q_mid[0] = self.q2;
+        for j in 0..h {
+            let hv = self.q2_hash[j];
+            let w = hv >> 6;
+            let even_row = (((w + 1) & wmask) >> 1) as u32;
+            let odd_row = (w >> 1) as u32;
+            self.q_geom[0][j] = (even_row, odd_row, (hv & 63) as u32, w & 1 == 1);
+        }
+        // c+1: hashes.
+        self.q2 = self.q1;
+        for j in 0..h {
+            self.q2_hash[j] = self.hashes[j].hash(self.q1_key as u128);
+        }
+        // c: accept.
+        self.q1 = QSlot { valid: q_accept, tag: i.q_tag };
+        self.q1_key = i.q_key;
+        self.rel_pend = (self.rel_pend || (i.release && out.held)) && !release_now;
+
+        // ---- insert pipeline, last stage first ----
+        self.s6_flip = self.s5.flip;
+        self.s5 = self.s4;
+        self.s5_center = self.s4_center;
+        for j in 0..h {
+            self.s5_bit[j] = (self.s4_hash[j] + self.s4_center as u64) & pmask;
+        }
+        self.s4 = self.s3;
+        self.s4_center = self.s3_groups.iter().sum();
+        self.s4_hash.clone_from(&self.s3_hash);
+        self.s3 = self.s2;
+        for (g, n) in self.s3_groups.iter_mut().enumerate() {
+            *n = (self.s2_cmp >> (8 * g) & 0xff).count_ones();
+        }
+        self.s3_hash.clone_from(&self.s2_hash);
+        self.s2 = self.s1;
+        self.s2_cmp = (0..63)
+            .filter(|&j| (j as u32) < self.nb && self.s1.latency >= self.bounds[j])
+            .fold(0u64, |m, j| m | 1 << j);
+        for j in 0..h {
+            self.s2_hash[j] = self.hashes[j].hash(self.s1_key as u128);
+        }
+        if self.s1.flip {
+            // The epoch being frozen keeps its center mask; the next one classifies with the shadow set.
+            self.frozen_kmask = kmask(self.nb);
+            self.bounds = self.shadow_bounds;
+            self.nb = self.shadow_nb;
+        }
+        self.s1 = Slot { valid: accept, flip, latency: i.latency };
+        self.s1_key = i.key;
+        if i.csr_we {
+            match i.csr_addr {
+                a if a < SVBF_REG_NBOUNDS => self.shadow_bounds[a as usize] = i.csr_wdata,
+                SVBF_REG_NBOUNDS => self.shadow_nb = i.csr_wdata & 63,
+                _ => {}
+            }
+        }
+        self.fr_q = fr_all;
+
+        if i.reset {
+            // Control state resets (the CSRs keep their values); the banks clear themselves.
+            for s in [&mut self.s1, &mut self.s2, &mut self.s3, &mut self.s4, &mut self.s5] {
+                *s = Slot::default();
+            }
+            self.s6_flip = false;
+            self.fr_q = false;
+            for q in [&mut self.q1, &mut self.q2, &mut self.q7, &mut self.q8, &mut self.q9] {
+                q.valid = false;
+            }
+            for q in self.q_mid.iter_mut() {
+                q.valid = false;
+            }
+            self.r_valid = false;
+            self.r_tag = 0;
+            self.r_kind = 0;
+            self.r_center = 0;
+            self.r_cand = 0;
+            self.rel_pend = false;
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::prng::SplitMix64;
+    use crate::svbf::{Centers, SvbfStore};
+
+    fn cfg(p: u32, h: usize, k: usize) -> SvbfConfig {
+        SvbfConfig { hashes: h, partition_log2: p, centers: k, seed: 77 }
+    }
+
+    fn idle() -> SvbfInputs {
+        SvbfInputs { ro_ready: true, ..Default::default() }
+    }
+
+    fn load_centers(m: &mut SvbfCycle, c: &Centers) {
+        for (j, &b) in c.bounds().iter().enumerate() {
+            m.step(&SvbfInputs { csr_we: true, csr_addr: j as u32, csr_wdata: b, ..idle() });
+        }
+        let nb = c.bounds().len() as u32;
+        m.step(&SvbfInputs { csr_we: true, csr_addr: SVBF_REG_NBOUNDS, csr_wdata: nb, ..idle() });
+    }
+
+    /// Releases the held epoch if there is one, then flips.
+    fn flip(m: &mut SvbfCycle) {
+        for _ in 0..100_000 {
+            let held = m.outputs(&idle()).held;
+            let o = m.step(&SvbfInputs { flip: !held, release: held, ..idle() });
+            if !held && o.flip_ready {
+                return;
+            }
+        }
+        panic!("flip never ready");
+    }
+
+    /// Inserts packets (back to back, some stalls) in one epoch, freezes it,
+    /// queries every key and some strangers; compares the stored bits, the
+    /// center counters and every answer with the golden store.
+    #[test]
+    fn equals_the_golden_store() {
+        let mut rng = SplitMix64::new(9);
+        for (p, h, k) in [(8, 1, 2), (10, 3, 7), (12, 9, 50), (9, 4, 64)] {
+            let cfg = cfg(p, h, k);
+            let vals: Vec<u32> = (0..k as u32).map(|i| 10 + 37 * i + (i * i) % 5).collect();
+            let centers = Centers::new(&vals).unwrap();
+            let mut m = SvbfCycle::new(&cfg);
+            let mut gold = SvbfStore::new(&cfg, centers.clone()).unwrap();
+            load_centers(&mut m, &centers);
+            flip(&mut m); // the centers become active for the epoch after the flip
+            let n = (cfg.total_bits() / 13).max(20);
+            let pkts: Vec<(u64, u32)> = (0..n).map(|_| (rng.next_u64(), rng.below(40 * k as u64) as u32)).collect();
+            let mut next = 0;
+            while next < pkts.len() {
+                let offer = rng.below(4) != 0;
+                let (key, latency) = pkts[next];
+                let o = m.step(&SvbfInputs { valid: offer, key, latency, ..idle() });
+                if offer && o.ready {
+                    gold.insert(key, latency as u64);
+                    next += 1;
+                }
+            }
+            flip(&mut m);
+            // Center counters stream out after the drain.
+            let mut rows = Vec::new();
+            while rows.len() < 64 {
+                let o = m.step(&idle());
+                if o.ro_valid {
+                    rows.push((o.ro_center, o.ro_count, o.ro_sum));
+                }
+            }
+            for (c, (row, count, sum)) in rows.iter().enumerate() {
+                assert_eq!(*row as usize, c);
+                let (gc, gs) = if c < k { (gold.counts()[c], gold.sums()[c]) } else { (0, 0) };
+                assert_eq!((*count as u64, *sum), (gc, gs), "center {c}");
+            }
+            while !m.step(&idle()).held {}
+            let copy = if m.outputs(&idle()).epoch { 0 } else { 1 };
+            for j in 0..h {
+                assert_eq!(m.partition(copy, j), gold.partition(j), "partition {j}, p={p} h={h} k={k}");
+            }
+            // Queries: every key (Match / Multi-Match) and strangers (mostly No-Match).
+            let mut keys: Vec<u64> = pkts.iter().map(|&(k, _)| k).collect();
+            keys.extend((0..200).map(|_| rng.next_u64()));
+            let mut sent = 0;
+            let mut got = Vec::new();
+            let mut idle_cycles = 0;
+            while got.len() < keys.len() {
+                let offer = sent < keys.len() && rng.below(5) != 0;
+                let o = m.step(&SvbfInputs {
+                    q_valid: offer,
+                    q_key: if offer { keys[sent] } else { 0 },
+                    q_tag: sent as u16,
+                    ..idle()
+                });
+                assert!(o.held && o.q_ready);
+                if offer {
+                    sent += 1;
+                }
+                if o.r_valid {
+                    got.push(o);
+                }
+                idle_cycles += 1;
+                assert!(idle_cycles < 10 * keys.len() + 100);
+            }
+            let mut stranger_hits = 0;
+            for (t, o) in got.iter().enumerate() {
+                assert_eq!(o.r_tag, t as u16);
+                let a = gold.lookup(keys[t]);
+                assert_eq!(o.r_candidates, a.candidates, "query {t}");
+                let kind = match a.kind {
+                    crate::svbf::MatchKind::NoMatch => SVBF_KIND_NO_MATCH,
+                    crate::svbf::MatchKind::Match => SVBF_KIND_MATCH,
+                    crate::svbf::MatchKind::MultiMatch => SVBF_KIND_MULTI,
+                };
+                assert_eq!(o.r_kind, kind);
+                if t >= pkts.len() && o.r_kind != SVBF_KIND_NO_MATCH {
+                    stranger_hits += 1;
+                }
+            }
+            assert!(stranger_hits < 100, "strangers mostly miss");
+            // Release: the partitions clear; the next flip is possible again.
+            m.step(&SvbfInputs { release: true, ..idle() });
+            flip(&mut m);
+            assert!(m.partition(copy, 0).iter().all(|&w| w == 0), "released epoch cleared");
+        }
+    }
+
+    #[test]
+    fn query_latency_and_one_query_per_clock() {
+        let cfg = cfg(10, 2, 4);
+        let mut m = SvbfCycle::new(&cfg);
+        flip(&mut m);
+        while !m.step(&idle()).held {}
+        let mut first = None;
+        let mut results = 0;
+        for t in 0..50u16 {
+            let o = m.step(&SvbfInputs { q_valid: t < 20, q_key: t as u64, q_tag: t, ..idle() });
+            if o.r_valid {
+                first.get_or_insert(t);
+                assert_eq!(o.r_tag, t - first.unwrap());
+                results += 1;
+            }
+        }
+        assert_eq!(first, Some(SVBF_QUERY_LATENCY as u16));
+        assert_eq!(results, 20);
+    }
+
+    #[test]
+    fn release_waits_for_queries_on_their_way_to_the_banks() {
+        let cfg = cfg(10, 2, 4);
+        let mut m = SvbfCycle::new(&cfg);
+        flip(&mut m);
+        while !m.step(&idle()).held {}
+        m.step(&SvbfInputs { q_valid: true, q_key: 5, ..idle() });
+        let o = m.step(&SvbfInputs { release: true, q_valid: true, ..idle() });
+        assert!(!o.q_ready, "no query taken with a release");
+        assert!(m.step(&idle()).held, "still held while the query is before the banks");
+        assert!(m.step(&idle()).held);
+        assert!(!m.step(&idle()).held, "released");
+    }
+}
