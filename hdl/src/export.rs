@@ -12,6 +12,7 @@ use crate::expb::ExpbCore;
 use crate::fridge::FridgeCore;
 use crate::lda::LdaCore;
 use crate::rda::RdaCore;
+use crate::svbf::SvbfCore;
 use netmeas_sim::ConfigError;
 use netmeas_sim::counter_bank::CounterBankConfig;
 use netmeas_sim::dbm::ExpbConfig;
@@ -19,6 +20,7 @@ use netmeas_sim::fridge::{FridgeConfig, fridge_registers};
 use netmeas_sim::h3::H3Config;
 use netmeas_sim::lda::{LdaConfig, RegisterDesc, lda_registers};
 use netmeas_sim::rda::{RdaConfig, rda_registers};
+use netmeas_sim::svbf::{SvbfConfig, svbf_registers};
 use rust_hdl::prelude::*;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -38,6 +40,8 @@ pub enum BlockConfig {
     Fridge(FridgeConfig),
     /// The EXPB core (bandwidth at exponential time scales).
     Expb(ExpbConfig),
+    /// The MAPLE packet latency store (SVBF) with its query engine.
+    Svbf(SvbfConfig),
 }
 
 impl BlockConfig {
@@ -50,6 +54,7 @@ impl BlockConfig {
             BlockConfig::Rda(_) => "rda",
             BlockConfig::Fridge(_) => "fridge",
             BlockConfig::Expb(_) => "expb",
+            BlockConfig::Svbf(_) => "svbf",
         }
     }
 
@@ -58,6 +63,7 @@ impl BlockConfig {
         match self {
             BlockConfig::Lda(c) => lda_registers(c),
             BlockConfig::Rda(c) => rda_registers(c),
+            BlockConfig::Svbf(_) => svbf_registers(),
             BlockConfig::Fridge(c) => fridge_registers(c),
             _ => Vec::new(),
         }
@@ -67,7 +73,7 @@ impl BlockConfig {
     pub fn csr_data_bits(&self) -> u32 {
         match self {
             BlockConfig::Lda(_) => 8,
-            BlockConfig::Rda(_) | BlockConfig::Fridge(_) => 32,
+            BlockConfig::Rda(_) | BlockConfig::Fridge(_) | BlockConfig::Svbf(_) => 32,
             _ => 0,
         }
     }
@@ -81,6 +87,7 @@ impl BlockConfig {
             BlockConfig::Rda(c) => c.validate(),
             BlockConfig::Fridge(c) => c.validate(),
             BlockConfig::Expb(c) => c.validate(),
+            BlockConfig::Svbf(c) => c.validate_rtl(),
         }
     }
 
@@ -93,6 +100,7 @@ impl BlockConfig {
             BlockConfig::Rda(c) => c.top_name(),
             BlockConfig::Fridge(c) => c.top_name(),
             BlockConfig::Expb(c) => c.top_name(),
+            BlockConfig::Svbf(c) => c.top_name(),
         }
     }
 
@@ -105,6 +113,7 @@ impl BlockConfig {
             BlockConfig::Rda(c) => serde_json::to_value(c),
             BlockConfig::Fridge(c) => serde_json::to_value(c),
             BlockConfig::Expb(c) => serde_json::to_value(c),
+            BlockConfig::Svbf(c) => serde_json::to_value(c),
         }
         .expect("configs serialize")
     }
@@ -135,6 +144,11 @@ impl BlockConfig {
                 "EXPB core (Uyeda et al., NSDI 2011, §3.2, §3.3): byte counts at m time scales 2^j base intervals, \
                  Algorithm 2's trailing-zero cascade one scale per clock, {count, sum, sum of squares, max} per scale \
                  with a majority culprit, ping-pong periods streamed out"
+            }
+            BlockConfig::Svbf(_) => {
+                "SVBF store (Lee et al., SIGMETRICS 2012, §3.3.3, §4, §6): delay-center classifier, one partition \
+                 of even/odd word banks per hash function, one packet per clock, frozen epoch held for a query \
+                 engine answering one query per clock, per-center {count, sum} streamed out"
             }
         }
     }
@@ -237,6 +251,7 @@ pub fn export(cfg: &BlockConfig) -> Result<Exported, ConfigError> {
         BlockConfig::Rda(c) => export_rda(c),
         BlockConfig::Fridge(c) => export_fridge(c),
         BlockConfig::Expb(c) => generate(ExpbCore::new(c)),
+        BlockConfig::Svbf(c) => export_svbf(c),
     };
     let top = cfg.top_name();
     let verilog = finish_verilog(cfg, &top, &verilog);
@@ -396,6 +411,17 @@ fn export_rda(c: &RdaConfig) -> (String, Vec<Port>) {
     }
 }
 
+fn export_svbf(c: &SvbfConfig) -> (String, Vec<Port>) {
+    match (c.hashes, c.partition_log2) {
+        (9, 17) => generate(SvbfCore::<9, 17, 11, 10>::new(c)),
+        (9, 16) => generate(SvbfCore::<9, 16, 10, 9>::new(c)),
+        (9, 12) => generate(SvbfCore::<9, 12, 6, 5>::new(c)),
+        (4, 10) => generate(SvbfCore::<4, 10, 4, 3>::new(c)),
+        (2, 8) => generate(SvbfCore::<2, 8, 2, 1>::new(c)),
+        other => unreachable!("SVBF build {other:?} passed validation but has no instance"),
+    }
+}
+
 fn export_fridge(c: &FridgeConfig) -> (String, Vec<Port>) {
     match c.addr_bits() {
         1 => generate(FridgeCore::<1>::new(c)),
@@ -435,6 +461,40 @@ fn has_zero_extension_idiom(line: &str) -> bool {
 
 /// Renames `top` to `name`, adds the header and the justified lint waivers.
 fn finish_verilog(cfg: &BlockConfig, name: &str, verilog: &str) -> String {
+    let cfg_json = serde_json::to_string_pretty(&cfg.to_json()).expect("serializes");
+    let mut out = String::new();
+    out.push_str(&format!("// {name}: {}\n", cfg.summary()));
+    out.push_str(&format!(
+        "// Generated by netmeas {} (`netmeas export {}`) from rust-hdl; do not edit by hand.\n",
+        env!("CARGO_PKG_VERSION"),
+        cfg.block_name()
+    ));
+    out.push_str("//\n// Config:\n");
+    for l in cfg_json.lines() {
+        out.push_str(&format!("//   {l}\n"));
+    }
+    out.push_str(&finish_body(name, verilog));
+    out
+}
+
+/// Exports one block instance on its own (a submodule of a core) under the
+/// module name `name`, with the waivers of an export, and runs
+/// `verilator --lint-only -Wall` on it: the synthesizability check of a
+/// building block.
+pub fn lint_block<B: Block>(block: B, name: &str) -> Result<(), String> {
+    let (verilog, _) = generate(block);
+    let dir = std::env::temp_dir().join(format!("netmeas-lint-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let file = dir.join(format!("{name}.v"));
+    std::fs::write(&file, finish_body(name, &verilog)).map_err(|e| e.to_string())?;
+    let r = crate::tools::lint(&file, name);
+    let _ = std::fs::remove_dir_all(&dir);
+    r
+}
+
+/// The module text renamed from `top` to `name`, the resize idiom waived line
+/// by line, and the waiver comment and `default_nettype` guards around it.
+fn finish_body(name: &str, verilog: &str) -> String {
     let mut body = String::new();
     for line in verilog.lines() {
         let mut l = String::with_capacity(line.len());
@@ -461,18 +521,7 @@ fn finish_verilog(cfg: &BlockConfig, name: &str, verilog: &str) -> String {
             body.push('\n');
         }
     }
-    let cfg_json = serde_json::to_string_pretty(&cfg.to_json()).expect("serializes");
     let mut out = String::new();
-    out.push_str(&format!("// {name}: {}\n", cfg.summary()));
-    out.push_str(&format!(
-        "// Generated by netmeas {} (`netmeas export {}`) from rust-hdl; do not edit by hand.\n",
-        env!("CARGO_PKG_VERSION"),
-        cfg.block_name()
-    ));
-    out.push_str("//\n// Config:\n");
-    for l in cfg_json.lines() {
-        out.push_str(&format!("//   {l}\n"));
-    }
     out.push_str(
         "//\n\
          // Lint (verilator --lint-only -Wall) waivers, each justified:\n\

@@ -11,6 +11,7 @@ pub mod export;
 pub mod fridge;
 pub mod lda;
 pub mod rda;
+pub mod svbf;
 pub mod tools;
 
 /// A `Bits<N>` from a `u128` (the widest value the golden models use for keys and words).

@@ -225,3 +225,24 @@ fn expb_exports_at_every_scale_count_and_corners_lint_clean() {
     export_and_lint(BlockConfig::Expb(ExpbConfig { scales: 1, base_ticks: 1, period_ticks: 1 }));
     export_and_lint(BlockConfig::Expb(ExpbConfig { scales: 16, base_ticks: 7, period_ticks: 7 << 20 }));
 }
+
+#[test]
+fn every_svbf_build_exports_lints_clean_and_others_are_refused() {
+    use netmeas_sim::svbf::{SVBF_RTL_BUILDS, SvbfConfig};
+    for &(hashes, partition_log2) in SVBF_RTL_BUILDS {
+        let cfg = SvbfConfig { hashes, partition_log2, ..Default::default() };
+        let e = export(&BlockConfig::Svbf(cfg.clone())).unwrap();
+        let width = |n: &str| e.ports.iter().find(|p| p.name == n).unwrap().bits;
+        assert_eq!(
+            (width("s_key"), width("s_latency"), width("q_key"), width("r_candidates"), width("m_ro_sum")),
+            (64, 32, 64, 64, 48)
+        );
+        assert_eq!(e.config.registers().len(), 64, "63 boundaries and NBOUNDS");
+        if partition_log2 <= 12 || (hashes, partition_log2) == (9, 17) {
+            export_and_lint(BlockConfig::Svbf(cfg));
+        }
+    }
+    let err = export(&BlockConfig::Svbf(SvbfConfig { hashes: 5, ..Default::default() })).unwrap_err();
+    assert_eq!(err.field, "partition_log2");
+    assert!(err.message.contains("h = 9, p = 17"), "{}", err.message);
+}

@@ -153,6 +153,8 @@ enum FieldOp {
     Add,
     /// Bitwise exclusive or (RDA's ID field).
     Xor,
+    /// Bitwise or (an SVBF partition word: inserts set bits).
+    Or,
     /// A fridge entry {stamp, ts, ID, spare, valid}: a request operand overwrites, a
     /// response operand (bit 1) clears the valid bit if the entry holds its ID.
     Entry,
@@ -204,6 +206,8 @@ pub fn reference_design(cfg: &BlockConfig) -> Option<(String, Vec<Port>)> {
                 ((EXPB_V_BITS + EXPB_INDEX_BITS + 32) as usize, FieldOp::ScaleMax),
             ],
         ),
+        // One SVBF partition's even-word bank: 64-bit words ORed.
+        BlockConfig::Svbf(c) => (c.partition_bits() / 128, c.partition_log2 as usize - 7, vec![(64, FieldOp::Or)]),
         BlockConfig::H3(_) => return None,
     };
     let w: usize = fields.iter().map(|f| f.0).sum();
@@ -215,6 +219,7 @@ pub fn reference_design(cfg: &BlockConfig) -> Option<(String, Vec<Port>)> {
         parts.push(match op {
             FieldOp::Add => format!("d2[{hi}:{lo}] + op2[{hi}:{lo}]"),
             FieldOp::Xor => format!("d2[{hi}:{lo}] ^ op2[{hi}:{lo}]"),
+            FieldOp::Or => format!("d2[{hi}:{lo}] | op2[{hi}:{lo}]"),
             FieldOp::Entry => format!(
                 "op2[{l1}] ? {{d2[{hi}:{l1}], d2[{lo}] & (d2[{l33}:{l2}] != op2[{l33}:{l2}])}} : op2[{hi}:{lo}]",
                 l1 = lo + 1,

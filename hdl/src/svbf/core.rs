@@ -1,0 +1,701 @@
+//! SVBF store core: MAPLE's packet latency store at one packet per clock
+//! (Lee, Duffield, Kompella, SIGMETRICS 2012, §3.2 delay centers, §3.3.3
+//! shared-vector Bloom filter, §4 queries, §6 hardware), with a query engine
+//! on the frozen epoch answering one query per clock.
+//!
+//! Insert pipeline (a packet accepted at t):
+//! - **s1** (t+1) key and latency registered; the classifier compares the
+//!   latency with the 63 active boundaries (`use_j` & `b_j ≤ latency`).
+//! - **s2** (t+2) hashes h_j(key) out of their registers; the compare bits
+//!   counted in eight groups of eight.
+//! - **s3** (t+3) center i = the sum of the group counts (the number of
+//!   boundaries at or below the latency).
+//! - **s4** (t+4) bit position (h_j + i) mod 2^P for every partition.
+//! - **s5** (t+5) every [`SvbfPartition`] sets its bit; the center bank
+//!   adds {1, latency} to row i.
+//!
+//! Epochs: a `flip` taken at t travels with the packet slot of t (that
+//! packet is still in the old epoch). When it passes s1, the boundaries and
+//! the center count written into the shadow registers since the last flip
+//! become active, and the old epoch's center mask is kept for its queries;
+//! at s5 every bank flips. The partitions hold the frozen epoch for queries
+//! (`held`) until `release_frozen`; the center bank streams its 64 rows {count,
+//! latency sum} out on `m_ro_*` after the drain (the host's refined
+//! estimates and tie-breaking, §3.3.4). `flip_ready` rises once every bank
+//! is clean and no flip is on its way.
+//!
+//! Query pipeline (a query accepted at c, one per clock while held): c+1 key
+//! registered, c+2 hashes, c+3 … c+8 the partitions' window reads (see
+//! [`SvbfPartition`]), c+8 AND of the windows and the frozen epoch's k-bit
+//! mask, c+9 kind and lowest candidate, c+10 result with the query's tag.
+//! A release waits until no query is still on its way to the banks.
+//!
+//! Per-clock model: `netmeas_sim::svbf::cycle::SvbfCycle`.
+
+use super::partition::SvbfPartition;
+use crate::common::h3::H3Unit;
+use crate::common::rmw_bank::RmwBank;
+use crate::common::unused::Unused;
+use netmeas_sim::h3::H3Config;
+use netmeas_sim::svbf::SvbfConfig;
+use rust_hdl::prelude::*;
+
+/// Boundaries of the classifier (k ≤ 64 centers).
+const BOUNDS: usize = 63;
+
+/// SVBF store with `H` hash functions, partitions of 2^`P` bits (`WA` = P − 6, `A` = P − 7).
+#[derive(LogicBlock)]
+pub struct SvbfCore<const H: usize, const P: usize, const WA: usize, const A: usize> {
+    // --- clock and synchronous reset ---
+    /// Clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset: drops packets and queries in flight and clears every bank (the CSRs keep their values).
+    pub reset: Signal<In, Bit>,
+    // --- packet stream ---
+    /// A packet is offered.
+    pub s_valid: Signal<In, Bit>,
+    /// Packets are accepted (low only while the banks clear after reset).
+    pub s_ready: Signal<Out, Bit>,
+    /// Packet key (§4: a digest of the invariant header fields and a few payload bytes).
+    pub s_key: Signal<In, Bits<64>>,
+    /// The packet's latency, ticks.
+    pub s_latency: Signal<In, Bits<32>>,
+    // --- CSR write port (register map in docs/cores/svbf.md) ---
+    /// Write strobe.
+    pub csr_we: Signal<In, Bit>,
+    /// Word address: 0..=62 boundary b_{addr+1}, 63 the number of boundaries k − 1.
+    pub csr_addr: Signal<In, Bits<6>>,
+    /// Write data.
+    pub csr_wdata: Signal<In, Bits<32>>,
+    // --- epochs ---
+    /// Request an epoch flip.
+    pub flip: Signal<In, Bit>,
+    /// A flip requested now is taken.
+    pub flip_ready: Signal<Out, Bit>,
+    /// The live copy of every bank.
+    pub live_epoch: Signal<Out, Bit>,
+    /// The frozen epoch is held for queries.
+    pub held: Signal<Out, Bit>,
+    /// Release the held epoch (it clears; a release while nothing is held is ignored).
+    pub release_frozen: Signal<In, Bit>,
+    // --- query stream (frozen epoch) ---
+    /// A query is offered.
+    pub q_valid: Signal<In, Bit>,
+    /// Queries are accepted (held, no release pending).
+    pub q_ready: Signal<Out, Bit>,
+    /// The packet key looked up.
+    pub q_key: Signal<In, Bits<64>>,
+    /// Tag returned with the result.
+    pub q_tag: Signal<In, Bits<16>>,
+    // --- result stream (ten clocks after the query; no back-pressure) ---
+    /// A result is presented.
+    pub r_valid: Signal<Out, Bit>,
+    /// The query's tag.
+    pub r_tag: Signal<Out, Bits<16>>,
+    /// 0 No-Match, 1 Match, 2 Multi-Match (the host breaks the tie by the center counts).
+    pub r_kind: Signal<Out, Bits<2>>,
+    /// The lowest candidate center (0 for No-Match).
+    pub r_center: Signal<Out, Bits<6>>,
+    /// The AND of the h windows: bit i set = center i possible.
+    pub r_candidates: Signal<Out, Bits<64>>,
+    // --- read-out of the frozen epoch's center counters ---
+    /// A center row is presented.
+    pub m_ro_valid: Signal<Out, Bit>,
+    /// The consumer takes it.
+    pub m_ro_ready: Signal<In, Bit>,
+    /// Its center index.
+    pub m_ro_center: Signal<Out, Bits<6>>,
+    /// Packets of the center (mod 2^32).
+    pub m_ro_count: Signal<Out, Bits<32>>,
+    /// Their latency sum (mod 2^48).
+    pub m_ro_sum: Signal<Out, Bits<48>>,
+    /// Center 63, the last row.
+    pub m_ro_last: Signal<Out, Bit>,
+    // --- status ---
+    /// A center count wrapped since the flag was last cleared.
+    pub ovf_sticky: Signal<Out, Bit>,
+    /// Clear the overflow flag.
+    pub ovf_clear: Signal<In, Bit>,
+    // --- blocks ---
+    hash: [H3Unit<64, P>; H],
+    qhash: [H3Unit<64, P>; H],
+    parts: [SvbfPartition<P, WA, A>; H],
+    centers: RmwBank<80, 6>,
+    hash_valid_sink: [Unused<Bit>; H],
+    qhash_valid_sink: [Unused<Bit>; H],
+    centers_held_sink: Unused<Bit>,
+    centers_q_sink: Unused<Bits<80>>,
+    // --- constants ---
+    idx6: [Constant<Bits<6>>; BOUNDS],
+    zero16: Constant<Bits<16>>,
+    idx3: [Constant<Bits<3>>; 8],
+    zero8: Constant<Bits<8>>,
+    thirty_two: Constant<Bits<7>>,
+    three: Constant<Bits<3>>,
+    one6: Constant<Bits<6>>,
+    zero6: Constant<Bits<6>>,
+    ones64: Constant<Bits<64>>,
+    one64: Constant<Bits<64>>,
+    zero64: Constant<Bits<64>>,
+    c63: Constant<Bits<6>>,
+    kind_none: Constant<Bits<2>>,
+    kind_match: Constant<Bits<2>>,
+    kind_multi: Constant<Bits<2>>,
+    count_one: Constant<Bits<80>>,
+    // --- classifier registers ---
+    shadow: [DFF<Bits<32>>; BOUNDS],
+    shadow_nb: DFF<Bits<6>>,
+    bound: [DFF<Bits<32>>; BOUNDS],
+    use_b: [DFF<Bit>; BOUNDS],
+    nb: DFF<Bits<6>>,
+    frozen_kmask: DFF<Bits<64>>,
+    // --- insert pipeline ---
+    s1_valid: DFF<Bit>,
+    s1_flip: DFF<Bit>,
+    s1_lat: DFF<Bits<32>>,
+    s1_key: DFF<Bits<64>>,
+    s2_valid: DFF<Bit>,
+    s2_flip: DFF<Bit>,
+    s2_lat: DFF<Bits<32>>,
+    s2_cmp: [DFF<Bit>; 64],
+    s3_valid: DFF<Bit>,
+    s3_flip: DFF<Bit>,
+    s3_lat: DFF<Bits<32>>,
+    s3_grp: [DFF<Bits<6>>; 8],
+    s3_hash: [DFF<Bits<P>>; H],
+    s4_valid: DFF<Bit>,
+    s4_flip: DFF<Bit>,
+    s4_lat: DFF<Bits<32>>,
+    s4_center: DFF<Bits<6>>,
+    s4_hash: [DFF<Bits<P>>; H],
+    s5_valid: DFF<Bit>,
+    s5_flip: DFF<Bit>,
+    s5_lat: DFF<Bits<32>>,
+    s5_center: DFF<Bits<6>>,
+    s5_bit: [DFF<Bits<P>>; H],
+    s6_flip: DFF<Bit>,
+    fr_q: DFF<Bit>,
+    // --- query pipeline ---
+    q1_valid: DFF<Bit>,
+    q1_tag: DFF<Bits<16>>,
+    q1_key: DFF<Bits<64>>,
+    q2_valid: DFF<Bit>,
+    q2_tag: DFF<Bits<16>>,
+    qv: [DFF<Bit>; 7],
+    qt: [DFF<Bits<16>>; 7],
+    q9_cand: DFF<Bits<64>>,
+    q9_gany: [DFF<Bit>; 8],
+    q9_gidx: [DFF<Bits<3>>; 8],
+    r_valid_q: DFF<Bit>,
+    r_tag_q: DFF<Bits<16>>,
+    r_kind_q: DFF<Bits<2>>,
+    r_center_q: DFF<Bits<6>>,
+    r_cand_q: DFF<Bits<64>>,
+    rel_pend: DFF<Bit>,
+    // --- combinational helpers ---
+    accept: Signal<Local, Bit>,
+    take_flip: Signal<Local, Bit>,
+    q_accept: Signal<Local, Bit>,
+    release_now: Signal<Local, Bit>,
+    ready_chain: [Signal<Local, Bit>; H],
+    fr_chain: [Signal<Local, Bit>; H],
+    held_chain: [Signal<Local, Bit>; H],
+    and_chain: [Signal<Local, Bits<64>>; H],
+    ready_all: Signal<Local, Bit>,
+    fr_all: Signal<Local, Bit>,
+    held_all: Signal<Local, Bit>,
+    cmp_w: [Signal<Local, Bits<6>>; 64],
+    cand: Signal<Local, Bits<64>>,
+    cand_m1: Signal<Local, Bits<64>>,
+    center_old: Signal<Local, Bits<80>>,
+    count_sum: Signal<Local, Bits<33>>,
+    sum_new: Signal<Local, Bits<48>>,
+    gsel: Signal<Local, Bits<3>>,
+    gidx: Signal<Local, Bits<3>>,
+}
+
+impl<const H: usize, const P: usize, const WA: usize, const A: usize> SvbfCore<H, P, WA, A> {
+    /// The core for `cfg` (its `hashes` and `partition_log2` must be `H` and `P`).
+    pub fn new(cfg: &SvbfConfig) -> Self {
+        assert_eq!((cfg.hashes, cfg.partition_log2 as usize), (H, P), "SVBF widths differ from the config");
+        let hash_cfg =
+            |j: usize| H3Config { key_bits: 64, out_bits: P, seed: cfg.hash_seed(j), registered: true, name: None };
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            s_valid: Default::default(),
+            s_ready: Default::default(),
+            s_key: Default::default(),
+            s_latency: Default::default(),
+            csr_we: Default::default(),
+            csr_addr: Default::default(),
+            csr_wdata: Default::default(),
+            flip: Default::default(),
+            flip_ready: Default::default(),
+            live_epoch: Default::default(),
+            held: Default::default(),
+            release_frozen: Default::default(),
+            q_valid: Default::default(),
+            q_ready: Default::default(),
+            q_key: Default::default(),
+            q_tag: Default::default(),
+            r_valid: Default::default(),
+            r_tag: Default::default(),
+            r_kind: Default::default(),
+            r_center: Default::default(),
+            r_candidates: Default::default(),
+            m_ro_valid: Default::default(),
+            m_ro_ready: Default::default(),
+            m_ro_center: Default::default(),
+            m_ro_count: Default::default(),
+            m_ro_sum: Default::default(),
+            m_ro_last: Default::default(),
+            ovf_sticky: Default::default(),
+            ovf_clear: Default::default(),
+            hash: std::array::from_fn(|j| H3Unit::new(&hash_cfg(j))),
+            qhash: std::array::from_fn(|j| H3Unit::new(&hash_cfg(j))),
+            parts: std::array::from_fn(|_| SvbfPartition::default()),
+            centers: RmwBank::new(64),
+            hash_valid_sink: std::array::from_fn(|_| Default::default()),
+            qhash_valid_sink: std::array::from_fn(|_| Default::default()),
+            centers_held_sink: Default::default(),
+            centers_q_sink: Default::default(),
+            idx6: std::array::from_fn(|j| Constant::new((j as u64).into())),
+            idx3: std::array::from_fn(|j| Constant::new((j as u64).into())),
+            zero16: Constant::new(0u64.into()),
+            zero8: Constant::new(0u64.into()),
+            thirty_two: Constant::new(32u64.into()),
+            three: Constant::new(3u64.into()),
+            one6: Constant::new(1u64.into()),
+            zero6: Constant::new(0u64.into()),
+            ones64: Constant::new(u64::MAX.into()),
+            one64: Constant::new(1u64.into()),
+            zero64: Constant::new(0u64.into()),
+            c63: Constant::new(63u64.into()),
+            kind_none: Constant::new(0u64.into()),
+            kind_match: Constant::new(1u64.into()),
+            kind_multi: Constant::new(2u64.into()),
+            count_one: Constant::new(1u64.into()),
+            shadow: std::array::from_fn(|_| Default::default()),
+            shadow_nb: Default::default(),
+            bound: std::array::from_fn(|_| Default::default()),
+            use_b: std::array::from_fn(|_| Default::default()),
+            nb: Default::default(),
+            frozen_kmask: Default::default(),
+            s1_valid: Default::default(),
+            s1_flip: Default::default(),
+            s1_lat: Default::default(),
+            s1_key: Default::default(),
+            s2_valid: Default::default(),
+            s2_flip: Default::default(),
+            s2_lat: Default::default(),
+            s2_cmp: std::array::from_fn(|_| Default::default()),
+            s3_valid: Default::default(),
+            s3_flip: Default::default(),
+            s3_lat: Default::default(),
+            s3_grp: std::array::from_fn(|_| Default::default()),
+            s3_hash: std::array::from_fn(|_| Default::default()),
+            s4_valid: Default::default(),
+            s4_flip: Default::default(),
+            s4_lat: Default::default(),
+            s4_center: Default::default(),
+            s4_hash: std::array::from_fn(|_| Default::default()),
+            s5_valid: Default::default(),
+            s5_flip: Default::default(),
+            s5_lat: Default::default(),
+            s5_center: Default::default(),
+            s5_bit: std::array::from_fn(|_| Default::default()),
+            s6_flip: Default::default(),
+            fr_q: Default::default(),
+            q1_valid: Default::default(),
+            q1_tag: Default::default(),
+            q1_key: Default::default(),
+            q2_valid: Default::default(),
+            q2_tag: Default::default(),
+            qv: std::array::from_fn(|_| Default::default()),
+            qt: std::array::from_fn(|_| Default::default()),
+            q9_cand: Default::default(),
+            q9_gany: std::array::from_fn(|_| Default::default()),
+            q9_gidx: std::array::from_fn(|_| Default::default()),
+            r_valid_q: Default::default(),
+            r_tag_q: Default::default(),
+            r_kind_q: Default::default(),
+            r_center_q: Default::default(),
+            r_cand_q: Default::default(),
+            rel_pend: Default::default(),
+            accept: Default::default(),
+            take_flip: Default::default(),
+            q_accept: Default::default(),
+            release_now: Default::default(),
+            ready_chain: std::array::from_fn(|_| Default::default()),
+            fr_chain: std::array::from_fn(|_| Default::default()),
+            held_chain: std::array::from_fn(|_| Default::default()),
+            and_chain: std::array::from_fn(|_| Default::default()),
+            ready_all: Default::default(),
+            fr_all: Default::default(),
+            held_all: Default::default(),
+            cmp_w: std::array::from_fn(|_| Default::default()),
+            cand: Default::default(),
+            cand_m1: Default::default(),
+            center_old: Default::default(),
+            count_sum: Default::default(),
+            sum_new: Default::default(),
+            gsel: Default::default(),
+            gidx: Default::default(),
+        }
+    }
+}
+
+impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for SvbfCore<H, P, WA, A> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self,
+            clock,
+            shadow_nb,
+            nb,
+            frozen_kmask,
+            s1_valid,
+            s1_flip,
+            s1_lat,
+            s1_key,
+            s2_valid,
+            s2_flip,
+            s2_lat,
+            s3_valid,
+            s3_flip,
+            s3_lat,
+            s4_valid,
+            s4_flip,
+            s4_lat,
+            s4_center,
+            s5_valid,
+            s5_flip,
+            s5_lat,
+            s5_center,
+            s6_flip,
+            fr_q,
+            q1_valid,
+            q1_tag,
+            q1_key,
+            q2_valid,
+            q2_tag,
+            q9_cand,
+            r_valid_q,
+            r_tag_q,
+            r_kind_q,
+            r_center_q,
+            r_cand_q,
+            rel_pend
+        );
+        for j in 0..BOUNDS {
+            self.shadow[j].clock.next = self.clock.val();
+            self.shadow[j].d.next = self.shadow[j].q.val();
+            self.bound[j].clock.next = self.clock.val();
+            self.bound[j].d.next = self.bound[j].q.val();
+            self.use_b[j].clock.next = self.clock.val();
+            self.use_b[j].d.next = self.use_b[j].q.val();
+        }
+        for j in 0..64 {
+            self.s2_cmp[j].clock.next = self.clock.val();
+            self.s2_cmp[j].d.next = self.s2_cmp[j].q.val();
+        }
+        for g in 0..8 {
+            self.s3_grp[g].clock.next = self.clock.val();
+            self.s3_grp[g].d.next = self.s3_grp[g].q.val();
+            self.q9_gany[g].clock.next = self.clock.val();
+            self.q9_gany[g].d.next = self.q9_gany[g].q.val();
+            self.q9_gidx[g].clock.next = self.clock.val();
+            self.q9_gidx[g].d.next = self.q9_gidx[g].q.val();
+        }
+        for n in 0..7 {
+            self.qv[n].clock.next = self.clock.val();
+            self.qv[n].d.next = self.qv[n].q.val();
+            self.qt[n].clock.next = self.clock.val();
+            self.qt[n].d.next = self.qt[n].q.val();
+        }
+        for j in 0..H {
+            self.s3_hash[j].clock.next = self.clock.val();
+            self.s3_hash[j].d.next = self.s3_hash[j].q.val();
+            self.s4_hash[j].clock.next = self.clock.val();
+            self.s4_hash[j].d.next = self.s4_hash[j].q.val();
+            self.s5_bit[j].clock.next = self.clock.val();
+            self.s5_bit[j].d.next = self.s5_bit[j].q.val();
+            self.hash[j].clock.next = self.clock.val();
+            self.qhash[j].clock.next = self.clock.val();
+            self.parts[j].clock.next = self.clock.val();
+            self.parts[j].reset.next = self.reset.val();
+        }
+        self.centers.clock.next = self.clock.val();
+        self.centers.reset.next = self.reset.val();
+
+        // ---- readiness of the banks (AND over the partitions) ----
+        self.ready_chain[0].next = self.parts[0].s_upd_ready.val() & self.centers.s_upd_ready.val();
+        self.fr_chain[0].next = self.parts[0].flip_ready.val() & self.centers.flip_ready.val();
+        self.held_chain[0].next = self.parts[0].held.val();
+        self.ready_all.next = self.ready_chain[0].val();
+        self.fr_all.next = self.fr_chain[0].val();
+        self.held_all.next = self.held_chain[0].val();
+        for j in 1..H {
+            self.ready_chain[j].next = self.ready_chain[j - 1].val() & self.parts[j].s_upd_ready.val();
+            self.fr_chain[j].next = self.fr_chain[j - 1].val() & self.parts[j].flip_ready.val();
+            self.held_chain[j].next = self.held_chain[j - 1].val() & self.parts[j].held.val();
+            // The last link is the AND over every partition.
+            self.ready_all.next = self.ready_chain[j].val();
+            self.fr_all.next = self.fr_chain[j].val();
+            self.held_all.next = self.held_chain[j].val();
+        }
+        self.s_ready.next = self.ready_all.val();
+        self.held.next = self.held_all.val();
+        self.flip_ready.next = self.fr_q.q.val()
+            & !(self.s1_flip.q.val()
+                | self.s2_flip.q.val()
+                | self.s3_flip.q.val()
+                | self.s4_flip.q.val()
+                | self.s5_flip.q.val()
+                | self.s6_flip.q.val());
+        self.q_ready.next = self.held_all.val() & !self.rel_pend.q.val() & !self.release_frozen.val();
+        self.fr_q.d.next = self.fr_all.val();
+        self.live_epoch.next = self.centers.epoch.val();
+        self.ovf_sticky.next = self.centers.ovf_sticky.val();
+        self.centers.ovf_clear.next = self.ovf_clear.val();
+
+        self.accept.next = self.s_valid.val() & self.ready_all.val();
+        self.take_flip.next = self.flip.val() & self.flip_ready.val();
+        self.q_accept.next = self.q_valid.val() & self.q_ready.val();
+        self.release_now.next = (self.rel_pend.q.val() | self.release_frozen.val())
+            & self.held_all.val()
+            & !self.q1_valid.q.val()
+            & !self.q2_valid.q.val();
+        self.rel_pend.d.next =
+            (self.rel_pend.q.val() | (self.release_frozen.val() & self.held_all.val())) & !self.release_now.val();
+
+        // ---- CSR writes into the shadow registers ----
+        for j in 0..BOUNDS {
+            if self.csr_we.val() & (self.csr_addr.val() == self.idx6[j].val()) {
+                self.shadow[j].d.next = self.csr_wdata.val();
+            }
+        }
+        if self.csr_we.val() & (self.csr_addr.val() == self.c63.val()) {
+            self.shadow_nb.d.next = self.csr_wdata.val().get_bits::<6>(0);
+        }
+
+        // ---- s0 -> s1: the packet and the flip token ----
+        self.s1_valid.d.next = self.accept.val();
+        self.s1_flip.d.next = self.take_flip.val();
+        self.s1_lat.d.next = self.s_latency.val();
+        self.s1_key.d.next = self.s_key.val();
+
+        // ---- s1: classifier compares, hashes registered in their units ----
+        for j in 0..H {
+            self.hash[j].s_valid.next = self.s1_valid.q.val();
+            self.hash[j].s_key.next = self.s1_key.q.val();
+            self.hash_valid_sink[j].sig.next = self.hash[j].m_valid.val();
+        }
+        for j in 0..BOUNDS {
+            self.s2_cmp[j].d.next = self.use_b[j].q.val() & (self.s1_lat.q.val() >= self.bound[j].q.val());
+        }
+        self.s2_cmp[63].d.next = false;
+        self.s2_valid.d.next = self.s1_valid.q.val();
+        self.s2_flip.d.next = self.s1_flip.q.val();
+        self.s2_lat.d.next = self.s1_lat.q.val();
+        if self.s1_flip.q.val() {
+            // The epoch being frozen keeps its center mask; the next one classifies with the shadow set.
+            self.frozen_kmask.d.next = self.ones64.val() >> (self.c63.val() - self.nb.q.val());
+            self.nb.d.next = self.shadow_nb.q.val();
+            for j in 0..BOUNDS {
+                self.bound[j].d.next = self.shadow[j].q.val();
+                self.use_b[j].d.next = self.idx6[j].val() < self.shadow_nb.q.val();
+            }
+        }
+
+        // ---- s2: group counts ----
+        for j in 0..64 {
+            if self.s2_cmp[j].q.val() {
+                self.cmp_w[j].next = self.one6.val();
+            } else {
+                self.cmp_w[j].next = self.zero6.val();
+            }
+        }
+        for g in 0..8 {
+            self.s3_grp[g].d.next = ((self.cmp_w[8 * g].val() + self.cmp_w[8 * g + 1].val())
+                + (self.cmp_w[8 * g + 2].val() + self.cmp_w[8 * g + 3].val()))
+                + ((self.cmp_w[8 * g + 4].val() + self.cmp_w[8 * g + 5].val())
+                    + (self.cmp_w[8 * g + 6].val() + self.cmp_w[8 * g + 7].val()));
+        }
+        for j in 0..H {
+            self.s3_hash[j].d.next = self.hash[j].m_hash.val();
+        }
+        self.s3_valid.d.next = self.s2_valid.q.val();
+        self.s3_flip.d.next = self.s2_flip.q.val();
+        self.s3_lat.d.next = self.s2_lat.q.val();
+
+        // ---- s3: the center ----
+        self.s4_center.d.next = ((self.s3_grp[0].q.val() + self.s3_grp[1].q.val())
+            + (self.s3_grp[2].q.val() + self.s3_grp[3].q.val()))
+            + ((self.s3_grp[4].q.val() + self.s3_grp[5].q.val()) + (self.s3_grp[6].q.val() + self.s3_grp[7].q.val()));
+        for j in 0..H {
+            self.s4_hash[j].d.next = self.s3_hash[j].q.val();
+        }
+        self.s4_valid.d.next = self.s3_valid.q.val();
+        self.s4_flip.d.next = self.s3_flip.q.val();
+        self.s4_lat.d.next = self.s3_lat.q.val();
+
+        // ---- s4: bit positions ----
+        for j in 0..H {
+            self.s5_bit[j].d.next = self.s4_hash[j].q.val() + bit_cast::<P, 6>(self.s4_center.q.val());
+        }
+        self.s5_valid.d.next = self.s4_valid.q.val();
+        self.s5_flip.d.next = self.s4_flip.q.val();
+        self.s5_lat.d.next = self.s4_lat.q.val();
+        self.s5_center.d.next = self.s4_center.q.val();
+
+        // ---- s5: the banks ----
+        for j in 0..H {
+            self.parts[j].s_upd_valid.next = self.s5_valid.q.val();
+            self.parts[j].s_upd_bit.next = self.s5_bit[j].q.val();
+            self.parts[j].flip.next = self.s5_flip.q.val();
+            self.parts[j].release_frozen.next = self.release_now.val();
+        }
+        self.s6_flip.d.next = self.s5_flip.q.val();
+        self.centers.s_upd_valid.next = self.s5_valid.q.val();
+        self.centers.s_upd_row.next = self.s5_center.q.val();
+        self.centers.s_upd_op.next =
+            (bit_cast::<80, 32>(self.s5_lat.q.val()) << self.thirty_two.val()) | self.count_one.val();
+        self.centers.flip.next = self.s5_flip.q.val();
+        self.centers.hold.next = false;
+        self.centers.release_frozen.next = false;
+        self.centers.q_row.next = self.zero6.val();
+        self.centers_held_sink.sig.next = self.centers.held.val();
+        self.centers_q_sink.sig.next = self.centers.q_data.val();
+        // Center arithmetic: count (low 32 bits) += 1 with overflow, sum (high 48) += latency.
+        if self.centers.alu_fwd.val() {
+            self.center_old.next = self.centers.alu_old_fwd.val();
+        } else {
+            self.center_old.next = self.centers.alu_old_base.val();
+        }
+        self.count_sum.next = bit_cast::<33, 32>(self.center_old.val().get_bits::<32>(0))
+            + bit_cast::<33, 32>(self.centers.alu_op.val().get_bits::<32>(0));
+        self.sum_new.next = self.center_old.val().get_bits::<48>(32) + self.centers.alu_op.val().get_bits::<48>(32);
+        self.centers.alu_new.next = (bit_cast::<80, 48>(self.sum_new.val()) << self.thirty_two.val())
+            | bit_cast::<80, 32>(self.count_sum.val().get_bits::<32>(0));
+        self.centers.alu_ovf.next = self.count_sum.val().get_bit(32);
+        // Read-out of the frozen counters.
+        self.m_ro_valid.next = self.centers.m_ro_valid.val();
+        self.centers.m_ro_ready.next = self.m_ro_ready.val();
+        self.m_ro_center.next = self.centers.m_ro_row.val();
+        self.m_ro_count.next = self.centers.m_ro_data.val().get_bits::<32>(0);
+        self.m_ro_sum.next = self.centers.m_ro_data.val().get_bits::<48>(32);
+        self.m_ro_last.next = self.centers.m_ro_last.val();
+
+        // ---- query: c -> c+1 key, c+1 -> c+2 hashes, c+2 the partitions ----
+        self.q1_valid.d.next = self.q_accept.val();
+        self.q1_tag.d.next = self.q_tag.val();
+        self.q1_key.d.next = self.q_key.val();
+        for j in 0..H {
+            self.qhash[j].s_valid.next = self.q1_valid.q.val();
+            self.qhash[j].s_key.next = self.q1_key.q.val();
+            self.qhash_valid_sink[j].sig.next = self.qhash[j].m_valid.val();
+            self.parts[j].q_base.next = self.qhash[j].m_hash.val();
+        }
+        self.q2_valid.d.next = self.q1_valid.q.val();
+        self.q2_tag.d.next = self.q1_tag.q.val();
+        // c+3 .. c+9: the tag waits for the windows and the candidates (qv[0] is c+3, qv[6] c+9).
+        self.qv[0].d.next = self.q2_valid.q.val();
+        self.qt[0].d.next = self.q2_tag.q.val();
+        for n in 1..7 {
+            self.qv[n].d.next = self.qv[n - 1].q.val();
+            self.qt[n].d.next = self.qt[n - 1].q.val();
+        }
+        // c+8: AND of the windows and the center mask; per group of 8, any and the lowest.
+        self.and_chain[0].next = self.frozen_kmask.q.val() & self.parts[0].q_window.val();
+        self.cand.next = self.and_chain[0].val();
+        for j in 1..H {
+            self.and_chain[j].next = self.and_chain[j - 1].val() & self.parts[j].q_window.val();
+            self.cand.next = self.and_chain[j].val();
+        }
+        self.q9_cand.d.next = self.cand.val();
+        for g in 0..8 {
+            self.q9_gany[g].d.next = self.cand.val().get_bits::<8>(8 * g) != self.zero8.val();
+            self.q9_gidx[g].d.next = self.idx3[7].val();
+            for b in 0..7 {
+                if self.cand.val().get_bit(8 * g + 6 - b) {
+                    self.q9_gidx[g].d.next = self.idx3[6 - b].val();
+                }
+            }
+        }
+        // c+9: kind and the lowest candidate; zero payload without a result.
+        self.cand_m1.next = self.q9_cand.q.val() - self.one64.val();
+        self.gsel.next = self.idx3[7].val();
+        self.gidx.next = self.q9_gidx[7].q.val();
+        for b in 0..7 {
+            if self.q9_gany[6 - b].q.val() {
+                self.gsel.next = self.idx3[6 - b].val();
+                self.gidx.next = self.q9_gidx[6 - b].q.val();
+            }
+        }
+        self.r_valid_q.d.next = self.qv[6].q.val();
+        self.r_tag_q.d.next = self.zero16.val();
+        self.r_kind_q.d.next = self.kind_none.val();
+        self.r_center_q.d.next = self.zero6.val();
+        self.r_cand_q.d.next = self.zero64.val();
+        if self.qv[6].q.val() {
+            self.r_tag_q.d.next = self.qt[6].q.val();
+            self.r_cand_q.d.next = self.q9_cand.q.val();
+            if self.q9_cand.q.val() != self.zero64.val() {
+                self.r_center_q.d.next =
+                    (bit_cast::<6, 3>(self.gsel.val()) << self.three.val()) | bit_cast::<6, 3>(self.gidx.val());
+                if (self.q9_cand.q.val() & self.cand_m1.val()) == self.zero64.val() {
+                    self.r_kind_q.d.next = self.kind_match.val();
+                } else {
+                    self.r_kind_q.d.next = self.kind_multi.val();
+                }
+            }
+        }
+        self.r_valid.next = self.r_valid_q.q.val();
+        self.r_tag.next = self.r_tag_q.q.val();
+        self.r_kind.next = self.r_kind_q.q.val();
+        self.r_center.next = self.r_center_q.q.val();
+        self.r_candidates.next = self.r_cand_q.q.val();
+
+        // ---- synchronous reset of the control state ----
+        if self.reset.val() {
+            self.s1_valid.d.next = false;
+            self.s1_flip.d.next = false;
+            self.s2_valid.d.next = false;
+            self.s2_flip.d.next = false;
+            self.s3_valid.d.next = false;
+            self.s3_flip.d.next = false;
+            self.s4_valid.d.next = false;
+            self.s4_flip.d.next = false;
+            self.s5_valid.d.next = false;
+            self.s5_flip.d.next = false;
+            self.s6_flip.d.next = false;
+            self.fr_q.d.next = false;
+            self.q1_valid.d.next = false;
+            self.q2_valid.d.next = false;
+            for n in 0..7 {
+                self.qv[n].d.next = false;
+            }
+            self.r_valid_q.d.next = false;
+            self.r_tag_q.d.next = self.zero16.val();
+            self.r_kind_q.d.next = self.kind_none.val();
+            self.r_center_q.d.next = self.zero6.val();
+            self.r_cand_q.d.next = self.zero64.val();
+            self.rel_pend.d.next = false;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The core alone passes `verilator --lint-only -Wall` (the exports of
+    /// every build are linted in `tests/export.rs`).
+    #[test]
+    fn core_is_synthesizable() {
+        let cfg = SvbfConfig { hashes: 2, partition_log2: 8, ..Default::default() };
+        crate::export::lint_block(SvbfCore::<2, 8, 2, 1>::new(&cfg), "svbf_core_h2_p8").unwrap();
+    }
+}

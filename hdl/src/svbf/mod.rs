@@ -1,0 +1,7 @@
+//! The MAPLE packet latency store (Lee, Duffield, Kompella, SIGMETRICS 2012).
+
+pub mod core;
+pub mod partition;
+
+pub use self::core::SvbfCore;
+pub use self::partition::SvbfPartition;

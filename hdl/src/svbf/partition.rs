@@ -1,0 +1,258 @@
+//! One SVBF partition (MAPLE §3.3.3, split per hash function): the 2^`P`
+//! bits that hash function h_j owns, in two [`RmwBank`]s of 64-bit words —
+//! the even words and the odd words, 2^`A` = 2^(P−7) rows each — so that a
+//! k-bit window starting anywhere (words w and w + 1: the ⌈k/64⌉ + 1 = 2-word
+//! burst of §3.3.3 with k ≤ 64) is one access to each bank.
+//!
+//! - **Insert**: `s_upd_bit` = (h_j(s) + i) mod 2^P goes to the bank of its
+//!   word's parity as an OR of a one-hot word (row = word / 2); the bank's
+//!   forwarding makes back-to-back inserts into one word exact.
+//! - **Epochs**: both banks flip together and, after the drain, *hold* the
+//!   frozen copy for queries until `release_frozen`; then it streams (unread) and
+//!   clears.
+//! - **Query** (`q_base` = h_j(s), presented at c+2 of the core's query
+//!   pipeline): rows registered at c+3 (even row ⌈w/2⌉ mod 2^A, odd row
+//!   ⌊w/2⌋), words back at c+6 and ordered by the parity of w, the 128-bit
+//!   pair shifted right by the bit offset at c+7, `q_window` registered at
+//!   c+8: bit i = partition bit (h_j(s) + i) mod 2^P.
+//!
+//! Per-clock model: `netmeas_sim::svbf::cycle` (its `parts`).
+
+use crate::common::rmw_bank::RmwBank;
+use crate::common::unused::Unused;
+use rust_hdl::prelude::*;
+
+/// One partition of 2^`P` bits: word addresses of `WA` = P − 6 bits, bank rows of `A` = P − 7 bits.
+#[derive(LogicBlock)]
+pub struct SvbfPartition<const P: usize, const WA: usize, const A: usize> {
+    // --- clock and synchronous reset ---
+    /// Clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset: both banks clear.
+    pub reset: Signal<In, Bit>,
+    // --- insert ---
+    /// Set a bit.
+    pub s_upd_valid: Signal<In, Bit>,
+    /// Inserts are accepted (both banks cleared after reset).
+    pub s_upd_ready: Signal<Out, Bit>,
+    /// The bit's position in the partition.
+    pub s_upd_bit: Signal<In, Bits<P>>,
+    // --- epochs ---
+    /// Flip both banks (with the update of this cycle still in the old epoch).
+    pub flip: Signal<In, Bit>,
+    /// Both banks would take a flip.
+    pub flip_ready: Signal<Out, Bit>,
+    /// Both banks hold their frozen copy.
+    pub held: Signal<Out, Bit>,
+    /// Leave the hold: the frozen copy clears.
+    pub release_frozen: Signal<In, Bit>,
+    // --- query window on the held copy ---
+    /// Window start h_j(s) (c+2).
+    pub q_base: Signal<In, Bits<P>>,
+    /// The 64 bits from `q_base` on, wrapping at 2^P (c+8; the core masks k of them).
+    pub q_window: Signal<Out, Bits<64>>,
+    // --- blocks ---
+    even: RmwBank<64, A>,
+    odd: RmwBank<64, A>,
+    even_sink: [Unused<Bit>; 4],
+    odd_sink: [Unused<Bit>; 4],
+    even_sink_row: Unused<Bits<A>>,
+    odd_sink_row: Unused<Bits<A>>,
+    even_sink_data: Unused<Bits<64>>,
+    odd_sink_data: Unused<Bits<64>>,
+    /// Bits the window shift moves out.
+    shifted_hi_sink: Unused<Bits<64>>,
+    // --- constants ---
+    one64: Constant<Bits<64>>,
+    one_a: Constant<Bits<A>>,
+    sixty_four: Constant<Bits<7>>,
+    // --- query pipeline ---
+    q3_even: DFF<Bits<A>>,
+    q3_odd: DFF<Bits<A>>,
+    q3_off: DFF<Bits<7>>,
+    q3_par: DFF<Bit>,
+    q4_off: DFF<Bits<7>>,
+    q4_par: DFF<Bit>,
+    q5_off: DFF<Bits<7>>,
+    q5_par: DFF<Bit>,
+    q6_off: DFF<Bits<7>>,
+    q6_par: DFF<Bit>,
+    q7_pair: DFF<Bits<128>>,
+    q7_off: DFF<Bits<7>>,
+    q8_win: DFF<Bits<64>>,
+    // --- combinational helpers ---
+    upd_word: Signal<Local, Bits<WA>>,
+    upd_mask: Signal<Local, Bits<64>>,
+    q_word: Signal<Local, Bits<WA>>,
+    q_half: Signal<Local, Bits<A>>,
+    even_old: Signal<Local, Bits<64>>,
+    odd_old: Signal<Local, Bits<64>>,
+    shifted: Signal<Local, Bits<128>>,
+}
+
+impl<const P: usize, const WA: usize, const A: usize> Default for SvbfPartition<P, WA, A> {
+    fn default() -> Self {
+        assert!(WA + 6 == P && A + 7 == P, "partition widths: WA = P - 6, A = P - 7");
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            s_upd_valid: Default::default(),
+            s_upd_ready: Default::default(),
+            s_upd_bit: Default::default(),
+            flip: Default::default(),
+            flip_ready: Default::default(),
+            held: Default::default(),
+            release_frozen: Default::default(),
+            q_base: Default::default(),
+            q_window: Default::default(),
+            even: RmwBank::new(1 << A),
+            odd: RmwBank::new(1 << A),
+            even_sink: Default::default(),
+            odd_sink: Default::default(),
+            even_sink_row: Default::default(),
+            odd_sink_row: Default::default(),
+            even_sink_data: Default::default(),
+            odd_sink_data: Default::default(),
+            shifted_hi_sink: Default::default(),
+            one64: Constant::new(1u64.into()),
+            one_a: Constant::new(1u64.into()),
+            sixty_four: Constant::new(64u64.into()),
+            q3_even: Default::default(),
+            q3_odd: Default::default(),
+            q3_off: Default::default(),
+            q3_par: Default::default(),
+            q4_off: Default::default(),
+            q4_par: Default::default(),
+            q5_off: Default::default(),
+            q5_par: Default::default(),
+            q6_off: Default::default(),
+            q6_par: Default::default(),
+            q7_pair: Default::default(),
+            q7_off: Default::default(),
+            q8_win: Default::default(),
+            upd_word: Default::default(),
+            upd_mask: Default::default(),
+            q_word: Default::default(),
+            q_half: Default::default(),
+            even_old: Default::default(),
+            odd_old: Default::default(),
+            shifted: Default::default(),
+        }
+    }
+}
+
+impl<const P: usize, const WA: usize, const A: usize> Logic for SvbfPartition<P, WA, A> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, q3_even, q3_odd, q3_off, q3_par, q4_off, q4_par, q5_off, q5_par, q6_off, q6_par, q7_pair,
+            q7_off, q8_win
+        );
+        self.even.clock.next = self.clock.val();
+        self.odd.clock.next = self.clock.val();
+        self.even.reset.next = self.reset.val();
+        self.odd.reset.next = self.reset.val();
+
+        // ---- insert: the word's parity picks the bank, the bit becomes a one-hot operand ----
+        self.upd_word.next = self.s_upd_bit.val().get_bits::<WA>(6);
+        self.upd_mask.next = self.one64.val() << self.s_upd_bit.val().get_bits::<6>(0);
+        self.even.s_upd_valid.next = self.s_upd_valid.val() & !self.upd_word.val().get_bit(0);
+        self.odd.s_upd_valid.next = self.s_upd_valid.val() & self.upd_word.val().get_bit(0);
+        self.even.s_upd_row.next = self.upd_word.val().get_bits::<A>(1);
+        self.odd.s_upd_row.next = self.upd_word.val().get_bits::<A>(1);
+        self.even.s_upd_op.next = self.upd_mask.val();
+        self.odd.s_upd_op.next = self.upd_mask.val();
+        self.s_upd_ready.next = self.even.s_upd_ready.val() & self.odd.s_upd_ready.val();
+
+        // ---- record arithmetic: OR (bits are only ever set) ----
+        if self.even.alu_fwd.val() {
+            self.even_old.next = self.even.alu_old_fwd.val();
+        } else {
+            self.even_old.next = self.even.alu_old_base.val();
+        }
+        if self.odd.alu_fwd.val() {
+            self.odd_old.next = self.odd.alu_old_fwd.val();
+        } else {
+            self.odd_old.next = self.odd.alu_old_base.val();
+        }
+        self.even.alu_new.next = self.even_old.val() | self.even.alu_op.val();
+        self.odd.alu_new.next = self.odd_old.val() | self.odd.alu_op.val();
+        self.even.alu_ovf.next = false;
+        self.odd.alu_ovf.next = false;
+        self.even.ovf_clear.next = false;
+        self.odd.ovf_clear.next = false;
+
+        // ---- epochs: flip together, hold the frozen copy, clear it on release ----
+        self.even.flip.next = self.flip.val();
+        self.odd.flip.next = self.flip.val();
+        self.flip_ready.next = self.even.flip_ready.val() & self.odd.flip_ready.val();
+        self.even.hold.next = true;
+        self.odd.hold.next = true;
+        self.held.next = self.even.held.val() & self.odd.held.val();
+        self.even.release_frozen.next = self.release_frozen.val();
+        self.odd.release_frozen.next = self.release_frozen.val();
+        self.even.m_ro_ready.next = true;
+        self.odd.m_ro_ready.next = true;
+
+        // ---- query: rows of words w and w + 1 (c+2 -> c+3) ----
+        self.q_word.next = self.q_base.val().get_bits::<WA>(6);
+        self.q_half.next = self.q_word.val().get_bits::<A>(1);
+        if self.q_word.val().get_bit(0) {
+            self.q3_even.d.next = self.q_half.val() + self.one_a.val();
+        } else {
+            self.q3_even.d.next = self.q_half.val();
+        }
+        self.q3_odd.d.next = self.q_half.val();
+        self.q3_off.d.next = bit_cast::<7, 6>(self.q_base.val().get_bits::<6>(0));
+        self.q3_par.d.next = self.q_word.val().get_bit(0);
+        self.even.q_row.next = self.q3_even.q.val();
+        self.odd.q_row.next = self.q3_odd.q.val();
+        // c+3 .. c+6: the offset and parity wait for the words.
+        self.q4_off.d.next = self.q3_off.q.val();
+        self.q4_par.d.next = self.q3_par.q.val();
+        self.q5_off.d.next = self.q4_off.q.val();
+        self.q5_par.d.next = self.q4_par.q.val();
+        self.q6_off.d.next = self.q5_off.q.val();
+        self.q6_par.d.next = self.q5_par.q.val();
+        // c+6: words w (low) and w + 1 (high).
+        if self.q6_par.q.val() {
+            self.q7_pair.d.next = (bit_cast::<128, 64>(self.even.q_data.val()) << self.sixty_four.val())
+                | bit_cast::<128, 64>(self.odd.q_data.val());
+        } else {
+            self.q7_pair.d.next = (bit_cast::<128, 64>(self.odd.q_data.val()) << self.sixty_four.val())
+                | bit_cast::<128, 64>(self.even.q_data.val());
+        }
+        self.q7_off.d.next = self.q6_off.q.val();
+        // c+7: the window.
+        self.shifted.next = self.q7_pair.q.val() >> self.q7_off.q.val();
+        self.q8_win.d.next = self.shifted.val().get_bits::<64>(0);
+        self.shifted_hi_sink.sig.next = self.shifted.val().get_bits::<64>(64);
+        self.q_window.next = self.q8_win.q.val();
+
+        // ---- outputs of the banks this partition does not use ----
+        self.even_sink[0].sig.next = self.even.m_ro_valid.val();
+        self.even_sink[1].sig.next = self.even.m_ro_last.val();
+        self.even_sink[2].sig.next = self.even.epoch.val();
+        self.even_sink[3].sig.next = self.even.ovf_sticky.val();
+        self.odd_sink[0].sig.next = self.odd.m_ro_valid.val();
+        self.odd_sink[1].sig.next = self.odd.m_ro_last.val();
+        self.odd_sink[2].sig.next = self.odd.epoch.val();
+        self.odd_sink[3].sig.next = self.odd.ovf_sticky.val();
+        self.even_sink_row.sig.next = self.even.m_ro_row.val();
+        self.odd_sink_row.sig.next = self.odd.m_ro_row.val();
+        self.even_sink_data.sig.next = self.even.m_ro_data.val();
+        self.odd_sink_data.sig.next = self.odd.m_ro_data.val();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The partition alone passes `verilator --lint-only -Wall`.
+    #[test]
+    fn partition_is_synthesizable() {
+        crate::export::lint_block(SvbfPartition::<10, 4, 3>::default(), "svbf_partition_p10").unwrap();
+        crate::export::lint_block(SvbfPartition::<8, 2, 1>::default(), "svbf_partition_p8").unwrap();
+    }
+}
