@@ -259,6 +259,9 @@ fn adapter_rs(name: &str, block: &str) -> String {
             },
             ro_last: o.m_ro_last.to_u128() != 0,
             ovf_sticky: o.ovf_sticky.to_u128() != 0,
+            // The counter bank never holds its frozen copy (its RmwBank's hold port is tied off).
+            held: false,
+            q_data: Default::default(),
         }",
         ),
         "lda" => (
@@ -399,6 +402,43 @@ fn adapter_rs(name: &str, block: &str) -> String {
             live_period: o.live_period.to_u128() as u32,
         }",
         ),
+        "svbf" => (
+            "netmeas_sim::svbf::SvbfConfig",
+            "netmeas_sim::svbf::cycle::SvbfInputs",
+            "netmeas_sim::svbf::cycle::SvbfOutputs",
+            "reset: P::from_u128(i.reset as u128),
+            s_valid: P::from_u128(i.valid as u128),
+            s_key: P::from_u128(i.key as u128),
+            s_latency: P::from_u128(i.latency as u128),
+            csr_we: P::from_u128(i.csr_we as u128),
+            csr_addr: P::from_u128((i.csr_addr & 63) as u128),
+            csr_wdata: P::from_u128(i.csr_wdata as u128),
+            flip: P::from_u128(i.flip as u128),
+            release_frozen: P::from_u128(i.release as u128),
+            q_valid: P::from_u128(i.q_valid as u128),
+            q_key: P::from_u128(i.q_key as u128),
+            q_tag: P::from_u128(i.q_tag as u128),
+            m_ro_ready: P::from_u128(i.ro_ready as u128),
+            ovf_clear: P::from_u128(i.ovf_clear as u128),",
+            "netmeas_sim::svbf::cycle::SvbfOutputs {
+            ready: o.s_ready.to_u128() != 0,
+            flip_ready: o.flip_ready.to_u128() != 0,
+            epoch: o.live_epoch.to_u128() != 0,
+            held: o.held.to_u128() != 0,
+            q_ready: o.q_ready.to_u128() != 0,
+            r_valid: o.r_valid.to_u128() != 0,
+            r_tag: o.r_tag.to_u128() as u16,
+            r_kind: o.r_kind.to_u128() as u8,
+            r_center: o.r_center.to_u128() as u8,
+            r_candidates: o.r_candidates.to_u128() as u64,
+            ro_valid: o.m_ro_valid.to_u128() != 0,
+            ro_center: o.m_ro_center.to_u128() as u8,
+            ro_count: o.m_ro_count.to_u128() as u32,
+            ro_sum: o.m_ro_sum.to_u128() as u64,
+            ro_last: o.m_ro_last.to_u128() != 0,
+            ovf_sticky: o.ovf_sticky.to_u128() != 0,
+        }",
+        ),
         "h3" => (
             "netmeas_sim::h3::H3Config",
             "netmeas_sim::h3::H3Inputs",
@@ -471,6 +511,10 @@ fn main() {
         .debug(false)
         .warnings(false)
         .flag_if_supported("-w")
+        // GCC 12.2's SLP vectorizer miscompiles Verilator's code for a sum of
+        // comparison bits turned into bytes (the SVBF classifier's popcount
+        // came out as its negation at -O2 and -O3, right at -O1 and with this flag).
+        .flag_if_supported("-fno-tree-slp-vectorize")
         .include(&include)
         .include(include.join("vltstd"))
         .file(include.join("verilated.cpp"))
@@ -489,6 +533,7 @@ fn main() {
             "rda" => BlockConfig::Rda(serde_json::from_str(json).expect("rda variant config")),
             "fridge" => BlockConfig::Fridge(serde_json::from_str(json).expect("fridge variant config")),
             "expb" => BlockConfig::Expb(serde_json::from_str(json).expect("expb variant config")),
+            "svbf" => BlockConfig::Svbf(serde_json::from_str(json).expect("svbf variant config")),
             other => panic!("unknown block {other}"),
         };
         let e = export(&cfg).unwrap_or_else(|err| panic!("variant {name}: {err}"));

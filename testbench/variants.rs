@@ -45,4 +45,10 @@ pub const VARIANTS: &[(&str, &str, &str)] = &[
     ("expb_one", "expb", r#"{"scales": 1, "base_ticks": 4, "period_ticks": 4}"#),
     // EXPB: all 16 scales (the longest cascade), 2^15 intervals per period.
     ("expb_wide", "expb", r#"{"scales": 16, "base_ticks": 2, "period_ticks": 65536}"#),
+    // SVBF: the default store, 9 partitions of 2^17 bits (two banks of 1024 × 64 bits each).
+    ("svbf_default", "svbf", r#"{"hashes": 9, "partition_log2": 17}"#),
+    // SVBF: 4 partitions of 2^10 bits: dense windows, frequent Multi-Matches, short clears.
+    ("svbf_small", "svbf", r#"{"hashes": 4, "partition_log2": 10, "seed": 5}"#),
+    // SVBF: 2 partitions of 256 bits (two rows per bank): same-word inserts all the time, windows wrapping.
+    ("svbf_tiny", "svbf", r#"{"hashes": 2, "partition_log2": 8, "seed": 6}"#),
 ];

@@ -20,6 +20,7 @@ pub mod expb;
 pub mod fridge;
 pub mod lda_stream;
 pub mod rda_stream;
+pub mod svbf;
 
 /// Cycles an RTL run took at each end of a segment.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -268,6 +269,7 @@ impl CbDriver {
             flip: lane(w0, 2, self.p.flip),
             ro_ready: lane(w0, 3, self.p.ro_ready),
             ovf_clear: lane(w2, 1, self.p.ovf_clear),
+            ..Default::default()
         }
     }
 }

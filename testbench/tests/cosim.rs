@@ -6,6 +6,7 @@
 use netmeas_testbench::expb::*;
 use netmeas_testbench::fridge::*;
 use netmeas_testbench::models::*;
+use netmeas_testbench::svbf::*;
 use netmeas_testbench::*;
 use proptest::prelude::*;
 
@@ -413,4 +414,88 @@ fn expb_default_stimulus_exercises_the_core() {
     assert!(st.periods_read >= 2 && st.scales_read >= 32, "{st:?}");
     let st = check_expb::<ExpbDefault>(ExpbStimulus { reset: 0, jump: 0, ..Default::default() }, 6, 100_000);
     assert!(st.packets > 50_000, "{st:?}");
+}
+
+fn svbf_stimulus() -> impl Strategy<Value = SvbfStimulus> {
+    (
+        (0u32..=65536, 0u32..=65536, 0u32..8000, prop_oneof![Just(65536u32), 0u32..3000]),
+        (0u32..3000, 0u32..=65536, 0u32..=65536, prop_oneof![Just(0u32), 0u32..20]),
+    )
+        .prop_map(|((valid, repeat, csr, flip), (release, query, ro_ready, reset))| SvbfStimulus {
+            valid,
+            repeat,
+            csr,
+            flip,
+            release,
+            query,
+            ro_ready,
+            reset,
+        })
+}
+
+fn check_svbf<M: SvbfRtl>(p: SvbfStimulus, seed: u64, cycles: u64) -> SvbfStats {
+    match cosim_svbf::<M>(p, seed, cycles) {
+        Ok(st) => st,
+        Err(m) => panic!("{m} (stimulus {p:?}, seed {seed})"),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 16, ..ProptestConfig::default() })]
+
+    #[test]
+    fn svbf_default_matches_golden(p in svbf_stimulus(), seed: u64) {
+        check_svbf::<SvbfDefault>(p, seed, 20_000);
+    }
+
+    #[test]
+    fn svbf_small_matches_golden(p in svbf_stimulus(), seed: u64) {
+        check_svbf::<SvbfSmall>(p, seed, 20_000);
+    }
+
+    #[test]
+    fn svbf_tiny_matches_golden(p in svbf_stimulus(), seed: u64) {
+        check_svbf::<SvbfTiny>(p, seed, 20_000);
+    }
+}
+
+#[test]
+fn svbf_default_stimulus_exercises_the_core() {
+    // The tiny store (2 × 256 bits) is nearly full within an epoch: Multi-Match dominates.
+    let st = check_svbf::<SvbfTiny>(SvbfStimulus::default(), 3, 200_000);
+    assert!(st.flips > 100 && st.centers_read > 100 * 64, "{st:?}");
+    assert!(st.results[1] > 1_000 && st.results[2] > 1_000, "{st:?}");
+    // The small one (4 × 1024 bits) answers every kind, No-Match included.
+    let st = check_svbf::<SvbfSmall>(SvbfStimulus { reset: 0, ..Default::default() }, 4, 200_000);
+    assert!(st.flips > 50 && st.packets > 50_000, "{st:?}");
+    assert!(st.results.iter().all(|&n| n > 1_000), "every kind of answer: {st:?}");
+    let st = check_svbf::<SvbfDefault>(SvbfStimulus { reset: 0, ..Default::default() }, 5, 200_000);
+    assert!(st.flips > 20 && st.results[1] > 10_000, "{st:?}");
+}
+
+/// The RTL in the loop of `run svbf`: three epochs of a Verilated store give
+/// the golden store's answers (kind, center, candidates, refined latency)
+/// and counters; a geometry without a built core is refused by name.
+#[test]
+fn svbf_rtl_engine_answers_like_the_golden_store() {
+    use netmeas_sim::prng::SplitMix64;
+    use netmeas_sim::svbf::run::{GoldenEngine, SvbfEngine};
+    use netmeas_sim::svbf::{Centers, MatchKind, SvbfConfig};
+    let cfg = SvbfConfig { centers: 20, ..SvbfSmall::config() };
+    let centers = Centers::new(&(0..20u32).map(|i| 50 + 100 * i + i * i).collect::<Vec<_>>()).unwrap();
+    let mut rtl = rtl_svbf_engine(&cfg).unwrap();
+    let mut rng = SplitMix64::new(8);
+    for epoch in 0..3 {
+        let pkts: Vec<(u64, u64)> = (0..400).map(|_| (rng.next_u64(), rng.below(2500))).collect();
+        let g = GoldenEngine.epoch(&cfg, &centers, &pkts).unwrap();
+        let r = rtl.epoch(&cfg, &centers, &pkts).unwrap();
+        assert_eq!((&r.counts, &r.sums), (&g.counts, &g.sums), "epoch {epoch}");
+        assert_eq!(r.answers.len(), g.answers.len(), "epoch {epoch}");
+        let first = (0..pkts.len()).find(|&i| r.answers[i] != g.answers[i]);
+        assert!(first.is_none(), "epoch {epoch}, packet {first:?}: {:?}", first.map(|i| (r.answers[i], g.answers[i])));
+        assert!(g.answers.iter().filter(|a| a.kind == MatchKind::MultiMatch).count() > 20, "ties exercised");
+        assert!(g.answers.iter().all(|a| a.kind != MatchKind::NoMatch), "no false negatives");
+    }
+    let other = SvbfConfig { seed: 1, ..cfg };
+    assert!(rtl_svbf_engine(&other).err().unwrap().contains("no Verilated SVBF core"));
 }

@@ -1,0 +1,370 @@
+//! Verilated SVBF store cores: cycle-by-cycle co-simulation against [`SvbfCycle`].
+
+use crate::models::{SvbfDefault, SvbfSmall, SvbfTiny};
+use crate::{CoreRtl, Mismatch, cosim_model, differ, lane};
+use netmeas_sim::prng::SplitMix64;
+use netmeas_sim::svbf::cycle::{
+    SVBF_KIND_MATCH, SVBF_KIND_MULTI, SVBF_KIND_NO_MATCH, SVBF_REG_NBOUNDS, SvbfCycle, SvbfInputs, SvbfOutputs,
+};
+use netmeas_sim::svbf::run::{EpochResult, SvbfEngine};
+use netmeas_sim::svbf::{Centers, MatchKind, SvbfConfig, answer};
+
+/// A Verilated SVBF store core.
+pub trait SvbfRtl: CoreRtl<Config = SvbfConfig, In = SvbfInputs, Out = SvbfOutputs> {}
+impl<M: CoreRtl<Config = SvbfConfig, In = SvbfInputs, Out = SvbfOutputs>> SvbfRtl for M {}
+
+/// How to drive an SVBF core: probabilities in parts per 65536 per cycle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SvbfStimulus {
+    /// A packet is offered.
+    pub valid: u32,
+    /// Its key repeats one of the last few (same bits, or neighbours in one word: forwarding).
+    pub repeat: u32,
+    /// A CSR write (a boundary, or the boundary count).
+    pub csr: u32,
+    /// A flip is requested.
+    pub flip: u32,
+    /// The held epoch is released.
+    pub release: u32,
+    /// A query is offered.
+    pub query: u32,
+    /// The center read-out consumer is ready.
+    pub ro_ready: u32,
+    /// Reset is asserted.
+    pub reset: u32,
+}
+
+impl Default for SvbfStimulus {
+    /// Dense packets with repeats, frequent epochs, queries whenever held.
+    fn default() -> Self {
+        Self {
+            valid: 50000,
+            repeat: 12000,
+            csr: 2000,
+            flip: 300,
+            release: 150,
+            query: 45000,
+            ro_ready: 40000,
+            reset: 2,
+        }
+    }
+}
+
+/// What a co-simulation exercised.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SvbfStats {
+    /// Cycles compared.
+    pub cycles: u64,
+    /// Packets taken.
+    pub packets: u64,
+    /// Flips taken.
+    pub flips: u64,
+    /// Query results by kind: No-Match, Match, Multi-Match.
+    pub results: [u64; 3],
+    /// Center rows read out.
+    pub centers_read: u64,
+}
+
+/// Random SVBF inputs, reproducible from a seed. Queries mostly ask for keys
+/// of the frozen epoch (so Match and Multi-Match are common), the rest for
+/// keys never inserted.
+pub struct SvbfDriver {
+    rng: SplitMix64,
+    p: SvbfStimulus,
+    /// The last keys taken in the live epoch (a ring).
+    live: [u64; 16],
+    live_len: usize,
+    live_next: usize,
+    /// Keys of the epoch frozen by the last flip.
+    frozen: [u64; 16],
+    frozen_len: usize,
+    tag: u16,
+}
+
+impl SvbfDriver {
+    /// A driver with stimulus `p`.
+    pub fn new(p: SvbfStimulus, seed: u64) -> Self {
+        Self {
+            rng: SplitMix64::new(seed),
+            p,
+            live: [0; 16],
+            live_len: 0,
+            live_next: 0,
+            frozen: [0; 16],
+            frozen_len: 0,
+            tag: 0,
+        }
+    }
+
+    /// This cycle's inputs.
+    pub fn next(&mut self) -> SvbfInputs {
+        let w = self.rng.next_u64();
+        let r = self.rng.next_u64();
+        let mut i = SvbfInputs {
+            reset: lane(w, 0, self.p.reset),
+            flip: lane(w, 1, self.p.flip),
+            release: lane(w, 2, self.p.release),
+            ro_ready: lane(w, 3, self.p.ro_ready),
+            ovf_clear: lane(r, 3, 100),
+            ..Default::default()
+        };
+        if lane(r, 0, self.p.valid) {
+            i.valid = true;
+            i.key = if self.live_len > 0 && lane(r, 1, self.p.repeat) {
+                // One of the last four keys taken.
+                let back = 1 + self.rng.below(self.live_len.min(4) as u64) as usize;
+                self.live[(self.live_next + self.live.len() - back) % self.live.len()]
+            } else {
+                self.rng.next_u64()
+            };
+            // Latencies around the boundaries the CSR writes place (0 .. 4096), some huge.
+            i.latency =
+                if lane(r, 2, 2000) { u32::MAX - self.rng.below(4) as u32 } else { self.rng.below(4200) as u32 };
+        }
+        if lane(w, 4, self.p.csr) {
+            i.csr_we = true;
+            i.csr_addr = self.rng.below(64) as u32;
+            i.csr_wdata = if i.csr_addr == SVBF_REG_NBOUNDS {
+                self.rng.next_u64() as u32 // any value: the core keeps 6 bits
+            } else {
+                // Mostly increasing with the address, now and then anything.
+                if lane(r, 4, 6000) { self.rng.next_u64() as u32 } else { i.csr_addr * 64 + self.rng.below(64) as u32 }
+            };
+        }
+        if lane(w, 5, self.p.query) {
+            i.q_valid = true;
+            i.q_key = if self.frozen_len > 0 && lane(r, 5, 45000) {
+                self.frozen[self.rng.below(self.frozen_len as u64) as usize]
+            } else {
+                self.rng.next_u64()
+            };
+            i.q_tag = self.tag;
+            self.tag = self.tag.wrapping_add(1);
+        }
+        i
+    }
+
+    /// The outputs of the cycle of `i`: a taken packet joins the live keys, a
+    /// taken flip freezes them, a reset forgets both.
+    pub fn observe(&mut self, i: &SvbfInputs, o: &SvbfOutputs) {
+        if i.reset {
+            self.live_len = 0;
+            self.live_next = 0;
+            self.frozen_len = 0;
+            return;
+        }
+        if i.valid && o.ready {
+            self.live[self.live_next] = i.key;
+            self.live_next = (self.live_next + 1) % self.live.len();
+            self.live_len = (self.live_len + 1).min(self.live.len());
+        }
+        if i.flip && o.flip_ready {
+            self.frozen = self.live;
+            self.frozen_len = self.live_len;
+            self.live_len = 0;
+            self.live_next = 0;
+        }
+    }
+}
+
+/// Runs `cycles` cycles of `M` against [`SvbfCycle`], comparing every output
+/// every cycle (the center row only when `ro_valid`; the query result's
+/// payload is zero without a result on both sides).
+pub fn cosim_svbf<M: SvbfRtl>(p: SvbfStimulus, seed: u64, cycles: u64) -> Result<SvbfStats, Mismatch> {
+    let cfg = M::config();
+    let mut golden = SvbfCycle::new(&cfg);
+    // The simulation top registers the inputs: its core first sees one all-zero cycle.
+    golden.step(&SvbfInputs::default());
+    let mut drv = SvbfDriver::new(p, seed);
+    let mut st = SvbfStats::default();
+    let n = M::NAME;
+    cosim_model::<M>(
+        cycles,
+        || {
+            let i = drv.next();
+            let o = golden.step(&i);
+            drv.observe(&i, &o);
+            (i, o)
+        },
+        |cycle, i, r, g| {
+            differ(n, cycle, "ready", r.ready, g.ready)?;
+            differ(n, cycle, "flip_ready", r.flip_ready, g.flip_ready)?;
+            differ(n, cycle, "epoch", r.epoch, g.epoch)?;
+            differ(n, cycle, "held", r.held, g.held)?;
+            differ(n, cycle, "q_ready", r.q_ready, g.q_ready)?;
+            differ(n, cycle, "r_valid", r.r_valid, g.r_valid)?;
+            differ(n, cycle, "r_tag", r.r_tag, g.r_tag)?;
+            differ(n, cycle, "r_kind", r.r_kind, g.r_kind)?;
+            differ(n, cycle, "r_center", r.r_center, g.r_center)?;
+            differ(n, cycle, "r_candidates", r.r_candidates, g.r_candidates)?;
+            differ(n, cycle, "ro_valid", r.ro_valid, g.ro_valid)?;
+            differ(n, cycle, "ovf_sticky", r.ovf_sticky, g.ovf_sticky)?;
+            if g.ro_valid {
+                differ(n, cycle, "ro_center", r.ro_center, g.ro_center)?;
+                differ(n, cycle, "ro_count", r.ro_count, g.ro_count)?;
+                differ(n, cycle, "ro_sum", r.ro_sum, g.ro_sum)?;
+                differ(n, cycle, "ro_last", r.ro_last, g.ro_last)?;
+                st.centers_read += (i.ro_ready && !i.reset) as u64;
+            }
+            if g.r_valid {
+                st.results[g.r_kind as usize] += 1;
+            }
+            if !i.reset {
+                st.packets += (i.valid && g.ready) as u64;
+                st.flips += (i.flip && g.flip_ready) as u64;
+            }
+            st.cycles += 1;
+            Ok(())
+        },
+    )?;
+    Ok(st)
+}
+
+/// The SVBF store on a Verilated core, one epoch at a time (the RTL in the
+/// loop of `netmeas run svbf --engine rtl|both`): the centers' boundaries are
+/// written over the CSR port and activated by a flip, the packets go in one
+/// per clock, a second flip freezes them, the center counters are read out
+/// and every key is queried on the held epoch, one query per clock. The
+/// host breaks ties and refines ([`answer`]) with the read-out counters.
+pub struct RtlSvbfEngine<M: SvbfRtl> {
+    m: M,
+    /// Clock cycles so far.
+    pub cycles: u64,
+}
+
+impl<M: SvbfRtl> RtlSvbfEngine<M> {
+    /// A fresh core (its memories clear themselves after power-up).
+    pub fn new() -> Self {
+        Self { m: M::create(), cycles: 0 }
+    }
+
+    fn step(&mut self, i: &SvbfInputs) -> SvbfOutputs {
+        self.cycles += 1;
+        self.m.cycle(i)
+    }
+
+    /// Releases a held epoch (if any), then flips. The center rows of the
+    /// epoch frozen before stream out meanwhile and are dropped.
+    fn flip(&mut self) -> Result<(), String> {
+        let idle = SvbfInputs { ro_ready: true, ..Default::default() };
+        let mut held = self.step(&idle).held;
+        for _ in 0..1_000_000 {
+            let i = SvbfInputs { flip: !held, release: held, ..idle };
+            let o = self.step(&i);
+            if i.flip && o.flip_ready {
+                return Ok(());
+            }
+            held = o.held;
+        }
+        Err("the SVBF core never became ready to flip".into())
+    }
+}
+
+impl<M: SvbfRtl> Default for RtlSvbfEngine<M> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<M: SvbfRtl> SvbfEngine for RtlSvbfEngine<M> {
+    fn epoch(&mut self, cfg: &SvbfConfig, centers: &Centers, packets: &[(u64, u64)]) -> Result<EpochResult, String> {
+        let built = M::config();
+        if (built.hashes, built.partition_log2, built.seed) != (cfg.hashes, cfg.partition_log2, cfg.seed) {
+            return Err(format!("the Verilated core {} was built for another SVBF", M::NAME));
+        }
+        let idle = SvbfInputs { ro_ready: true, ..Default::default() };
+        // Boundaries into the shadow registers, active from the flip.
+        let bounds = centers.bounds();
+        for (j, &b) in bounds.iter().enumerate() {
+            self.step(&SvbfInputs { csr_we: true, csr_addr: j as u32, csr_wdata: b, ..idle });
+        }
+        self.step(&SvbfInputs { csr_we: true, csr_addr: SVBF_REG_NBOUNDS, csr_wdata: bounds.len() as u32, ..idle });
+        self.flip()?;
+        // Packets, one per clock.
+        for &(key, lat) in packets {
+            let i = SvbfInputs { valid: true, key, latency: lat.min(u32::MAX as u64) as u32, ..idle };
+            while !self.step(&i).ready {}
+        }
+        // Freeze them: after the drain the center counters stream out and the partitions are held.
+        self.flip()?;
+        let mut rows = Vec::new();
+        let mut o = self.step(&idle);
+        while rows.len() < 64 || !o.held {
+            if o.ro_valid {
+                rows.push((o.ro_count as u64, o.ro_sum));
+            }
+            if rows.len() > 64 || self.cycles > u64::MAX / 2 {
+                return Err("the center read-out did not end after 64 rows".into());
+            }
+            o = self.step(&idle);
+        }
+        let counts: Vec<u64> = rows.iter().take(centers.len()).map(|r| r.0).collect();
+        let sums: Vec<u64> = rows.iter().take(centers.len()).map(|r| r.1).collect();
+        // Every key, one query per clock; results come back in order, ten clocks later.
+        let mut answers = Vec::with_capacity(packets.len());
+        let mut sent = 0;
+        let mut waited = 0;
+        while answers.len() < packets.len() {
+            waited += (sent == packets.len()) as u32;
+            if waited > 100 {
+                return Err(format!("{} of {} query results never came", packets.len() - answers.len(), packets.len()));
+            }
+            let q = sent < packets.len();
+            let o = self.step(&SvbfInputs {
+                q_valid: q,
+                q_key: if q { packets[sent].0 } else { 0 },
+                q_tag: sent as u16,
+                ..idle
+            });
+            if q && !o.q_ready {
+                return Err("the held epoch stopped taking queries".into());
+            }
+            sent += q as usize;
+            if o.r_valid {
+                let n = answers.len();
+                if o.r_tag != n as u16 {
+                    return Err(format!("result {n} came back with tag {}", o.r_tag));
+                }
+                let a = answer(o.r_candidates, &counts, &sums, centers);
+                let kind = match a.kind {
+                    MatchKind::NoMatch => SVBF_KIND_NO_MATCH,
+                    MatchKind::Match => SVBF_KIND_MATCH,
+                    MatchKind::MultiMatch => SVBF_KIND_MULTI,
+                };
+                let lowest = if o.r_candidates == 0 { 0 } else { o.r_candidates.trailing_zeros() as u8 };
+                if (o.r_kind, o.r_center) != (kind, lowest) {
+                    return Err(format!(
+                        "result {n}: kind {} / center {} disagree with its candidates",
+                        o.r_kind, o.r_center
+                    ));
+                }
+                answers.push(a);
+            }
+        }
+        Ok(EpochResult { answers, counts, sums, fill: None })
+    }
+}
+
+/// The RTL engine for `cfg`: a Verilated core built with its hash functions,
+/// partition size and seed (the centers are loaded at run time).
+pub fn rtl_svbf_engine(cfg: &SvbfConfig) -> Result<Box<dyn SvbfEngine>, String> {
+    cfg.validate().map_err(|e| e.to_string())?;
+    let key = |c: &SvbfConfig| (c.hashes, c.partition_log2, c.seed);
+    if key(cfg) == key(&SvbfDefault::config()) {
+        return Ok(Box::new(RtlSvbfEngine::<SvbfDefault>::new()));
+    }
+    if key(cfg) == key(&SvbfSmall::config()) {
+        return Ok(Box::new(RtlSvbfEngine::<SvbfSmall>::new()));
+    }
+    if key(cfg) == key(&SvbfTiny::config()) {
+        return Ok(Box::new(RtlSvbfEngine::<SvbfTiny>::new()));
+    }
+    let built: Vec<String> = [SvbfDefault::config(), SvbfSmall::config(), SvbfTiny::config()]
+        .iter()
+        .map(|c| format!("h = {}, p = {}, seed = {:#x}", c.hashes, c.partition_log2, c.seed))
+        .collect();
+    Err(format!(
+        "no Verilated SVBF core has this geometry and seed (baked into the netlist); built: {}",
+        built.join("; ")
+    ))
+}
