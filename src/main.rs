@@ -176,7 +176,16 @@ fn block_config(block: &str, config: Option<&Path>, target: Option<Target>) -> R
             Some(p) => load_config::<netmeas_sim::dbm::ExpbConfig>(p).map_err(|e| e.to_string())?,
             None => netmeas_sim::dbm::ExpbConfig::default(),
         }),
-        other => return Err(format!("unknown block `{other}`: use h3, counter-bank, lda, rda, fridge or expb")),
+        "svbf" if target == Some(Target::Ice40Hx8k) => {
+            return Err("svbf: the store needs four 64-bit-wide banks per hash function (at least 16 EBRs each on \
+                        the iCE40), beyond the HX8K's 32; build it for ecp5-85k"
+                .into());
+        }
+        "svbf" => BlockConfig::Svbf(match config {
+            Some(p) => load_config::<netmeas_sim::svbf::SvbfConfig>(p).map_err(|e| e.to_string())?,
+            None => netmeas_sim::svbf::SvbfConfig::default(),
+        }),
+        other => return Err(format!("unknown block `{other}`: use h3, counter-bank, lda, rda, fridge, expb or svbf")),
     };
     cfg.validate().map_err(|e| e.to_string())?;
     Ok(cfg)
@@ -510,7 +519,11 @@ fn main() -> ExitCode {
         }),
         Cmd::Synth { block, target, config, json } => Target::parse(&target).and_then(|t| {
             let blocks: Vec<&str> = if block == "all" {
-                vec!["h3", "counter-bank", "lda", "rda", "fridge", "expb"]
+                let mut all = vec!["h3", "counter-bank", "lda", "rda", "fridge", "expb"];
+                if t != Target::Ice40Hx8k {
+                    all.push("svbf"); // 4 × h 64-bit banks: beyond the HX8K's 32 EBRs
+                }
+                all
             } else {
                 vec![block.as_str()]
             };

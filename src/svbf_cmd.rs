@@ -8,9 +8,10 @@ use netmeas_sim::prng::SplitMix64;
 use netmeas_sim::svbf::baselines::{Comb, Pbf};
 use netmeas_sim::svbf::centers::{Clustering, log_centers};
 use netmeas_sim::svbf::dimension::{p_cf_comb, p_cf_svbf, p_fp_partitioned};
-use netmeas_sim::svbf::run::{Pcts, SvbfRunSpec, run_golden};
+use netmeas_sim::svbf::run::{EpochResult, GoldenEngine, Pcts, SvbfEngine, SvbfRunSpec, run as run_engine, run_golden};
 use netmeas_sim::svbf::{Centers, MatchKind, SvbfConfig, SvbfStore, dimension};
 use netmeas_sim::traffic::delay::DelayDist;
+use netmeas_testbench::svbf::rtl_svbf_engine;
 use serde_json::json;
 
 /// Subcommands of `netmeas svbf`.
@@ -205,12 +206,15 @@ pub struct RunSvbf {
     /// The online clustering samples one packet in 2^S.
     #[arg(long, default_value_t = 3)]
     pub sample_log2: u32,
-    /// golden (the store's RTL is not built yet).
+    /// golden | rtl (the Verilated core in the loop) | both (compared epoch by epoch).
     #[arg(long, default_value = "golden")]
     pub engine: String,
-    /// Seed of the trace and the hashes.
+    /// Seed of the trace.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Seed of the hash functions (the RTL's are baked in: the default matches the built core).
+    #[arg(long)]
+    pub hash_seed: Option<u64>,
     /// Print one JSON object.
     #[arg(long)]
     pub json: bool,
@@ -218,12 +222,18 @@ pub struct RunSvbf {
 
 /// Runs `netmeas run svbf`.
 pub fn run_svbf(a: &RunSvbf) -> Result<(), String> {
-    if a.engine != "golden" {
-        return Err(format!("--engine {}: only `golden` exists for svbf; the store's RTL is not built yet", a.engine));
-    }
     let clustering: Clustering = a.clustering.parse()?;
-    let cfg = SvbfConfig { hashes: a.hashes, partition_log2: a.partition_log2, centers: a.centers, seed: a.seed };
+    let cfg = SvbfConfig {
+        hashes: a.hashes,
+        partition_log2: a.partition_log2,
+        centers: a.centers,
+        seed: a.hash_seed.unwrap_or(SvbfConfig::default().seed),
+    };
     cfg.validate().map_err(|e| e.to_string())?;
+    if !["golden", "rtl", "both"].contains(&a.engine.as_str()) {
+        return Err(format!("--engine {}: use golden, rtl or both", a.engine));
+    }
+    let rtl = if a.engine == "golden" { None } else { Some(rtl_svbf_engine(&cfg)?) };
     let packets = a.packets.unwrap_or((cfg.total_bits() as f64 / 12.8) as usize);
     let delay: DelayDist = a.delay.parse()?;
     if a.sample_log2 > 20 {
@@ -242,12 +252,17 @@ pub fn run_svbf(a: &RunSvbf) -> Result<(), String> {
         decades: 5,
         seed: a.seed,
     };
-    let r = run_golden(&spec)?;
+    let (r, matched) = match rtl {
+        None => (run_golden(&spec)?, None),
+        Some(mut rtl) if a.engine == "rtl" => (run_engine(&spec, rtl.as_mut())?, None),
+        Some(rtl) => (run_engine(&spec, &mut BothEngine { rtl, epoch: 0 })?, Some(true)),
+    };
     if a.json {
         let v = json!({
             "bits": cfg.total_bits(), "hashes": a.hashes, "centers": a.centers, "clustering": a.clustering,
             "packets_per_epoch": packets, "bits_per_packet": cfg.total_bits() as f64 / packets as f64,
             "epochs_measured": a.epochs - 2, "delay": a.delay, "engine": a.engine, "report": r,
+            "synopsis_match": matched,
         });
         println!("{v}");
     } else {
@@ -264,8 +279,11 @@ pub fn run_svbf(a: &RunSvbf) -> Result<(), String> {
             a.delay
         );
         println!(
-            "classification failure {:.4}  false classification {:.4}  no match {:.4}  fill {:.3}",
-            r.classification_failure, r.false_classification, r.no_match, r.fill
+            "classification failure {:.4}  false classification {:.4}  no match {:.4}  fill {}",
+            r.classification_failure,
+            r.false_classification,
+            r.no_match,
+            r.fill.map_or("not visible through the RTL".to_string(), |f| format!("{f:.3}"))
         );
         let p = |x: Pcts| format!("{:.4} / {:.4} / {:.4}", x.p50, x.p90, x.p99);
         println!("per packet  abs. error ns p50/p90/p99: {}", p(r.abs_error_ns));
@@ -273,5 +291,37 @@ pub fn run_svbf(a: &RunSvbf) -> Result<(), String> {
         println!("  clustering alone        p50/p90/p99: {}", p(r.rel_error_clustering_only));
         println!("per flow    rel. error of the mean latency p50/p90/p99: {}", p(r.flow_rel_error));
     }
+    if !a.json && matched == Some(true) {
+        println!("RTL and golden store agree: every answer, count and sum of every epoch");
+    }
     Ok(())
+}
+
+/// The golden store and the RTL side by side: every epoch's answers and
+/// counters compared; the first difference ends the run with an error.
+struct BothEngine {
+    rtl: Box<dyn SvbfEngine>,
+    epoch: usize,
+}
+
+impl SvbfEngine for BothEngine {
+    fn epoch(&mut self, cfg: &SvbfConfig, centers: &Centers, packets: &[(u64, u64)]) -> Result<EpochResult, String> {
+        let g = GoldenEngine.epoch(cfg, centers, packets)?;
+        let r = self.rtl.epoch(cfg, centers, packets)?;
+        let e = self.epoch;
+        self.epoch += 1;
+        if let Some(i) = (0..g.answers.len().max(r.answers.len())).find(|&i| g.answers.get(i) != r.answers.get(i)) {
+            return Err(format!(
+                "epoch {e}: golden and RTL answers differ at packet {i}: {:?} vs {:?}",
+                g.answers.get(i),
+                r.answers.get(i)
+            ));
+        }
+        if let Some(c) = (0..g.counts.len().max(r.counts.len()))
+            .find(|&c| (g.counts.get(c), g.sums.get(c)) != (r.counts.get(c), r.sums.get(c)))
+        {
+            return Err(format!("epoch {e}: golden and RTL counters of center {c} differ"));
+        }
+        Ok(g)
+    }
 }
