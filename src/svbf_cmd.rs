@@ -290,6 +290,21 @@ pub fn run_svbf(a: &RunSvbf) -> Result<(), String> {
         println!("per packet  rel. error    p50/p90/p99: {}", p(r.rel_error));
         println!("  clustering alone        p50/p90/p99: {}", p(r.rel_error_clustering_only));
         println!("per flow    rel. error of the mean latency p50/p90/p99: {}", p(r.flow_rel_error));
+        let q = &r.range;
+        println!(
+            "range queries (§4): {} tuples, {:.4} of the bytes of packet queries; per-flow aggregate rel. error \
+             p50/p90/p99: {}",
+            q.tuples,
+            q.compression,
+            p(q.flow_rel_error)
+        );
+        println!(
+            "with the neighbouring epochs: classification failure {:.4}, answered from another epoch {:.4}, \
+             rel. error p50/p90/p99: {}",
+            q.neighbours_classification_failure,
+            q.neighbours_wrong_epoch,
+            p(q.neighbours_rel_error)
+        );
     }
     if !a.json && matched == Some(true) {
         println!("RTL and golden store agree: every answer, count and sum of every epoch");

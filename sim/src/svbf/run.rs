@@ -5,8 +5,12 @@
 //! classification, per-packet absolute and relative error, and per-flow
 //! mean-latency error against the truth. The first two epochs only feed the
 //! clustering (§5.3: "the first 2 epochs are used for clustering only").
+//! Each flow is then queried by range tuples (§4, [`super::query`]) as an
+//! aggregate, and every packet once more with its epoch's neighbours
+//! (§4 "Query timing", §5.4's bogus epochs).
 
 use super::centers::{Clustering, OnlineKMedians, centers_from};
+use super::query::{EpochAnswer, HeldEpochs, message_bytes, range_aggregate, range_packets, ranges_of};
 use super::{Answer, Centers, MatchKind, SvbfConfig, SvbfStore};
 use crate::prng::SplitMix64;
 use crate::traffic::delay::DelayDist;
@@ -79,6 +83,27 @@ pub struct SvbfRunReport {
     pub rel_error_clustering_only: Pcts,
     /// Mean fill of the SVBF at the end of an epoch (not seen through the RTL's ports).
     pub fill: Option<f64>,
+    /// Range queries and neighbouring epochs (§4), on the golden copy of each epoch.
+    pub range: RangeReport,
+}
+
+/// The query interface of §4 over a run: every flow of a measured epoch
+/// asked for by range tuples, answered as one aggregate; every packet asked
+/// for in its epoch and both neighbours.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct RangeReport {
+    /// Range tuples sent (one per run of consecutive IP-IDs of a flow in an epoch).
+    pub tuples: u64,
+    /// Bytes of the range messages / bytes of the same packets queried one by one (§5.4).
+    pub compression: f64,
+    /// Per-flow mean latency from the aggregate response: |estimate − truth| / truth.
+    pub flow_rel_error: Pcts,
+    /// Queried in epochs e − 1, e, e + 1: fraction answered Multi-Match.
+    pub neighbours_classification_failure: f64,
+    /// Queried in e − 1, e, e + 1: fraction answered from another epoch than its own.
+    pub neighbours_wrong_epoch: f64,
+    /// Queried in e − 1, e, e + 1: |estimate − truth| / truth per packet.
+    pub neighbours_rel_error: Pcts,
 }
 
 /// What one epoch of a store gives back to a run: the answer to every
@@ -144,6 +169,10 @@ pub fn run(spec: &SvbfRunSpec, engine: &mut dyn SvbfEngine) -> Result<SvbfRunRep
     let (mut total, mut multi, mut wrong, mut none) = (0u64, 0u64, 0u64, 0u64);
     let mut fill = Some(0.0);
     let mut ipid = vec![0u16; spec.flows];
+    let mut held = HeldEpochs::new(spec.epochs)?;
+    // Per measured epoch: per flow, its IP-IDs in order and true latencies.
+    type FlowPackets = std::collections::BTreeMap<usize, (Vec<u16>, Vec<u64>)>;
+    let mut epoch_flows: Vec<(u64, FlowPackets)> = Vec::new();
     for e in 0..spec.epochs {
         let online = if e >= 2 { trained[e - 2].as_ref() } else { None };
         let values = centers_from(spec.clustering, k, online, spec.log_lo_ns, spec.decades);
@@ -174,6 +203,16 @@ pub fn run(spec: &SvbfRunSpec, engine: &mut dyn SvbfEngine) -> Result<SvbfRunRep
             continue;
         }
         let ep = engine.epoch(&spec.cfg, &centers, &stored).map_err(|err| format!("epoch {e}: {err}"))?;
+        let mut golden = SvbfStore::new(&spec.cfg, centers.clone()).map_err(|err| err.to_string())?;
+        let mut flows = FlowPackets::new();
+        for &(key, f, lat, _) in &pkts {
+            golden.insert(key, lat);
+            let fp = flows.entry(f).or_default();
+            fp.0.push(key as u16);
+            fp.1.push(lat);
+        }
+        held.push(e as u64, golden)?;
+        epoch_flows.push((e as u64, flows));
         if ep.answers.len() != pkts.len() {
             return Err(format!("epoch {e}: {} answers for {} packets", ep.answers.len(), pkts.len()));
         }
@@ -203,6 +242,7 @@ pub fn run(spec: &SvbfRunSpec, engine: &mut dyn SvbfEngine) -> Result<SvbfRunRep
         }
         flow_rel.extend(flow_sum.values().map(|&(est, t)| (est - t).abs() / t.max(1.0)));
     }
+    let range = range_report(&held, &epoch_flows)?;
     let n = total as f64;
     Ok(SvbfRunReport {
         packets: total,
@@ -214,6 +254,49 @@ pub fn run(spec: &SvbfRunSpec, engine: &mut dyn SvbfEngine) -> Result<SvbfRunRep
         flow_rel_error: pcts(&mut flow_rel),
         rel_error_clustering_only: pcts(&mut rel_cl),
         fill: fill.map(|f| f / (spec.epochs - 2) as f64),
+        range,
+    })
+}
+
+/// Every flow of every measured epoch queried by range tuples (aggregate,
+/// its own epoch), and every packet in its epoch and both neighbours.
+fn range_report(
+    held: &HeldEpochs,
+    epoch_flows: &[(u64, std::collections::BTreeMap<usize, (Vec<u16>, Vec<u64>)>)],
+) -> Result<RangeReport, String> {
+    let (mut tuples, mut range_bytes, mut packet_bytes) = (0u64, 0u64, 0u64);
+    let (mut flow_rel, mut rel) = (Vec::new(), Vec::new());
+    let (mut packets, mut multi, mut other_epoch) = (0u64, 0u64, 0u64);
+    for (e, flows) in epoch_flows {
+        for (&f, (ids, lats)) in flows {
+            let ranges = ranges_of(f as u64, ids)?;
+            let (rb, pb) = message_bytes(&ranges);
+            tuples += ranges.len() as u64;
+            range_bytes += rb;
+            packet_bytes += pb;
+            let truth = lats.iter().map(|&l| l as f64).sum::<f64>() / lats.len() as f64;
+            let agg = range_aggregate(held, &ranges, *e, 0)?;
+            let est = agg.mean_latency.ok_or_else(|| format!("epoch {e}: flow {f} has no answered packet"))?;
+            flow_rel.push((est - truth).abs() / truth.max(1.0));
+            for ((_, _, a), &lat) in range_packets(held, &ranges, *e, 1)?.iter().zip(lats) {
+                packets += 1;
+                let EpochAnswer::Found { epoch, answer } = a else {
+                    return Err(format!("epoch {e}: a stored packet of flow {f} was not found: {a:?}"));
+                };
+                multi += (answer.kind == MatchKind::MultiMatch) as u64;
+                other_epoch += (epoch != e) as u64;
+                rel.push((answer.latency as f64 - lat as f64).abs() / (lat as f64).max(1.0));
+            }
+        }
+    }
+    let n = packets.max(1) as f64;
+    Ok(RangeReport {
+        tuples,
+        compression: range_bytes as f64 / packet_bytes.max(1) as f64,
+        flow_rel_error: pcts(&mut flow_rel),
+        neighbours_classification_failure: multi as f64 / n,
+        neighbours_wrong_epoch: other_epoch as f64 / n,
+        neighbours_rel_error: pcts(&mut rel),
     })
 }
 
@@ -245,6 +328,28 @@ mod tests {
         assert!(r.false_classification <= r.classification_failure);
         assert!(r.rel_error.p50 < 0.2, "{r:?}");
         assert!(r.flow_rel_error.p50 < r.rel_error.p90, "{r:?}");
+    }
+
+    #[test]
+    fn range_queries_end_to_end_match_the_packet_queries() {
+        // A flow's packets of one epoch are consecutive IP-IDs: one tuple per
+        // flow and epoch (flows wrap their IP-ID at most once here).
+        let s = spec(Clustering::Log);
+        let r = run_golden(&s).unwrap();
+        let flows_seen = r.range.tuples as f64 / (s.epochs - 2) as f64;
+        assert!(flows_seen >= s.flows as f64 && flows_seen <= 1.05 * s.flows as f64, "{:?}", r.range);
+        let expect = r.range.tuples as f64 * 10.0 / (r.packets as f64 * 8.0);
+        assert!((r.range.compression - expect).abs() < 1e-12, "{:?}", r.range);
+        // The aggregate response gives the per-flow means the per-packet answers give
+        // (the same ratio, summed in another order: equal to rounding).
+        let (a, b) = (r.range.flow_rel_error, r.flow_rel_error);
+        for (x, y) in [(a.p50, b.p50), (a.p90, b.p90), (a.p99, b.p99)] {
+            assert!((x - y).abs() <= 1e-12 * y.max(1e-3), "{a:?} vs {b:?}");
+        }
+        // Asking the neighbouring epochs too costs accuracy, never packets (§5.4 Fig. 8(c)).
+        assert!(r.range.neighbours_classification_failure > r.classification_failure, "{r:?}");
+        assert!(r.range.neighbours_wrong_epoch > 0.0 && r.range.neighbours_wrong_epoch < 0.2, "{r:?}");
+        assert!(r.range.neighbours_rel_error.p90 >= r.rel_error.p90, "{r:?}");
     }
 
     #[test]
