@@ -430,6 +430,8 @@ fn adapter_rs(name: &str, block: &str) -> String {
             r_tag: o.r_tag.to_u128() as u16,
             r_kind: o.r_kind.to_u128() as u8,
             r_center: o.r_center.to_u128() as u8,
+            r_count: o.r_count.to_u128() as u32,
+            r_latency: o.r_latency.to_u128() as u32,
             r_candidates: o.r_candidates.to_u128() as u64,
             ro_valid: o.m_ro_valid.to_u128() != 0,
             ro_center: o.m_ro_center.to_u128() as u8,

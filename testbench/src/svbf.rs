@@ -3,11 +3,9 @@
 use crate::models::{SvbfDefault, SvbfSmall, SvbfTiny};
 use crate::{CoreRtl, Mismatch, cosim_model, differ, lane};
 use netmeas_sim::prng::SplitMix64;
-use netmeas_sim::svbf::cycle::{
-    SVBF_KIND_MATCH, SVBF_KIND_MULTI, SVBF_KIND_NO_MATCH, SVBF_REG_NBOUNDS, SvbfCycle, SvbfInputs, SvbfOutputs,
-};
+use netmeas_sim::svbf::cycle::{SVBF_REG_NBOUNDS, SvbfCycle, SvbfInputs, SvbfOutputs};
 use netmeas_sim::svbf::run::{EpochResult, SvbfEngine};
-use netmeas_sim::svbf::{Centers, MatchKind, SvbfConfig, answer};
+use netmeas_sim::svbf::{Centers, MatchKind, SvbfConfig, port_answer};
 
 /// A Verilated SVBF store core.
 pub trait SvbfRtl: CoreRtl<Config = SvbfConfig, In = SvbfInputs, Out = SvbfOutputs> {}
@@ -196,6 +194,8 @@ pub fn cosim_svbf<M: SvbfRtl>(p: SvbfStimulus, seed: u64, cycles: u64) -> Result
             differ(n, cycle, "r_tag", r.r_tag, g.r_tag)?;
             differ(n, cycle, "r_kind", r.r_kind, g.r_kind)?;
             differ(n, cycle, "r_center", r.r_center, g.r_center)?;
+            differ(n, cycle, "r_count", r.r_count, g.r_count)?;
+            differ(n, cycle, "r_latency", r.r_latency, g.r_latency)?;
             differ(n, cycle, "r_candidates", r.r_candidates, g.r_candidates)?;
             differ(n, cycle, "ro_valid", r.ro_valid, g.ro_valid)?;
             differ(n, cycle, "ovf_sticky", r.ovf_sticky, g.ovf_sticky)?;
@@ -224,8 +224,9 @@ pub fn cosim_svbf<M: SvbfRtl>(p: SvbfStimulus, seed: u64, cycles: u64) -> Result
 /// loop of `netmeas run svbf --engine rtl|both`): the centers' boundaries are
 /// written over the CSR port and activated by a flip, the packets go in one
 /// per clock, a second flip freezes them, the center counters are read out
-/// and every key is queried on the held epoch, one query per clock. The
-/// host breaks ties and refines ([`answer`]) with the read-out counters.
+/// and every key is queried on the held epoch, one query per clock, once
+/// the core has refined its center table. The core breaks ties and refines;
+/// the host only gives an empty chosen center its value ([`port_answer`]).
 pub struct RtlSvbfEngine<M: SvbfRtl> {
     m: M,
     /// Clock cycles so far.
@@ -285,11 +286,13 @@ impl<M: SvbfRtl> SvbfEngine for RtlSvbfEngine<M> {
             let i = SvbfInputs { valid: true, key, latency: lat.min(u32::MAX as u64) as u32, ..idle };
             while !self.step(&i).ready {}
         }
-        // Freeze them: after the drain the center counters stream out and the partitions are held.
+        // Freeze them: after the drain the center counters stream out into the
+        // core's table and to the host, the partitions are held, and queries
+        // are taken once the table is refined.
         self.flip()?;
         let mut rows = Vec::new();
         let mut o = self.step(&idle);
-        while rows.len() < 64 || !o.held {
+        while rows.len() < 64 || !o.q_ready {
             if o.ro_valid {
                 rows.push((o.ro_count as u64, o.ro_sum));
             }
@@ -300,7 +303,7 @@ impl<M: SvbfRtl> SvbfEngine for RtlSvbfEngine<M> {
         }
         let counts: Vec<u64> = rows.iter().take(centers.len()).map(|r| r.0).collect();
         let sums: Vec<u64> = rows.iter().take(centers.len()).map(|r| r.1).collect();
-        // Every key, one query per clock; results come back in order, ten clocks later.
+        // Every key, one query per clock; results come back in order, sixteen clocks later.
         let mut answers = Vec::with_capacity(packets.len());
         let mut sent = 0;
         let mut waited = 0;
@@ -325,17 +328,11 @@ impl<M: SvbfRtl> SvbfEngine for RtlSvbfEngine<M> {
                 if o.r_tag != n as u16 {
                     return Err(format!("result {n} came back with tag {}", o.r_tag));
                 }
-                let a = answer(o.r_candidates, &counts, &sums, centers);
-                let kind = match a.kind {
-                    MatchKind::NoMatch => SVBF_KIND_NO_MATCH,
-                    MatchKind::Match => SVBF_KIND_MATCH,
-                    MatchKind::MultiMatch => SVBF_KIND_MULTI,
-                };
-                let lowest = if o.r_candidates == 0 { 0 } else { o.r_candidates.trailing_zeros() as u8 };
-                if (o.r_kind, o.r_center) != (kind, lowest) {
+                let a = port_answer(o.r_kind, o.r_center, o.r_count, o.r_latency, o.r_candidates, centers);
+                if a.kind != MatchKind::NoMatch && o.r_count as u64 != counts[a.center] {
                     return Err(format!(
-                        "result {n}: kind {} / center {} disagree with its candidates",
-                        o.r_kind, o.r_center
+                        "result {n}: center {} with count {} against {} read out",
+                        a.center, o.r_count, counts[a.center]
                     ));
                 }
                 answers.push(a);

@@ -20,18 +20,24 @@
 //! become active, and the old epoch's center mask is kept for its queries;
 //! at s5 every bank flips. The partitions hold the frozen epoch for queries
 //! (`held`) until `release_frozen`; the center bank streams its 64 rows {count,
-//! latency sum} out on `m_ro_*` after the drain (the host's refined
-//! estimates and tie-breaking, §3.3.4). `flip_ready` rises once every bank
-//! is clean and no flip is on its way.
+//! latency sum} out on `m_ro_*` after the drain, and the [`SvbfAnswer`] unit
+//! takes each row the consumer takes into the frozen epoch's center table
+//! and divides it into the refined estimate (§3.3; a row is offered only
+//! while its divider is free). `flip_ready` rises once every bank is clean,
+//! no flip is on its way and no divider is busy.
 //!
-//! Query pipeline (a query accepted at c, one per clock while held): c+1 key
-//! registered, c+2 hashes, c+3 … c+8 the partitions' window reads (see
-//! [`SvbfPartition`]), c+8 AND of the windows and the frozen epoch's k-bit
-//! mask, c+9 kind and lowest candidate, c+10 result with the query's tag.
+//! Query pipeline (a query accepted at c, one per clock while held and the
+//! center table is refined): c+1 key registered, c+2 hashes, c+3 … c+8 the
+//! partitions' window reads (see [`SvbfPartition`]), c+8 AND of the windows
+//! and the frozen epoch's k-bit mask, c+9 kind, c+10 … c+15 the answer
+//! unit's tie-break tree (largest count, lowest index among equal counts,
+//! §3.3.4), c+16 result with the query's tag, chosen center, its count and
+//! refined latency.
 //! A release waits until no query is still on its way to the banks.
 //!
 //! Per-clock model: `netmeas_sim::svbf::cycle::SvbfCycle`.
 
+use super::answer::SvbfAnswer;
 use super::partition::SvbfPartition;
 use crate::common::h3::H3Unit;
 use crate::common::rmw_bank::RmwBank;
@@ -81,21 +87,26 @@ pub struct SvbfCore<const H: usize, const P: usize, const WA: usize, const A: us
     // --- query stream (frozen epoch) ---
     /// A query is offered.
     pub q_valid: Signal<In, Bit>,
-    /// Queries are accepted (held, no release pending).
+    /// Queries are accepted (held, the frozen epoch's center table refined, no release pending).
     pub q_ready: Signal<Out, Bit>,
     /// The packet key looked up.
     pub q_key: Signal<In, Bits<64>>,
     /// Tag returned with the result.
     pub q_tag: Signal<In, Bits<16>>,
-    // --- result stream (ten clocks after the query; no back-pressure) ---
+    // --- result stream (sixteen clocks after the query; no back-pressure) ---
     /// A result is presented.
     pub r_valid: Signal<Out, Bit>,
     /// The query's tag.
     pub r_tag: Signal<Out, Bits<16>>,
-    /// 0 No-Match, 1 Match, 2 Multi-Match (the host breaks the tie by the center counts).
+    /// 0 No-Match, 1 Match, 2 Multi-Match.
     pub r_kind: Signal<Out, Bits<2>>,
-    /// The lowest candidate center (0 for No-Match).
+    /// The chosen center: the only candidate, or among several the one with the
+    /// largest count in the frozen epoch, the lowest index among equal counts (§3.3.4; 0 for No-Match).
     pub r_center: Signal<Out, Bits<6>>,
+    /// The chosen center's packet count in the frozen epoch (0 with a candidate: an empty center).
+    pub r_count: Signal<Out, Bits<32>>,
+    /// Its refined latency ⌊sum / count⌋ (§3.3; 0 for an empty center or No-Match).
+    pub r_latency: Signal<Out, Bits<32>>,
     /// The AND of the h windows: bit i set = center i possible.
     pub r_candidates: Signal<Out, Bits<64>>,
     // --- read-out of the frozen epoch's center counters ---
@@ -121,6 +132,7 @@ pub struct SvbfCore<const H: usize, const P: usize, const WA: usize, const A: us
     qhash: [H3Unit<64, P>; H],
     parts: [SvbfPartition<P, WA, A>; H],
     centers: RmwBank<80, 6>,
+    answer: SvbfAnswer,
     hash_valid_sink: [Unused<Bit>; H],
     qhash_valid_sink: [Unused<Bit>; H],
     centers_held_sink: Unused<Bit>,
@@ -128,10 +140,9 @@ pub struct SvbfCore<const H: usize, const P: usize, const WA: usize, const A: us
     // --- constants ---
     idx6: [Constant<Bits<6>>; BOUNDS],
     zero16: Constant<Bits<16>>,
-    idx3: [Constant<Bits<3>>; 8],
-    zero8: Constant<Bits<8>>,
+    zero32: Constant<Bits<32>>,
+    zero48: Constant<Bits<48>>,
     thirty_two: Constant<Bits<7>>,
-    three: Constant<Bits<3>>,
     one6: Constant<Bits<6>>,
     zero6: Constant<Bits<6>>,
     ones64: Constant<Bits<64>>,
@@ -181,16 +192,18 @@ pub struct SvbfCore<const H: usize, const P: usize, const WA: usize, const A: us
     q1_key: DFF<Bits<64>>,
     q2_valid: DFF<Bit>,
     q2_tag: DFF<Bits<16>>,
-    qv: [DFF<Bit>; 7],
-    qt: [DFF<Bits<16>>; 7],
+    qv: [DFF<Bit>; 13],
+    qt: [DFF<Bits<16>>; 13],
     q9_cand: DFF<Bits<64>>,
-    q9_gany: [DFF<Bit>; 8],
-    q9_gidx: [DFF<Bits<3>>; 8],
+    qk: [DFF<Bits<2>>; 6],
+    qc: [DFF<Bits<64>>; 6],
     r_valid_q: DFF<Bit>,
     r_tag_q: DFF<Bits<16>>,
     r_kind_q: DFF<Bits<2>>,
     r_center_q: DFF<Bits<6>>,
     r_cand_q: DFF<Bits<64>>,
+    r_count_q: DFF<Bits<32>>,
+    r_latency_q: DFF<Bits<32>>,
     rel_pend: DFF<Bit>,
     // --- combinational helpers ---
     accept: Signal<Local, Bit>,
@@ -210,8 +223,7 @@ pub struct SvbfCore<const H: usize, const P: usize, const WA: usize, const A: us
     center_old: Signal<Local, Bits<80>>,
     count_sum: Signal<Local, Bits<33>>,
     sum_new: Signal<Local, Bits<48>>,
-    gsel: Signal<Local, Bits<3>>,
-    gidx: Signal<Local, Bits<3>>,
+    ro_take: Signal<Local, Bit>,
 }
 
 impl<const H: usize, const P: usize, const WA: usize, const A: usize> SvbfCore<H, P, WA, A> {
@@ -243,6 +255,8 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> SvbfCore<H
             r_tag: Default::default(),
             r_kind: Default::default(),
             r_center: Default::default(),
+            r_count: Default::default(),
+            r_latency: Default::default(),
             r_candidates: Default::default(),
             m_ro_valid: Default::default(),
             m_ro_ready: Default::default(),
@@ -256,16 +270,16 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> SvbfCore<H
             qhash: std::array::from_fn(|j| H3Unit::new(&hash_cfg(j))),
             parts: std::array::from_fn(|_| SvbfPartition::default()),
             centers: RmwBank::new(64),
+            answer: Default::default(),
             hash_valid_sink: std::array::from_fn(|_| Default::default()),
             qhash_valid_sink: std::array::from_fn(|_| Default::default()),
             centers_held_sink: Default::default(),
             centers_q_sink: Default::default(),
             idx6: std::array::from_fn(|j| Constant::new((j as u64).into())),
-            idx3: std::array::from_fn(|j| Constant::new((j as u64).into())),
             zero16: Constant::new(0u64.into()),
-            zero8: Constant::new(0u64.into()),
+            zero32: Constant::new(0u64.into()),
+            zero48: Constant::new(0u64.into()),
             thirty_two: Constant::new(32u64.into()),
-            three: Constant::new(3u64.into()),
             one6: Constant::new(1u64.into()),
             zero6: Constant::new(0u64.into()),
             ones64: Constant::new(u64::MAX.into()),
@@ -315,13 +329,15 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> SvbfCore<H
             qv: std::array::from_fn(|_| Default::default()),
             qt: std::array::from_fn(|_| Default::default()),
             q9_cand: Default::default(),
-            q9_gany: std::array::from_fn(|_| Default::default()),
-            q9_gidx: std::array::from_fn(|_| Default::default()),
+            qk: std::array::from_fn(|_| Default::default()),
+            qc: std::array::from_fn(|_| Default::default()),
             r_valid_q: Default::default(),
             r_tag_q: Default::default(),
             r_kind_q: Default::default(),
             r_center_q: Default::default(),
             r_cand_q: Default::default(),
+            r_count_q: Default::default(),
+            r_latency_q: Default::default(),
             rel_pend: Default::default(),
             accept: Default::default(),
             take_flip: Default::default(),
@@ -340,8 +356,7 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> SvbfCore<H
             center_old: Default::default(),
             count_sum: Default::default(),
             sum_new: Default::default(),
-            gsel: Default::default(),
-            gidx: Default::default(),
+            ro_take: Default::default(),
         }
     }
 }
@@ -386,6 +401,8 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             r_kind_q,
             r_center_q,
             r_cand_q,
+            r_count_q,
+            r_latency_q,
             rel_pend
         );
         for j in 0..BOUNDS {
@@ -403,16 +420,18 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
         for g in 0..8 {
             self.s3_grp[g].clock.next = self.clock.val();
             self.s3_grp[g].d.next = self.s3_grp[g].q.val();
-            self.q9_gany[g].clock.next = self.clock.val();
-            self.q9_gany[g].d.next = self.q9_gany[g].q.val();
-            self.q9_gidx[g].clock.next = self.clock.val();
-            self.q9_gidx[g].d.next = self.q9_gidx[g].q.val();
         }
-        for n in 0..7 {
+        for n in 0..13 {
             self.qv[n].clock.next = self.clock.val();
             self.qv[n].d.next = self.qv[n].q.val();
             self.qt[n].clock.next = self.clock.val();
             self.qt[n].d.next = self.qt[n].q.val();
+        }
+        for n in 0..6 {
+            self.qk[n].clock.next = self.clock.val();
+            self.qk[n].d.next = self.qk[n].q.val();
+            self.qc[n].clock.next = self.clock.val();
+            self.qc[n].d.next = self.qc[n].q.val();
         }
         for j in 0..H {
             self.s3_hash[j].clock.next = self.clock.val();
@@ -428,6 +447,8 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
         }
         self.centers.clock.next = self.clock.val();
         self.centers.reset.next = self.reset.val();
+        self.answer.clock.next = self.clock.val();
+        self.answer.reset.next = self.reset.val();
 
         // ---- readiness of the banks (AND over the partitions) ----
         self.ready_chain[0].next = self.parts[0].s_upd_ready.val() & self.centers.s_upd_ready.val();
@@ -448,13 +469,15 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
         self.s_ready.next = self.ready_all.val();
         self.held.next = self.held_all.val();
         self.flip_ready.next = self.fr_q.q.val()
+            & !self.answer.busy.val()
             & !(self.s1_flip.q.val()
                 | self.s2_flip.q.val()
                 | self.s3_flip.q.val()
                 | self.s4_flip.q.val()
                 | self.s5_flip.q.val()
                 | self.s6_flip.q.val());
-        self.q_ready.next = self.held_all.val() & !self.rel_pend.q.val() & !self.release_frozen.val();
+        self.q_ready.next =
+            self.held_all.val() & self.answer.table_ok.val() & !self.rel_pend.q.val() & !self.release_frozen.val();
         self.fr_q.d.next = self.fr_all.val();
         self.live_epoch.next = self.centers.epoch.val();
         self.ovf_sticky.next = self.centers.ovf_sticky.val();
@@ -580,13 +603,27 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
         self.centers.alu_new.next = (bit_cast::<80, 48>(self.sum_new.val()) << self.thirty_two.val())
             | bit_cast::<80, 32>(self.count_sum.val().get_bits::<32>(0));
         self.centers.alu_ovf.next = self.count_sum.val().get_bit(32);
-        // Read-out of the frozen counters.
-        self.m_ro_valid.next = self.centers.m_ro_valid.val();
-        self.centers.m_ro_ready.next = self.m_ro_ready.val();
-        self.m_ro_center.next = self.centers.m_ro_row.val();
-        self.m_ro_count.next = self.centers.m_ro_data.val().get_bits::<32>(0);
-        self.m_ro_sum.next = self.centers.m_ro_data.val().get_bits::<48>(32);
-        self.m_ro_last.next = self.centers.m_ro_last.val();
+        // Read-out of the frozen counters: a row is offered while its divider
+        // in the answer unit is free, and the unit takes it with the consumer.
+        self.answer.ro_row.next = self.centers.m_ro_row.val();
+        self.answer.ro_count.next = self.centers.m_ro_data.val().get_bits::<32>(0);
+        self.answer.ro_sum.next = self.centers.m_ro_data.val().get_bits::<48>(32);
+        self.answer.ro_last.next = self.centers.m_ro_last.val();
+        self.answer.epoch_flip.next = self.s5_flip.q.val();
+        self.ro_take.next = self.centers.m_ro_valid.val() & self.answer.ro_free.val() & self.m_ro_ready.val();
+        self.answer.ro_take.next = self.ro_take.val();
+        self.centers.m_ro_ready.next = self.m_ro_ready.val() & self.answer.ro_free.val();
+        self.m_ro_valid.next = self.centers.m_ro_valid.val() & self.answer.ro_free.val();
+        self.m_ro_center.next = self.zero6.val();
+        self.m_ro_count.next = self.zero32.val();
+        self.m_ro_sum.next = self.zero48.val();
+        self.m_ro_last.next = false;
+        if self.answer.ro_free.val() {
+            self.m_ro_center.next = self.centers.m_ro_row.val();
+            self.m_ro_count.next = self.centers.m_ro_data.val().get_bits::<32>(0);
+            self.m_ro_sum.next = self.centers.m_ro_data.val().get_bits::<48>(32);
+            self.m_ro_last.next = self.centers.m_ro_last.val();
+        }
 
         // ---- query: c -> c+1 key, c+1 -> c+2 hashes, c+2 the partitions ----
         self.q1_valid.d.next = self.q_accept.val();
@@ -600,10 +637,11 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
         }
         self.q2_valid.d.next = self.q1_valid.q.val();
         self.q2_tag.d.next = self.q1_tag.q.val();
-        // c+3 .. c+9: the tag waits for the windows and the candidates (qv[0] is c+3, qv[6] c+9).
+        // c+3 .. c+15: the tag waits for the windows, the candidates and the
+        // tie-break (qv[0] is c+3, qv[6] c+9, qv[12] c+15).
         self.qv[0].d.next = self.q2_valid.q.val();
         self.qt[0].d.next = self.q2_tag.q.val();
-        for n in 1..7 {
+        for n in 1..13 {
             self.qv[n].d.next = self.qv[n - 1].q.val();
             self.qt[n].d.next = self.qt[n - 1].q.val();
         }
@@ -615,41 +653,39 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             self.cand.next = self.and_chain[j].val();
         }
         self.q9_cand.d.next = self.cand.val();
-        for g in 0..8 {
-            self.q9_gany[g].d.next = self.cand.val().get_bits::<8>(8 * g) != self.zero8.val();
-            self.q9_gidx[g].d.next = self.idx3[7].val();
-            for b in 0..7 {
-                if self.cand.val().get_bit(8 * g + 6 - b) {
-                    self.q9_gidx[g].d.next = self.idx3[6 - b].val();
-                }
-            }
-        }
-        // c+9: kind and the lowest candidate; zero payload without a result.
+        // c+9: kind; the candidates enter the answer unit's tie-break tree
+        // (winner at c+15) while kind and candidates wait beside it.
         self.cand_m1.next = self.q9_cand.q.val() - self.one64.val();
-        self.gsel.next = self.idx3[7].val();
-        self.gidx.next = self.q9_gidx[7].q.val();
-        for b in 0..7 {
-            if self.q9_gany[6 - b].q.val() {
-                self.gsel.next = self.idx3[6 - b].val();
-                self.gidx.next = self.q9_gidx[6 - b].q.val();
+        self.answer.q_cand.next = self.q9_cand.q.val();
+        self.qk[0].d.next = self.kind_none.val();
+        if self.q9_cand.q.val() != self.zero64.val() {
+            if (self.q9_cand.q.val() & self.cand_m1.val()) == self.zero64.val() {
+                self.qk[0].d.next = self.kind_match.val();
+            } else {
+                self.qk[0].d.next = self.kind_multi.val();
             }
         }
-        self.r_valid_q.d.next = self.qv[6].q.val();
+        self.qc[0].d.next = self.q9_cand.q.val();
+        for n in 1..6 {
+            self.qk[n].d.next = self.qk[n - 1].q.val();
+            self.qc[n].d.next = self.qc[n - 1].q.val();
+        }
+        // c+15 -> c+16: the result; zero payload without a result.
+        self.r_valid_q.d.next = self.qv[12].q.val();
         self.r_tag_q.d.next = self.zero16.val();
         self.r_kind_q.d.next = self.kind_none.val();
         self.r_center_q.d.next = self.zero6.val();
         self.r_cand_q.d.next = self.zero64.val();
-        if self.qv[6].q.val() {
-            self.r_tag_q.d.next = self.qt[6].q.val();
-            self.r_cand_q.d.next = self.q9_cand.q.val();
-            if self.q9_cand.q.val() != self.zero64.val() {
-                self.r_center_q.d.next =
-                    (bit_cast::<6, 3>(self.gsel.val()) << self.three.val()) | bit_cast::<6, 3>(self.gidx.val());
-                if (self.q9_cand.q.val() & self.cand_m1.val()) == self.zero64.val() {
-                    self.r_kind_q.d.next = self.kind_match.val();
-                } else {
-                    self.r_kind_q.d.next = self.kind_multi.val();
-                }
+        self.r_count_q.d.next = self.zero32.val();
+        self.r_latency_q.d.next = self.zero32.val();
+        if self.qv[12].q.val() {
+            self.r_tag_q.d.next = self.qt[12].q.val();
+            self.r_kind_q.d.next = self.qk[5].q.val();
+            self.r_cand_q.d.next = self.qc[5].q.val();
+            if self.answer.a_found.val() {
+                self.r_center_q.d.next = self.answer.a_center.val();
+                self.r_count_q.d.next = self.answer.a_count.val();
+                self.r_latency_q.d.next = self.answer.a_latency.val();
             }
         }
         self.r_valid.next = self.r_valid_q.q.val();
@@ -657,6 +693,8 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
         self.r_kind.next = self.r_kind_q.q.val();
         self.r_center.next = self.r_center_q.q.val();
         self.r_candidates.next = self.r_cand_q.q.val();
+        self.r_count.next = self.r_count_q.q.val();
+        self.r_latency.next = self.r_latency_q.q.val();
 
         // ---- synchronous reset of the control state ----
         if self.reset.val() {
@@ -674,7 +712,7 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             self.fr_q.d.next = false;
             self.q1_valid.d.next = false;
             self.q2_valid.d.next = false;
-            for n in 0..7 {
+            for n in 0..13 {
                 self.qv[n].d.next = false;
             }
             self.r_valid_q.d.next = false;
@@ -682,6 +720,8 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             self.r_kind_q.d.next = self.kind_none.val();
             self.r_center_q.d.next = self.zero6.val();
             self.r_cand_q.d.next = self.zero64.val();
+            self.r_count_q.d.next = self.zero32.val();
+            self.r_latency_q.d.next = self.zero32.val();
             self.rel_pend.d.next = false;
         }
     }

@@ -42,8 +42,19 @@
 //! - c+6: both words read (three clocks through the RAM's registers); ordered by parity.
 //! - c+7: window = the 128-bit pair shifted right by r (low 64 bits).
 //! - c+8: AND of the h windows and the frozen epoch's k-bit mask.
-//! - c+9: kind (No-Match, Match, Multi-Match) and the lowest candidate.
-//! - c+10: result presented with the query's tag.
+//! - c+9: kind (No-Match, Match, Multi-Match); the candidates enter the
+//!   tie-break tree (six levels, one per clock) over the frozen epoch's
+//!   center table.
+//! - c+15: the chosen center (largest count, lowest index among equal
+//!   counts, §3.3.4) with its count and refined latency.
+//! - c+16: result presented with the query's tag.
+//!
+//! **Center table** (§3.3 refined estimates): a center row the consumer
+//! takes is offered only while divider `row mod 8` is free; taking it
+//! writes its count into the table and loads the divider, which writes
+//! ⌊sum / count⌋ mod 2^32 (0 for an empty center) into the table 48 clocks
+//! later. Queries are taken once the last row's quotient is in (`table_ok`),
+//! until the banks flip again; a flip waits until every divider is idle.
 //!
 //! A release requested while queries are on their way to the banks waits
 //! until the last of them has read (`rel_pend`); a release while nothing
@@ -60,7 +71,13 @@ pub const SVBF_REG_NBOUNDS: u32 = 63;
 /// Per-center counter layout: 32-bit count, 48-bit latency sum.
 pub const SVBF_CENTER_LAYOUT: CountSumLayout = CountSumLayout { count_bits: 32, tsum_bits: 48 };
 /// Clocks from an accepted query to its result.
-pub const SVBF_QUERY_LATENCY: usize = 10;
+pub const SVBF_QUERY_LATENCY: usize = 16;
+/// Clocks a divider of the center table is busy with one row.
+pub const SVBF_DIVIDE_CLOCKS: u32 = 48;
+/// Dividers of the center table (row r goes to divider r mod 8).
+const DIVIDERS: usize = 8;
+/// Clocks from the candidates (c+9) to the tie-break tree's root (c+15).
+const TREE_LEVELS: usize = 6;
 /// Rows of the center bank (one per possible center).
 const CENTER_ROWS: usize = 64;
 
@@ -88,7 +105,7 @@ impl Record for BitWord {
 pub const SVBF_KIND_NO_MATCH: u8 = 0;
 /// Exactly one candidate center.
 pub const SVBF_KIND_MATCH: u8 = 1;
-/// Several candidate centers: the host breaks the tie by the per-center counts (§3.3.4).
+/// Several candidate centers: the tie is broken by the per-center counts (§3.3.4).
 pub const SVBF_KIND_MULTI: u8 = 2;
 
 /// Inputs of the SVBF core in one clock.
@@ -143,8 +160,13 @@ pub struct SvbfOutputs {
     pub r_tag: u16,
     /// No-Match, Match or Multi-Match ([`SVBF_KIND_MATCH`] …).
     pub r_kind: u8,
-    /// The lowest candidate center (0 for No-Match).
+    /// The chosen center: the only candidate, or the one with the largest
+    /// count, the lowest index among equal counts (0 for No-Match).
     pub r_center: u8,
+    /// The chosen center's packet count in the frozen epoch (0: empty).
+    pub r_count: u32,
+    /// Its refined latency ⌊sum / count⌋ mod 2^32 (0 when empty or No-Match).
+    pub r_latency: u32,
     /// The AND of the h windows: bit i set = center i possible.
     pub r_candidates: u64,
     /// A center row of the frozen epoch is presented.
@@ -174,6 +196,27 @@ struct Slot {
 struct QSlot {
     valid: bool,
     tag: u16,
+}
+
+/// A query in the tie-break tree: its kind, candidates and the winner
+/// (center, count, refined latency), fixed when it enters at c+9.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct TreeSlot {
+    q: QSlot,
+    kind: u8,
+    cand: u64,
+    winner: Option<(u8, u32, u32)>,
+}
+
+/// One serial divider of the center table.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Divider {
+    busy: bool,
+    /// Clocks left until the quotient is written.
+    left: u32,
+    row: usize,
+    last: bool,
+    quotient: u32,
 }
 
 /// Cycle-accurate model of the SVBF store core.
@@ -223,12 +266,21 @@ pub struct SvbfCycle {
     q8_win: Vec<u64>,
     q9: QSlot,
     q9_cand: u64,
+    /// c+10 … c+15: the tie-break tree's levels.
+    tree: [TreeSlot; TREE_LEVELS],
     r_valid: bool,
     r_tag: u16,
     r_kind: u8,
     r_center: u8,
+    r_count: u32,
+    r_latency: u32,
     r_cand: u64,
     rel_pend: bool,
+    // Center table of the frozen epoch.
+    tab_count: [u32; CENTER_ROWS],
+    tab_latency: [u32; CENTER_ROWS],
+    tab_ok: bool,
+    divs: [Divider; DIVIDERS],
 }
 
 /// Mask of centers 0..=nb (k = nb + 1 centers).
@@ -280,12 +332,19 @@ impl SvbfCycle {
             q8_win: vec![0; h],
             q9: QSlot::default(),
             q9_cand: 0,
+            tree: [TreeSlot::default(); TREE_LEVELS],
             r_valid: false,
             r_tag: 0,
             r_kind: 0,
             r_center: 0,
+            r_count: 0,
+            r_latency: 0,
             r_cand: 0,
             rel_pend: false,
+            tab_count: [0; CENTER_ROWS],
+            tab_latency: [0; CENTER_ROWS],
+            tab_ok: false,
+            divs: [Divider::default(); DIVIDERS],
             cfg: cfg.clone(),
         }
     }
@@ -312,6 +371,19 @@ impl SvbfCycle {
         self.centers.store().get(copy, i)
     }
 
+    /// The tie-break over the center table (§3.3.4): among the candidates the
+    /// largest count, the lowest index among equal counts, with its count and
+    /// refined latency; `None` without a candidate.
+    fn tie_break(&self, cand: u64) -> Option<(u8, u32, u32)> {
+        let mut best: Option<usize> = None;
+        for i in (0..CENTER_ROWS).filter(|&i| cand >> i & 1 == 1) {
+            if best.is_none_or(|b| self.tab_count[i] > self.tab_count[b]) {
+                best = Some(i);
+            }
+        }
+        best.map(|b| (b as u8, self.tab_count[b], self.tab_latency[b]))
+    }
+
     /// The outputs during this cycle (from the registered state and the
     /// inputs that act combinationally: `release` gates `q_ready`).
     fn outputs(&self, i: &SvbfInputs) -> SvbfOutputs {
@@ -321,19 +393,22 @@ impl SvbfCycle {
         let in_flight = self.s1.flip || self.s2.flip || self.s3.flip || self.s4.flip || self.s5.flip || self.s6_flip;
         let mut o = SvbfOutputs {
             ready,
-            flip_ready: self.fr_q && !in_flight,
+            // The next epoch waits for the dividers, so a late quotient never lands in its table.
+            flip_ready: self.fr_q && !in_flight && !self.divs.iter().any(|d| d.busy),
             epoch: c.epoch,
             held,
-            q_ready: held && !self.rel_pend && !i.release,
+            q_ready: held && self.tab_ok && !self.rel_pend && !i.release,
             r_valid: self.r_valid,
             r_tag: self.r_tag,
             r_kind: self.r_kind,
             r_center: self.r_center,
+            r_count: self.r_count,
+            r_latency: self.r_latency,
             r_candidates: self.r_cand,
             ovf_sticky: c.ovf_sticky,
             ..Default::default()
         };
-        if c.ro_valid {
+        if c.ro_valid && !self.divs[c.ro_row as usize % DIVIDERS].busy {
             o.ro_valid = true;
             o.ro_center = c.ro_row as u8;
             o.ro_count = c.ro_data.count as u32;
@@ -378,30 +453,42 @@ impl SvbfCycle {
                 words[j][par] = o.q_data.0;
             }
         }
+        let c_out = self.centers.outputs();
         let c = self.centers.step(&CounterBankInputs {
             reset: i.reset,
             upd_valid: self.s5.valid,
             upd_row: self.s5_center,
             upd_op: CountSum { count: 1, tsum: self.s5.latency as u64 },
             flip: self.s5.flip,
-            ro_ready: i.ro_ready,
+            // A row whose divider is busy is not offered: the bank keeps it.
+            ro_ready: i.ro_ready && !self.divs[c_out.ro_row as usize % DIVIDERS].busy,
             ovf_clear: i.ovf_clear,
             ..Default::default()
         });
         fr_all &= c.flip_ready;
 
         // ---- query pipeline, last stage first ----
-        // c+9 -> result registers.
+        // c+15 -> result registers (zero payload without a result).
+        let root = self.tree[TREE_LEVELS - 1];
+        let v = root.q.valid;
+        self.r_valid = v;
+        self.r_tag = if v { root.q.tag } else { 0 };
+        self.r_kind = if v { root.kind } else { SVBF_KIND_NO_MATCH };
+        self.r_cand = if v { root.cand } else { 0 };
+        (self.r_center, self.r_count, self.r_latency) = if v { root.winner.unwrap_or_default() } else { (0, 0, 0) };
+        // c+9 -> c+15: the tree (its first level reads the table as it stands now).
+        self.tree.copy_within(0..TREE_LEVELS - 1, 1);
         let cand = self.q9_cand;
-        self.r_valid = self.q9.valid;
-        self.r_tag = if self.q9.valid { self.q9.tag } else { 0 };
-        self.r_cand = if self.q9.valid { cand } else { 0 };
-        self.r_kind = match (self.q9.valid, cand.count_ones()) {
-            (false, _) | (true, 0) => SVBF_KIND_NO_MATCH,
-            (true, 1) => SVBF_KIND_MATCH,
-            _ => SVBF_KIND_MULTI,
+        self.tree[0] = TreeSlot {
+            q: self.q9,
+            kind: match cand.count_ones() {
+                0 => SVBF_KIND_NO_MATCH,
+                1 => SVBF_KIND_MATCH,
+                _ => SVBF_KIND_MULTI,
+            },
+            cand,
+            winner: self.tie_break(cand),
         };
-        self.r_center = if self.q9.valid && cand != 0 { cand.trailing_zeros() as u8 } else { 0 };
         // c+8: AND of the windows and the frozen epoch's center mask.
         self.q9 = self.q8;
         self.q9_cand = self.q8_win.iter().fold(self.frozen_kmask, |a, &w| a & w);
@@ -440,6 +527,31 @@ impl SvbfCycle {
         self.q1 = QSlot { valid: q_accept, tag: i.q_tag };
         self.q1_key = i.q_key;
         self.rel_pend = (self.rel_pend || (i.release && out.held)) && !release_now;
+
+        // ---- center table: dividers finish, a taken row loads its divider ----
+        for dv in self.divs.iter_mut().filter(|d| d.busy) {
+            dv.left -= 1;
+            if dv.left == 0 {
+                dv.busy = false;
+                self.tab_latency[dv.row] = dv.quotient;
+                self.tab_ok |= dv.last;
+            }
+        }
+        if out.ro_valid && i.ro_ready {
+            let row = out.ro_center as usize;
+            self.tab_count[row] = out.ro_count;
+            let count = out.ro_count as u64;
+            self.divs[row % DIVIDERS] = Divider {
+                busy: true,
+                left: SVBF_DIVIDE_CLOCKS,
+                row,
+                last: out.ro_last,
+                quotient: if count == 0 { 0 } else { (out.ro_sum / count) as u32 },
+            };
+        }
+        if self.s5.flip {
+            self.tab_ok = false;
+        }
 
         // ---- insert pipeline, last stage first ----
         self.s6_flip = self.s5.flip;
@@ -493,12 +605,21 @@ impl SvbfCycle {
             for q in self.q_mid.iter_mut() {
                 q.valid = false;
             }
+            for t in self.tree.iter_mut() {
+                t.q.valid = false;
+            }
             self.r_valid = false;
             self.r_tag = 0;
             self.r_kind = 0;
             self.r_center = 0;
+            self.r_count = 0;
+            self.r_latency = 0;
             self.r_cand = 0;
             self.rel_pend = false;
+            self.tab_ok = false;
+            for d in self.divs.iter_mut() {
+                d.busy = false;
+            }
         }
         out
     }
@@ -508,7 +629,7 @@ impl SvbfCycle {
 mod tests {
     use super::*;
     use crate::prng::SplitMix64;
-    use crate::svbf::{Centers, SvbfStore};
+    use crate::svbf::{Centers, SvbfStore, port_answer};
 
     fn cfg(p: u32, h: usize, k: usize) -> SvbfConfig {
         SvbfConfig { hashes: h, partition_log2: p, centers: k, seed: 77 }
@@ -578,7 +699,8 @@ mod tests {
                 let (gc, gs) = if c < k { (gold.counts()[c], gold.sums()[c]) } else { (0, 0) };
                 assert_eq!((*count as u64, *sum), (gc, gs), "center {c}");
             }
-            while !m.step(&idle()).held {}
+            // Queries wait for the held partitions and the refined center table.
+            while !m.step(&idle()).q_ready {}
             let copy = if m.outputs(&idle()).epoch { 0 } else { 1 };
             for j in 0..h {
                 assert_eq!(m.partition(copy, j), gold.partition(j), "partition {j}, p={p} h={h} k={k}");
@@ -612,12 +734,11 @@ mod tests {
                 assert_eq!(o.r_tag, t as u16);
                 let a = gold.lookup(keys[t]);
                 assert_eq!(o.r_candidates, a.candidates, "query {t}");
-                let kind = match a.kind {
-                    crate::svbf::MatchKind::NoMatch => SVBF_KIND_NO_MATCH,
-                    crate::svbf::MatchKind::Match => SVBF_KIND_MATCH,
-                    crate::svbf::MatchKind::MultiMatch => SVBF_KIND_MULTI,
-                };
-                assert_eq!(o.r_kind, kind);
+                let port = port_answer(o.r_kind, o.r_center, o.r_count, o.r_latency, o.r_candidates, &centers);
+                assert_eq!(port, a, "query {t}: tie-break and refined latency");
+                if a.kind != crate::svbf::MatchKind::NoMatch {
+                    assert_eq!(o.r_count as u64, gold.counts()[a.center], "query {t}: count");
+                }
                 if t >= pkts.len() && o.r_kind != SVBF_KIND_NO_MATCH {
                     stranger_hits += 1;
                 }
@@ -635,7 +756,7 @@ mod tests {
         let cfg = cfg(10, 2, 4);
         let mut m = SvbfCycle::new(&cfg);
         flip(&mut m);
-        while !m.step(&idle()).held {}
+        while !m.step(&idle()).q_ready {}
         let mut first = None;
         let mut results = 0;
         for t in 0..50u16 {
@@ -655,7 +776,7 @@ mod tests {
         let cfg = cfg(10, 2, 4);
         let mut m = SvbfCycle::new(&cfg);
         flip(&mut m);
-        while !m.step(&idle()).held {}
+        while !m.step(&idle()).q_ready {}
         m.step(&SvbfInputs { q_valid: true, q_key: 5, ..idle() });
         let o = m.step(&SvbfInputs { release: true, q_valid: true, ..idle() });
         assert!(!o.q_ready, "no query taken with a release");

@@ -14,4 +14,4 @@ pub mod store;
 
 pub use config::{SVBF_MAX_CENTERS, SVBF_RTL_BUILDS, SvbfConfig, svbf_registers};
 pub use dimension::{Dimensioning, dimension};
-pub use store::{Answer, Centers, MatchKind, SvbfStore, answer, refined};
+pub use store::{Answer, Centers, MatchKind, SvbfStore, answer, port_answer, refined};

@@ -132,6 +132,23 @@ pub fn answer(candidates: u64, counts: &[u64], sums: &[u64], centers: &Centers) 
     Answer { kind, center, candidates: b, latency: refined(center, counts, sums, centers) }
 }
 
+/// The answer a core's result port gives (§4): its kind, the center it
+/// chose (§3.3.4), its candidates and the refined latency it computed; an
+/// empty chosen center (`count` 0, possible only for a key the epoch never
+/// stored) has no mean, and the host, which wrote the centers, gives the
+/// center's value as [`refined`] does. Equals [`answer`] on the same epoch.
+pub fn port_answer(kind: u8, center: u8, count: u32, latency: u32, candidates: u64, centers: &Centers) -> Answer {
+    use super::cycle::{SVBF_KIND_MATCH, SVBF_KIND_MULTI};
+    let (kind, latency) = match kind {
+        SVBF_KIND_MATCH | SVBF_KIND_MULTI => {
+            let k = if kind == SVBF_KIND_MATCH { MatchKind::Match } else { MatchKind::MultiMatch };
+            (k, if count == 0 { centers.values[center as usize] } else { latency })
+        }
+        _ => (MatchKind::NoMatch, 0),
+    };
+    Answer { kind, center: center as usize, candidates, latency }
+}
+
 /// One epoch of the store: SVBF partitions, per-center counters, centers.
 #[derive(Clone, Debug)]
 pub struct SvbfStore {
