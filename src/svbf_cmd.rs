@@ -9,7 +9,7 @@ use netmeas_sim::svbf::baselines::{Comb, Pbf};
 use netmeas_sim::svbf::centers::{Clustering, log_centers};
 use netmeas_sim::svbf::dimension::{p_cf_comb, p_cf_svbf, p_fp_partitioned};
 use netmeas_sim::svbf::run::{EpochResult, GoldenEngine, Pcts, SvbfEngine, SvbfRunSpec, run as run_engine, run_golden};
-use netmeas_sim::svbf::{Centers, MatchKind, SvbfConfig, SvbfStore, dimension};
+use netmeas_sim::svbf::{Centers, MatchKind, SvbfConfig, SvbfStore, answer, dimension};
 use netmeas_sim::traffic::delay::DelayDist;
 use netmeas_testbench::svbf::rtl_svbf_engine;
 use serde_json::json;
@@ -135,8 +135,21 @@ fn failure(a: &FailureArgs) -> Result<(), String> {
         pbf.insert(key, i);
         comb.insert(key, i);
     }
-    let pbf_fail = pkts.iter().filter(|&&(k, _, _)| pbf.candidates(k).count_ones() > 1).count() as f64 / n as f64;
-    let comb_fail = pkts.iter().filter(|&&(k, _, _)| comb.candidates(k).count_ones() > 1).count() as f64 / n as f64;
+    // Failure (several candidates) and false classification (the §3.3.4 tie
+    // rule, with the epoch's per-center counts, picks another center) of a baseline.
+    let rates = |cand: &dyn Fn(u64) -> u64| {
+        let (mut fail, mut wrong) = (0usize, 0usize);
+        for &(key, _, i) in &pkts {
+            let c = cand(key);
+            if c.count_ones() > 1 {
+                fail += 1;
+                wrong += (answer(c, store.counts(), store.sums(), store.centers()).center != i) as usize;
+            }
+        }
+        (fail as f64 / n as f64, wrong as f64 / n as f64)
+    };
+    let (pbf_fail, pbf_wrong) = rates(&|k| pbf.candidates(k));
+    let (comb_fail, comb_wrong) = rates(&|k| comb.candidates(k));
     let comb_predicted = p_cf_comb(m, n as f64, 3.0, 8, 3);
     let predicted = p_cf_svbf(p_fp_partitioned(m, n as f64, a.hashes as f64), a.centers);
     let nf = n as f64;
@@ -146,8 +159,9 @@ fn failure(a: &FailureArgs) -> Result<(), String> {
         "classification_failure": multi as f64 / nf, "predicted_failure_eq3": predicted,
         "false_classification": wrong as f64 / nf, "match": matched as f64 / nf,
         "unknown_key_answered": stray as f64 / nf,
-        "pbf_failure": pbf_fail, "pbf_bits": pbf.total_bits(),
-        "comb_8_3_failure": comb_fail, "comb_predicted_eq2": comb_predicted,
+        "pbf_failure": pbf_fail, "pbf_false_classification": pbf_wrong, "pbf_bits": pbf.total_bits(),
+        "comb_8_3_failure": comb_fail, "comb_8_3_false_classification": comb_wrong,
+        "comb_predicted_eq2": comb_predicted,
     });
     if a.json {
         println!("{out}");
@@ -166,8 +180,9 @@ fn failure(a: &FailureArgs) -> Result<(), String> {
         println!("false classification (tie-break wrong): {:.4}", wrong as f64 / nf);
         println!("unique Match: {:.4}   unknown keys answered: {:.4}", matched as f64 / nf, stray as f64 / nf);
         println!(
-            "same memory: PBF (h = {}) failure {:.4}; COMB(8, 3), h = 3: failure {:.4}, eq. (2) {:.4}",
-            a.hashes, pbf_fail, comb_fail, comb_predicted
+            "same memory: PBF (h = {}) failure {:.4}, false classification {:.4}; \
+             COMB(8, 3), h = 3: failure {:.4}, eq. (2) {:.4}, false classification {:.4}",
+            a.hashes, pbf_fail, pbf_wrong, comb_fail, comb_predicted, comb_wrong
         );
     }
     Ok(())
