@@ -288,82 +288,23 @@ impl Logic for SvbfAnswer {
                 self.nd_latency[k].d.next = self.tab_latency[2 * k + 1].q.val();
             }
         }
-        // Levels 2..6: nodes 32..48 from 0..32, 48..56 from 32..48, 56..60, 60..62, 62.
-        for k in 0..16 {
-            if self.nd_valid[2 * k].q.val()
-                & (!self.nd_valid[2 * k + 1].q.val() | (self.nd_count[2 * k].q.val() >= self.nd_count[2 * k + 1].q.val()))
+        // Levels 2..6, one per clock: node n (32..63) from nodes 2n − 64 and
+        // 2n − 63 (32..48 from 0..32, 48..56 from 32..48, 56..60, 60..62, 62).
+        for n in 32..NODES {
+            if self.nd_valid[2 * n - 64].q.val()
+                & (!self.nd_valid[2 * n - 63].q.val()
+                    | (self.nd_count[2 * n - 64].q.val() >= self.nd_count[2 * n - 63].q.val()))
             {
-                self.nd_valid[32 + k].d.next = true;
-                self.nd_count[32 + k].d.next = self.nd_count[2 * k].q.val();
-                self.nd_center[32 + k].d.next = self.nd_center[2 * k].q.val();
-                self.nd_latency[32 + k].d.next = self.nd_latency[2 * k].q.val();
+                self.nd_valid[n].d.next = true;
+                self.nd_count[n].d.next = self.nd_count[2 * n - 64].q.val();
+                self.nd_center[n].d.next = self.nd_center[2 * n - 64].q.val();
+                self.nd_latency[n].d.next = self.nd_latency[2 * n - 64].q.val();
             } else {
-                self.nd_valid[32 + k].d.next = self.nd_valid[2 * k + 1].q.val();
-                self.nd_count[32 + k].d.next = self.nd_count[2 * k + 1].q.val();
-                self.nd_center[32 + k].d.next = self.nd_center[2 * k + 1].q.val();
-                self.nd_latency[32 + k].d.next = self.nd_latency[2 * k + 1].q.val();
+                self.nd_valid[n].d.next = self.nd_valid[2 * n - 63].q.val();
+                self.nd_count[n].d.next = self.nd_count[2 * n - 63].q.val();
+                self.nd_center[n].d.next = self.nd_center[2 * n - 63].q.val();
+                self.nd_latency[n].d.next = self.nd_latency[2 * n - 63].q.val();
             }
-        }
-        for k in 0..8 {
-            if self.nd_valid[32 + 2 * k].q.val()
-                & (!self.nd_valid[33 + 2 * k].q.val()
-                    | (self.nd_count[32 + 2 * k].q.val() >= self.nd_count[33 + 2 * k].q.val()))
-            {
-                self.nd_valid[48 + k].d.next = true;
-                self.nd_count[48 + k].d.next = self.nd_count[32 + 2 * k].q.val();
-                self.nd_center[48 + k].d.next = self.nd_center[32 + 2 * k].q.val();
-                self.nd_latency[48 + k].d.next = self.nd_latency[32 + 2 * k].q.val();
-            } else {
-                self.nd_valid[48 + k].d.next = self.nd_valid[33 + 2 * k].q.val();
-                self.nd_count[48 + k].d.next = self.nd_count[33 + 2 * k].q.val();
-                self.nd_center[48 + k].d.next = self.nd_center[33 + 2 * k].q.val();
-                self.nd_latency[48 + k].d.next = self.nd_latency[33 + 2 * k].q.val();
-            }
-        }
-        for k in 0..4 {
-            if self.nd_valid[48 + 2 * k].q.val()
-                & (!self.nd_valid[49 + 2 * k].q.val()
-                    | (self.nd_count[48 + 2 * k].q.val() >= self.nd_count[49 + 2 * k].q.val()))
-            {
-                self.nd_valid[56 + k].d.next = true;
-                self.nd_count[56 + k].d.next = self.nd_count[48 + 2 * k].q.val();
-                self.nd_center[56 + k].d.next = self.nd_center[48 + 2 * k].q.val();
-                self.nd_latency[56 + k].d.next = self.nd_latency[48 + 2 * k].q.val();
-            } else {
-                self.nd_valid[56 + k].d.next = self.nd_valid[49 + 2 * k].q.val();
-                self.nd_count[56 + k].d.next = self.nd_count[49 + 2 * k].q.val();
-                self.nd_center[56 + k].d.next = self.nd_center[49 + 2 * k].q.val();
-                self.nd_latency[56 + k].d.next = self.nd_latency[49 + 2 * k].q.val();
-            }
-        }
-        for k in 0..2 {
-            if self.nd_valid[56 + 2 * k].q.val()
-                & (!self.nd_valid[57 + 2 * k].q.val()
-                    | (self.nd_count[56 + 2 * k].q.val() >= self.nd_count[57 + 2 * k].q.val()))
-            {
-                self.nd_valid[60 + k].d.next = true;
-                self.nd_count[60 + k].d.next = self.nd_count[56 + 2 * k].q.val();
-                self.nd_center[60 + k].d.next = self.nd_center[56 + 2 * k].q.val();
-                self.nd_latency[60 + k].d.next = self.nd_latency[56 + 2 * k].q.val();
-            } else {
-                self.nd_valid[60 + k].d.next = self.nd_valid[57 + 2 * k].q.val();
-                self.nd_count[60 + k].d.next = self.nd_count[57 + 2 * k].q.val();
-                self.nd_center[60 + k].d.next = self.nd_center[57 + 2 * k].q.val();
-                self.nd_latency[60 + k].d.next = self.nd_latency[57 + 2 * k].q.val();
-            }
-        }
-        if self.nd_valid[60].q.val()
-            & (!self.nd_valid[61].q.val() | (self.nd_count[60].q.val() >= self.nd_count[61].q.val()))
-        {
-            self.nd_valid[62].d.next = true;
-            self.nd_count[62].d.next = self.nd_count[60].q.val();
-            self.nd_center[62].d.next = self.nd_center[60].q.val();
-            self.nd_latency[62].d.next = self.nd_latency[60].q.val();
-        } else {
-            self.nd_valid[62].d.next = self.nd_valid[61].q.val();
-            self.nd_count[62].d.next = self.nd_count[61].q.val();
-            self.nd_center[62].d.next = self.nd_center[61].q.val();
-            self.nd_latency[62].d.next = self.nd_latency[61].q.val();
         }
         self.a_found.next = self.nd_valid[62].q.val();
         self.a_center.next = self.nd_center[62].q.val();
