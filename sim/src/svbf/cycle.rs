@@ -540,13 +540,13 @@ impl SvbfCycle {
         if out.ro_valid && i.ro_ready {
             let row = out.ro_center as usize;
             self.tab_count[row] = out.ro_count;
-            let count = out.ro_count as u64;
             self.divs[row % DIVIDERS] = Divider {
                 busy: true,
                 left: SVBF_DIVIDE_CLOCKS,
                 row,
                 last: out.ro_last,
-                quotient: if count == 0 { 0 } else { (out.ro_sum / count) as u32 },
+                // ⌊sum / count⌋ mod 2^32; an empty center gets 0.
+                quotient: out.ro_sum.checked_div(out.ro_count as u64).map_or(0, |q| q as u32),
             };
         }
         if self.s5.flip {
