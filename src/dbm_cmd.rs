@@ -12,10 +12,10 @@ use netmeas_sim::dbm::{
     dbm_series, expb_stats, pcap_bandwidth, rel_error, run_dbm, run_expb, series_stats, true_series,
 };
 use netmeas_sim::error::load_config;
+use netmeas_testbench::dbm::{check_rtl_dbm_config, rtl_dbm_run};
 use netmeas_testbench::expb::{check_rtl_expb_config, rtl_expb_run};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 /// The packet stream of a bandwidth run.
 #[derive(Args, Clone, Debug)]
@@ -228,8 +228,9 @@ pub struct RunDbm {
     /// Seed of the culprit PRNG (§3.3).
     #[arg(long)]
     pub culprit_seed: Option<u32>,
-    /// Engine: golden (the bit-exact model of the core). The DBM RTL is not built yet.
-    #[arg(long, default_value = "golden", value_parser = ["golden"])]
+    /// Engine: golden (the bit-exact model), rtl (the Verilated per-packet DBM-mm core, for the
+    /// configs it was built from) or both (compared period by period).
+    #[arg(long, default_value = "golden", value_parser = ["golden", "rtl", "both"])]
     pub engine: String,
     /// Write the first period's bucket partition over the true S_T as an SVG (Fig. 5 style).
     #[arg(long)]
@@ -272,10 +273,12 @@ pub fn run_dbm_cmd(a: &RunDbm) -> Result<(), String> {
     let cfg = a.dbm_config()?;
     let (q, delta) = a.query.parse()?;
     check_plot(&a.plot)?;
+    let engine = Engine::parse(&a.engine)?;
+    if engine != Engine::Golden {
+        check_rtl_dbm_config(&cfg)?;
+    }
     let (packets, source) = a.traffic.packets()?;
-    let t = Instant::now();
-    let periods = run_dbm(&cfg, &packets)?;
-    let secs = t.elapsed().as_secs_f64();
+    let (periods, synopsis_match, timing) = run_dbm_engines(&cfg, &packets, engine)?;
     let answers: Vec<Answer> = periods
         .iter()
         .map(|p| {
@@ -310,7 +313,7 @@ pub fn run_dbm_cmd(a: &RunDbm) -> Result<(), String> {
                 "traffic": { "source": source, "packets": packets.len(),
                              "bytes": packets.iter().map(|p| p.len as u64).sum::<u64>() },
                 "query": a.query.query, "timescale_us": a.query.timescale_us,
-                "synopsis_match": Value::Null,
+                "synopsis_match": synopsis_match,
                 "periods": periods.iter().map(|p| json!({
                     "index": p.index, "packets": p.packets, "buckets": p.buckets.len(), "merges": p.merges,
                     "tail_joins": p.tail_joins,
@@ -319,7 +322,7 @@ pub fn run_dbm_cmd(a: &RunDbm) -> Result<(), String> {
                     "culprit": culprit_json(p),
                 })).collect::<Vec<_>>(),
                 "result": summary_json(&answers),
-                "timing": { "golden": { "seconds": secs, "packets_per_s": packets.len() as f64 / secs } },
+                "timing": timing,
             })
         );
     } else {
@@ -348,9 +351,46 @@ pub fn run_dbm_cmd(a: &RunDbm) -> Result<(), String> {
                 println!("period {:<4} flags {:?}", p.index, p.flags);
             }
         }
-        println!("golden           {:.3e} packets/s", packets.len() as f64 / secs);
+        print_timing(&timing, synopsis_match);
     }
     Ok(())
+}
+
+/// Runs `packets` on `engine` (see [`run_engines`]): the golden DBM, the
+/// Verilated per-packet core, or both with every period's partition compared.
+pub fn run_dbm_engines(
+    cfg: &DbmConfig,
+    packets: &[BwPacket],
+    engine: Engine,
+) -> Result<(Vec<DbmPeriod>, Option<bool>, Value), String> {
+    let (periods, matched, timing) = run_engines(
+        engine,
+        packets.len() as f64,
+        || run_dbm(cfg, packets),
+        || rtl_dbm_run(cfg, packets).map(|d| (Ok(d.periods), json!({ "cycles": d.cycles, "stalls": d.stalls }))),
+        |g, r| match (g, r) {
+            (Ok(g), Ok(r)) => dbm_difference(g, r),
+            _ => None,
+        },
+    )?;
+    Ok((periods?, matched, timing))
+}
+
+/// Where the golden periods `g` and the RTL periods `r` first differ, if they do.
+fn dbm_difference(g: &[DbmPeriod], r: &[DbmPeriod]) -> Option<String> {
+    if g.len() != r.len() {
+        return Some(format!("{} periods vs {}", g.len(), r.len()));
+    }
+    let (gp, rp) = g.iter().zip(r).find(|(a, b)| a != b)?;
+    match (0..gp.buckets.len().max(rp.buckets.len())).find(|&j| gp.buckets.get(j) != rp.buckets.get(j)) {
+        Some(j) => {
+            Some(format!("period {} bucket {j}: golden {:?}, RTL {:?}", gp.index, gp.buckets.get(j), rp.buckets.get(j)))
+        }
+        None => Some(format!(
+            "period {}: golden {} packets, {} merges, {} joins, {:?}; RTL {} packets, {} merges, {} joins, {:?}",
+            gp.index, gp.packets, gp.merges, gp.tail_joins, gp.flags, rp.packets, rp.merges, rp.tail_joins, rp.flags
+        )),
+    }
 }
 
 /// The bucket with the highest bandwidth (mass per tick spanned).
@@ -593,8 +633,7 @@ fn expb_difference(g: &[ExpbPeriod], r: &[ExpbPeriod]) -> Option<String> {
 fn print_timing(timing: &Value, synopsis_match: Option<bool>) {
     for (name, t) in timing.as_object().into_iter().flatten() {
         let cycles = t.get("cycles").map_or(String::new(), |c| format!(", {c} cycles"));
-        let stalls =
-            t.get("stalls").map_or(String::new(), |c| format!(" (packets back to back: {c} waited for closes)"));
+        let stalls = t.get("stalls").map_or(String::new(), |c| format!(" ({c} clocks a packet waited)"));
         println!("{name:<16} {:.3e} packets/s{cycles}{stalls}", t["packets_per_s"].as_f64().unwrap_or(f64::NAN));
     }
     if synopsis_match == Some(true) {

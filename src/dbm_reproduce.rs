@@ -5,7 +5,7 @@
 //! -mr with 1024 buckets and EXPB with 11 scales) and Fig. 4 (DBM-mr at
 //! 400 µs versus the number of buckets).
 
-use crate::dbm_cmd::{BwTraffic, run_expb_engines};
+use crate::dbm_cmd::{BwTraffic, run_dbm_engines, run_expb_engines};
 use crate::fridge_cmd::parse_duration_ns;
 use crate::lda_cmd::Engine;
 use clap::Args;
@@ -31,8 +31,9 @@ pub struct ReproduceDbm {
     /// Seed of the trace.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Engine of the EXPB rows: golden, rtl (the Verilated core) or both
-    /// (synopses compared bit for bit). The DBM rows run on the golden model.
+    /// Engine of the EXPB rows and the per-packet DBM-mm row: golden, rtl (the
+    /// Verilated cores) or both (synopses compared bit for bit). The
+    /// base-interval DBM rows run on the golden model.
     #[arg(long, default_value = "golden", value_parser = ["golden", "rtl", "both"])]
     pub engine: String,
     /// Print one JSON object instead of the Markdown tables.
@@ -142,12 +143,18 @@ pub fn run(a: &ReproduceDbm) -> Result<(), String> {
         ..Default::default()
     };
     let mut rows = Vec::new();
+    let on = if engine == Engine::Golden { "" } else { " (RTL)" };
+    let (mm_parts, dbm_match, dbm_timing) = run_dbm_engines(&dbm_cfg(MergeRule::Mm, 0, 1024), &packets, engine)?;
+    let mut mm_parts = Some(mm_parts);
     for (name, cfg) in [
-        ("DBM-mm, 1024 buckets, per packet", dbm_cfg(MergeRule::Mm, 0, 1024)),
-        ("DBM-mv, 1024 buckets, 78.125 us base", dbm_cfg(MergeRule::Mv, BASE, 1024)),
-        ("DBM-mr, 1024 buckets, 78.125 us base", dbm_cfg(MergeRule::Mr, BASE, 1024)),
+        (format!("DBM-mm, 1024 buckets, per packet{on}"), dbm_cfg(MergeRule::Mm, 0, 1024)),
+        ("DBM-mv, 1024 buckets, 78.125 us base".to_string(), dbm_cfg(MergeRule::Mv, BASE, 1024)),
+        ("DBM-mr, 1024 buckets, 78.125 us base".to_string(), dbm_cfg(MergeRule::Mr, BASE, 1024)),
     ] {
-        let parts = run_dbm(&cfg, &packets)?;
+        let parts = match mm_parts.take() {
+            Some(p) if cfg.base_ticks == 0 => p,
+            _ => run_dbm(&cfg, &packets)?,
+        };
         let est: Estimator = Box::new(move |p, d| {
             parts.get(p).map(|x| series_stats(&dbm_series(&x.buckets, p as u64 * PERIOD, PERIOD, d)))
         });
@@ -155,7 +162,6 @@ pub fn run(a: &ReproduceDbm) -> Result<(), String> {
     }
     let ecfg = ExpbConfig { scales: 11, base_ticks: BASE, period_ticks: PERIOD };
     let (eparts, expb_match, expb_timing) = run_expb_engines(&ecfg, &packets, engine)?;
-    let on = if engine == Engine::Golden { "" } else { " (RTL)" };
     let est: Estimator = Box::new(|p, d| eparts.get(p).and_then(|x| expb_stats(x, &ecfg, d)));
     rows.push((
         format!("EXPB, 11 scales from 78.125 us{on}"),
@@ -194,6 +200,7 @@ pub fn run(a: &ReproduceDbm) -> Result<(), String> {
                 "trace": { "packets": packets.len(), "bytes": bytes, "periods": periods, "seed": a.seed },
                 "reference_scales_ns": scales,
                 "expb": { "engine": a.engine, "synopsis_match": expb_match, "timing": expb_timing },
+                "dbm_mm": { "engine": a.engine, "synopsis_match": dbm_match, "timing": dbm_timing },
                 "table1": rows.iter().map(|(n, f, c)| json!({ "method": n,
                     "fine": { "max": f[0], "std": f[1], "p95": f[2] },
                     "coarse": { "max": c[0], "std": c[1], "p95": c[2] } })).collect::<Vec<_>>(),
@@ -243,6 +250,9 @@ pub fn run(a: &ReproduceDbm) -> Result<(), String> {
     }
     if expb_match == Some(true) {
         println!("\nThe EXPB rows' synopses: golden and RTL match bit for bit.");
+    }
+    if dbm_match == Some(true) {
+        println!("The DBM-mm row's bucket partitions: golden and RTL match bit for bit.");
     }
     println!("\n({secs:.1} s)");
     Ok(())

@@ -37,7 +37,7 @@ struct Cli {
 enum Cmd {
     /// Write a block's Verilog, interface JSON and FuseSoC core file.
     Export {
-        /// h3 | counter-bank | lda | rda | fridge | expb
+        /// h3 | counter-bank | lda | rda | fridge | expb | dbm | svbf
         block: String,
         /// Config file (TOML, or JSON if it ends in .json); defaults otherwise.
         #[arg(long)]
@@ -48,7 +48,7 @@ enum Cmd {
     },
     /// Synthesize, place and route a block and its reference RMW loop; print Fmax and resources.
     Synth {
-        /// h3 | counter-bank | lda | rda | fridge | expb | all
+        /// h3 | counter-bank | lda | rda | fridge | expb | dbm | svbf | all
         block: String,
         /// ecp5-85k | ice40-hx8k
         #[arg(long)]
@@ -176,6 +176,15 @@ fn block_config(block: &str, config: Option<&Path>, target: Option<Target>) -> R
             Some(p) => load_config::<netmeas_sim::dbm::ExpbConfig>(p).map_err(|e| e.to_string())?,
             None => netmeas_sim::dbm::ExpbConfig::default(),
         }),
+        "dbm" if target == Some(Target::Ice40Hx8k) => {
+            return Err("dbm: two copies of m × 322-bit bucket records and 32 lanes of merge keys (about 700 kbit \
+                        at 1024 buckets) exceed the HX8K's 128 kbit of EBR; build it for ecp5-85k"
+                .into());
+        }
+        "dbm" => BlockConfig::Dbm(match config {
+            Some(p) => load_config::<netmeas_sim::dbm::DbmConfig>(p).map_err(|e| e.to_string())?,
+            None => netmeas_sim::dbm::DbmConfig::default(),
+        }),
         "svbf" if target == Some(Target::Ice40Hx8k) => {
             return Err("svbf: the store needs four 64-bit-wide banks per hash function (at least 16 EBRs each on \
                         the iCE40), beyond the HX8K's 32; build it for ecp5-85k"
@@ -185,7 +194,9 @@ fn block_config(block: &str, config: Option<&Path>, target: Option<Target>) -> R
             Some(p) => load_config::<netmeas_sim::svbf::SvbfConfig>(p).map_err(|e| e.to_string())?,
             None => netmeas_sim::svbf::SvbfConfig::default(),
         }),
-        other => return Err(format!("unknown block `{other}`: use h3, counter-bank, lda, rda, fridge, expb or svbf")),
+        other => {
+            return Err(format!("unknown block `{other}`: use h3, counter-bank, lda, rda, fridge, expb, dbm or svbf"));
+        }
     };
     cfg.validate().map_err(|e| e.to_string())?;
     Ok(cfg)
@@ -522,6 +533,7 @@ fn main() -> ExitCode {
                 let mut all = vec!["h3", "counter-bank", "lda", "rda", "fridge", "expb"];
                 if t != Target::Ice40Hx8k {
                     all.push("svbf"); // 4 × h 64-bit banks: beyond the HX8K's 32 EBRs
+                    all.push("dbm"); // two copies of 1024 × 322-bit records: beyond the HX8K's 128 kbit
                 }
                 all
             } else {

@@ -45,6 +45,15 @@ pub const VARIANTS: &[(&str, &str, &str)] = &[
     ("expb_one", "expb", r#"{"scales": 1, "base_ticks": 4, "period_ticks": 4}"#),
     // EXPB: all 16 scales (the longest cascade), 2^15 intervals per period.
     ("expb_wide", "expb", r#"{"scales": 16, "base_ticks": 2, "period_ticks": 65536}"#),
+    // DBM: the paper's 1000 buckets (1024: the radix-32 structure's size) over a 2 s period (§4.1, ticks = ns).
+    ("dbm_default", "dbm", r#"{"buckets": 1024, "period_ticks": 2000000000}"#),
+    // DBM: five buckets (two groups' worth of masking in one row), short periods: a merge on nearly every packet.
+    ("dbm_small", "dbm", r#"{"buckets": 5, "period_ticks": 400, "seed": 9}"#),
+    // DBM: 33 buckets, one slot in a second group: merges across groups, a lane row with one slot.
+    ("dbm_mid", "dbm", r#"{"buckets": 33, "period_ticks": 3000, "seed": 3}"#),
+    // DBM: two buckets, the structure always empty: every merge is the pred pair's; periods of 2^40 ticks
+    // (closed by time jumps) let keys pass 2^48.
+    ("dbm_two", "dbm", r#"{"buckets": 2, "period_ticks": 1099511627776, "seed": 5}"#),
     // SVBF: the default store, 9 partitions of 2^17 bits (two banks of 1024 × 64 bits each).
     ("svbf_default", "svbf", r#"{"hashes": 9, "partition_log2": 17}"#),
     // SVBF: 4 partitions of 2^10 bits: dense windows, frequent Multi-Matches, short clears.

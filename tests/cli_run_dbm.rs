@@ -79,6 +79,27 @@ fn expb_answers_within_lemma_2_and_names_culprits() {
 }
 
 #[test]
+fn dbm_rtl_equals_golden_on_the_paper_config() {
+    // The Verilated per-packet DBM-mm core (1024 buckets, 2 s) on the default bursty trace.
+    let v = json(&netmeas(&["run", "dbm", "--engine", "both", "--query", "max", "--timescale-us", "1000", "--json"]));
+    assert_eq!(v["engine"], "both");
+    assert_eq!(v["synopsis_match"], true);
+    let packets = v["traffic"]["packets"].as_u64().unwrap();
+    let p = &v["periods"][0];
+    let real = p["merges"].as_u64().unwrap() - p["tail_joins"].as_u64().unwrap();
+    assert!(packets > 50_000 && real > 1_000, "{packets} packets, {real} real merges");
+    // One packet per clock, 17 more clocks per real merge, plus the close and the read-out.
+    let rtl = &v["timing"]["rtl"];
+    assert_eq!(rtl["stalls"].as_u64().unwrap(), real * 17);
+    let cycles = rtl["cycles"].as_u64().unwrap();
+    assert!(cycles >= packets + real * 17 && cycles < packets + real * 17 + 2 * 1024 + 100, "{cycles} cycles");
+    let r = json(&netmeas(&["run", "dbm", "--engine", "rtl", "--query", "max", "--timescale-us", "1000", "--json"]));
+    assert_eq!(r["result"], v["result"]);
+    assert_eq!(r["periods"], v["periods"]);
+    assert!(r["timing"]["golden"].is_null());
+}
+
+#[test]
 fn expb_rtl_equals_golden_on_the_paper_config() {
     // The Verilated core of the paper's config (11 scales from 78.125 µs, 2 s) on the default bursty trace.
     let v = json(&netmeas(&["run", "expb", "--engine", "both", "--query", "max", "--timescale-us", "5000", "--json"]));
@@ -168,7 +189,9 @@ fn bad_input_is_refused_without_output() {
         (vec!["--timescale-us", "0"], "whole number of ns"),
         (vec!["--pcap", junk.to_str().unwrap()], "not a pcap file"),
         (vec!["--pcap", "/nonexistent.pcap"], "cannot read"),
-        (vec!["--engine", "rtl"], "invalid value"),
+        (vec!["--engine", "rtl", "--buckets", "1000"], "no Verilated DBM core"),
+        (vec!["--engine", "both", "--mode", "mr"], "no Verilated DBM core"),
+        (vec!["--engine", "fpga"], "invalid value"),
         (vec!["--peak-mbps", "0"], "peak rate"),
         (vec!["--culprit-seed", "0"], "dbm.seed"),
     ] {

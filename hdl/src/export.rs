@@ -8,6 +8,7 @@
 
 use crate::common::counter_bank::CounterBank;
 use crate::common::h3::H3Unit;
+use crate::dbm::DbmCore;
 use crate::expb::ExpbCore;
 use crate::fridge::FridgeCore;
 use crate::lda::LdaCore;
@@ -15,7 +16,7 @@ use crate::rda::RdaCore;
 use crate::svbf::SvbfCore;
 use netmeas_sim::ConfigError;
 use netmeas_sim::counter_bank::CounterBankConfig;
-use netmeas_sim::dbm::ExpbConfig;
+use netmeas_sim::dbm::{DbmConfig, ExpbConfig};
 use netmeas_sim::fridge::{FridgeConfig, fridge_registers};
 use netmeas_sim::h3::H3Config;
 use netmeas_sim::lda::{LdaConfig, RegisterDesc, lda_registers};
@@ -40,6 +41,8 @@ pub enum BlockConfig {
     Fridge(FridgeConfig),
     /// The EXPB core (bandwidth at exponential time scales).
     Expb(ExpbConfig),
+    /// The per-packet DBM core (bandwidth at all time scales by dynamic bucket merge).
+    Dbm(DbmConfig),
     /// The MAPLE packet latency store (SVBF) with its query engine.
     Svbf(SvbfConfig),
 }
@@ -54,6 +57,7 @@ impl BlockConfig {
             BlockConfig::Rda(_) => "rda",
             BlockConfig::Fridge(_) => "fridge",
             BlockConfig::Expb(_) => "expb",
+            BlockConfig::Dbm(_) => "dbm",
             BlockConfig::Svbf(_) => "svbf",
         }
     }
@@ -87,6 +91,16 @@ impl BlockConfig {
             BlockConfig::Rda(c) => c.validate(),
             BlockConfig::Fridge(c) => c.validate(),
             BlockConfig::Expb(c) => c.validate(),
+            BlockConfig::Dbm(c) => c.validate().and_then(|()| {
+                if c.base_ticks == 0 {
+                    Ok(())
+                } else {
+                    Err(ConfigError::new(
+                        "dbm.base_ticks",
+                        "the DBM core is per-packet DBM-mm (base_ticks = 0); the base-interval modes run on the golden model",
+                    ))
+                }
+            }),
             BlockConfig::Svbf(c) => c.validate_rtl(),
         }
     }
@@ -100,6 +114,7 @@ impl BlockConfig {
             BlockConfig::Rda(c) => c.top_name(),
             BlockConfig::Fridge(c) => c.top_name(),
             BlockConfig::Expb(c) => c.top_name(),
+            BlockConfig::Dbm(c) => c.top_name(),
             BlockConfig::Svbf(c) => c.top_name(),
         }
     }
@@ -113,6 +128,7 @@ impl BlockConfig {
             BlockConfig::Rda(c) => serde_json::to_value(c),
             BlockConfig::Fridge(c) => serde_json::to_value(c),
             BlockConfig::Expb(c) => serde_json::to_value(c),
+            BlockConfig::Dbm(c) => serde_json::to_value(c),
             BlockConfig::Svbf(c) => serde_json::to_value(c),
         }
         .expect("configs serialize")
@@ -144,6 +160,11 @@ impl BlockConfig {
                 "EXPB core (Uyeda et al., NSDI 2011, §3.2, §3.3): byte counts at m time scales 2^j base intervals, \
                  Algorithm 2's trailing-zero cascade one scale per clock, {count, sum, sum of squares, max} per scale \
                  with a majority culprit, ping-pong periods streamed out"
+            }
+            BlockConfig::Dbm(_) => {
+                "DBM core (Uyeda et al., NSDI 2011, §3.1, §3.3, §5): per-packet dynamic bucket merge by mass, \
+                 m buckets as a time-ordered list in block RAM, merge keys in a two-level radix-32 min structure, \
+                 a join of the tail in one clock, a real merge in 18, culprits, ping-pong periods streamed out"
             }
             BlockConfig::Svbf(_) => {
                 "SVBF store (Lee et al., SIGMETRICS 2012, §3.3.3, §4, §6): delay-center classifier, one partition \
@@ -251,6 +272,7 @@ pub fn export(cfg: &BlockConfig) -> Result<Exported, ConfigError> {
         BlockConfig::Rda(c) => export_rda(c),
         BlockConfig::Fridge(c) => export_fridge(c),
         BlockConfig::Expb(c) => generate(ExpbCore::new(c)),
+        BlockConfig::Dbm(c) => generate(DbmCore::new(c)),
         BlockConfig::Svbf(c) => export_svbf(c),
     };
     let top = cfg.top_name();
@@ -441,7 +463,9 @@ fn export_fridge(c: &FridgeConfig) -> (String, Vec<Port>) {
         15 => generate(FridgeCore::<15>::new(c)),
         16 => generate(FridgeCore::<16>::new(c)),
         17 => generate(FridgeCore::<17>::new(c)),
-        other => unreachable!("fridge entry-address width {other} passed validation but has no instance"),
+        other => {
+            unreachable!("fridge entry-address width {other} passed validation but has no instance")
+        }
     }
 }
 
@@ -449,8 +473,12 @@ fn export_fridge(c: &FridgeConfig) -> (String, Vec<Port>) {
 fn has_zero_extension_idiom(line: &str) -> bool {
     line.match_indices("& ").any(|(i, _)| {
         let rest = &line[i + 2..];
-        let Some((n, tail)) = rest.split_once("'h") else { return false };
-        let Ok(n) = n.parse::<usize>() else { return false };
+        let Some((n, tail)) = rest.split_once("'h") else {
+            return false;
+        };
+        let Ok(n) = n.parse::<usize>() else {
+            return false;
+        };
         let hex: String = tail.chars().take_while(|c| c.is_ascii_hexdigit()).collect();
         let ones = n / 4;
         let top = n % 4;

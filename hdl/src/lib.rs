@@ -6,6 +6,7 @@
 //! - [`tools`]: where Verilator and the YoWASP tools are found.
 
 pub mod common;
+pub mod dbm;
 pub mod expb;
 pub mod export;
 pub mod fridge;

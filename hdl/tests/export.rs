@@ -227,6 +227,39 @@ fn expb_exports_at_every_scale_count_and_corners_lint_clean() {
 }
 
 #[test]
+fn dbm_exports_at_the_size_corners_lint_clean_and_base_interval_configs_are_refused() {
+    use netmeas_sim::dbm::DbmConfig;
+    for buckets in [2, 31, 32, 33, 1000, 1024] {
+        let e = export(&BlockConfig::Dbm(DbmConfig { buckets, ..Default::default() })).unwrap();
+        let width = |n: &str| e.ports.iter().find(|p| p.name == n).unwrap().bits;
+        assert_eq!(
+            (
+                width("s_ts"),
+                width("s_len"),
+                width("now"),
+                width("m_ro_mass"),
+                width("m_ro_first"),
+                width("period_merges")
+            ),
+            (48, 32, 48, 56, 48, 64)
+        );
+        assert_eq!(e.ports.iter().filter(|p| p.dir == Dir::Out).count(), 17);
+        assert!(e.top.starts_with(&format!("netmeas_dbm_m{buckets}_")));
+    }
+    // The paper's 1000 buckets (1024 here: the radix-32 structure's size), the smallest, and a partial group.
+    export_and_lint(BlockConfig::Dbm(DbmConfig::default()));
+    export_and_lint(BlockConfig::Dbm(DbmConfig { buckets: 2, period_ticks: 1, ..Default::default() }));
+    export_and_lint(BlockConfig::Dbm(DbmConfig {
+        buckets: 100,
+        period_ticks: (1 << 48) - 1,
+        seed: 7,
+        ..Default::default()
+    }));
+    let bad = export(&BlockConfig::Dbm(DbmConfig { base_ticks: 10, period_ticks: 100, ..Default::default() }));
+    assert_eq!(bad.unwrap_err().field, "dbm.base_ticks");
+}
+
+#[test]
 fn every_svbf_build_exports_lints_clean_and_others_are_refused() {
     use netmeas_sim::svbf::{SVBF_RTL_BUILDS, SvbfConfig};
     for &(hashes, partition_log2) in SVBF_RTL_BUILDS {

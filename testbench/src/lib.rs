@@ -16,6 +16,7 @@ use netmeas_sim::rda::{
     RdaOutputs,
 };
 
+pub mod dbm;
 pub mod expb;
 pub mod fridge;
 pub mod lda_stream;

@@ -3,6 +3,7 @@
 //! same-row bursts, hazards at every forwarding distance, flips at any cycle, read-out
 //! back-pressure, resets and flag clears). A failing case prints its seed.
 
+use netmeas_testbench::dbm::*;
 use netmeas_testbench::expb::*;
 use netmeas_testbench::fridge::*;
 use netmeas_testbench::models::*;
@@ -414,6 +415,105 @@ fn expb_default_stimulus_exercises_the_core() {
     assert!(st.periods_read >= 2 && st.scales_read >= 32, "{st:?}");
     let st = check_expb::<ExpbDefault>(ExpbStimulus { reset: 0, jump: 0, ..Default::default() }, 6, 100_000);
     assert!(st.packets > 50_000, "{st:?}");
+}
+
+fn dbm_stimulus() -> impl Strategy<Value = DbmStimulus> {
+    (
+        (0u32..=65536, 0u32..=65536, prop_oneof![Just(0u32), 0u32..200], 0u32..=65536),
+        (0u32..=65536, prop_oneof![Just(0u32), 0u32..2000], 0u32..=65536, prop_oneof![Just(0u32), 0u32..20]),
+    )
+        .prop_map(|((valid, now, jump, same), (repeat, huge, ro_ready, reset))| DbmStimulus {
+            valid,
+            now,
+            jump,
+            same,
+            repeat,
+            huge,
+            ro_ready,
+            reset,
+        })
+}
+
+fn check_dbm<M: DbmRtl>(p: DbmStimulus, seed: u64, cycles: u64) -> DbmStats {
+    match cosim_dbm::<M>(p, seed, cycles) {
+        Ok(st) => st,
+        Err(m) => panic!("{m} (stimulus {p:?}, seed {seed})"),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+
+    #[test]
+    fn dbm_default_matches_golden(p in dbm_stimulus(), seed: u64) {
+        check_dbm::<DbmDefault>(p, seed, 20_000);
+    }
+
+    #[test]
+    fn dbm_small_matches_golden(p in dbm_stimulus(), seed: u64) {
+        check_dbm::<DbmSmall>(p, seed, 20_000);
+    }
+
+    #[test]
+    fn dbm_mid_matches_golden(p in dbm_stimulus(), seed: u64) {
+        check_dbm::<DbmMid>(p, seed, 20_000);
+    }
+
+    #[test]
+    fn dbm_two_matches_golden(p in dbm_stimulus(), seed: u64) {
+        check_dbm::<DbmTwo>(p, seed, 10_000);
+    }
+}
+
+#[test]
+fn dbm_default_stimulus_exercises_the_core() {
+    let small = check_dbm::<DbmSmall>(DbmStimulus::default(), 3, 200_000);
+    let mid = check_dbm::<DbmMid>(DbmStimulus { reset: 0, ..Default::default() }, 4, 200_000);
+    let two = check_dbm::<DbmTwo>(DbmStimulus { reset: 0, ..Default::default() }, 5, 100_000);
+    // Equal timestamps: thousands of packets per period fill the 1024 buckets and merge.
+    let p = DbmStimulus { reset: 0, jump: 0, same: 65000, ro_ready: 65536, ..Default::default() };
+    let full = check_dbm::<DbmDefault>(p, 6, 300_000);
+    let all = format!("small {small:?}\nmid {mid:?}\ntwo {two:?}\nfull {full:?}");
+    assert!(small.periods_read > 400 && small.real_merges > 5_000 && small.tail_joins > 50_000, "{all}");
+    assert!(small.stalls > 100_000, "{all}");
+    assert!(mid.periods_read > 50 && mid.real_merges > 500 && mid.buckets_read > 1_000, "{all}");
+    assert!(two.periods_read > 100 && two.real_merges > 200, "{all}");
+    assert!(full.real_merges > 100 && full.tail_joins > 10_000 && full.buckets_read >= 1024, "{all}");
+}
+
+#[test]
+fn dbm_rtl_runs_streams_as_the_golden_model_does() {
+    use netmeas_sim::dbm::dbm_cycle::DBM_MERGE_CYCLES;
+    use netmeas_sim::dbm::{BurstySpec, BwPacket, DbmConfig, run_dbm};
+    let cfg = DbmConfig::default();
+    // A bursty §4.1.2-style trace (2 s, three 4 ms microbursts).
+    let packets = BurstySpec::default().generate().unwrap();
+    let d = rtl_dbm_run(&cfg, &packets).unwrap();
+    assert_eq!(d.periods, run_dbm(&cfg, &packets).unwrap());
+    // Back-to-back 64-byte packets: a stall only behind a real merge.
+    let packets: Vec<_> = (0..300_000u64).map(|i| BwPacket { ts: 6 * i, len: 64, flow: (i % 5) as u32 }).collect();
+    let d = rtl_dbm_run(&cfg, &packets).unwrap();
+    assert_eq!(d.periods, run_dbm(&cfg, &packets).unwrap());
+    let p = &d.periods[0];
+    assert_eq!(d.stalls, (p.merges - p.tail_joins) * (DBM_MERGE_CYCLES - 1));
+    let bad = DbmConfig { buckets: 1000, ..Default::default() };
+    assert!(rtl_dbm_run(&bad, &packets).unwrap_err().contains("no Verilated DBM core"));
+    let backwards = [BwPacket { ts: 5, len: 1, flow: 0 }, BwPacket { ts: 4, len: 1, flow: 0 }];
+    assert!(rtl_dbm_run(&cfg, &backwards).unwrap_err().contains("backwards"));
+}
+
+#[test]
+fn dbm_rtl_flags_saturated_keys_as_the_golden_model_does() {
+    use netmeas_sim::dbm::BwPacket;
+    use netmeas_sim::dbm::run_dbm;
+    // 2^17 packets of about 2^32 bytes into two buckets: keys pass 2^48.
+    let cfg = DbmTwo::config();
+    let packets: Vec<_> =
+        (0..140_000u64).map(|i| BwPacket { ts: i, len: u32::MAX - (i % 5) as u32, flow: (i % 2) as u32 }).collect();
+    let d = rtl_dbm_run(&cfg, &packets).unwrap();
+    let want = run_dbm(&cfg, &packets).unwrap();
+    assert!(want[0].flags.key_saturated && !want[0].flags.mass_saturated);
+    assert_eq!(d.periods, want);
 }
 
 fn svbf_stimulus() -> impl Strategy<Value = SvbfStimulus> {

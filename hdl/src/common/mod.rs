@@ -4,4 +4,5 @@ pub mod block_ram;
 pub mod counter_bank;
 pub mod h3;
 pub mod rmw_bank;
+pub mod sync_ram;
 pub mod unused;

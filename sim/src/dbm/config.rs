@@ -136,6 +136,11 @@ impl DbmConfig {
     pub fn intervals(&self) -> u64 {
         self.period_ticks.checked_div(self.base_ticks).unwrap_or(0)
     }
+
+    /// The exported core's Verilog top module name: buckets, period and PRNG seed.
+    pub fn top_name(&self) -> String {
+        format!("netmeas_dbm_m{}_p{}_s{:08x}", self.buckets, self.period_ticks, self.seed)
+    }
 }
 
 /// Parameters of an EXPB core.

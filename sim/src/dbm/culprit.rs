@@ -28,8 +28,9 @@ pub fn merge_flows(prng: &mut u32, a: (u32, u32), b: (u32, u32)) -> (u32, u32) {
         return (a.0, a.1.saturating_add(b.1));
     }
     *prng = xorshift32(*prng);
-    let total = a.1 as u64 + b.1 as u64;
-    if (*prng as u64 * total) >> 32 < a.1 as u64 { a } else { b }
+    // r · (c_a + c_b) reaches 2^65: computed in 128 bits.
+    let total = a.1 as u128 + b.1 as u128;
+    if (*prng as u128 * total) >> 32 < a.1 as u128 { a } else { b }
 }
 
 #[cfg(test)]
@@ -57,5 +58,12 @@ mod tests {
         assert!((7200..7800).contains(&kept_a), "{kept_a}");
         assert_eq!(merge_flows(&mut prng, (1, 0), (2, 0)), (2, 0), "no bytes: the later flow");
         assert_eq!(merge_flows(&mut prng, (1, 9), (2, 0)), (1, 9));
+        // Counts near 2^32: r · (c_a + c_b) passes 2^64 and must not wrap. The draw after
+        // state 0xF000_0000 is 0xF00F_7800 ≈ 0.94 · 2^32, so ⌊r · 2c / 2^32⌋ ≈ 1.88 c ≥ c:
+        // b is kept (a product wrapped at 2^64 would keep a).
+        let mut p = 0xF000_0000u32;
+        let c = u32::MAX - 2;
+        assert_eq!(merge_flows(&mut p, (1, c), (2, c)), (2, c));
+        assert_eq!(p, 0xF00F_7800);
     }
 }

@@ -1,0 +1,220 @@
+//! Verilated DBM cores: cycle-by-cycle co-simulation against [`DbmCycle`],
+//! and whole streams through the RTL for `netmeas run dbm --engine rtl|both`.
+
+use crate::models::{DbmDefault, DbmMid, DbmSmall, DbmTwo};
+use crate::{CoreRtl, Mismatch, cosim_model, differ, lane};
+use netmeas_sim::dbm::{BwPacket, DbmConfig, DbmCycle, DbmDrive, DbmInputs, DbmOutputs, TimeOrder, drive_dbm};
+use netmeas_sim::prng::SplitMix64;
+
+/// A Verilated DBM core.
+pub trait DbmRtl: CoreRtl<Config = DbmConfig, In = DbmInputs, Out = DbmOutputs> {}
+impl<M: CoreRtl<Config = DbmConfig, In = DbmInputs, Out = DbmOutputs>> DbmRtl for M {}
+
+/// How to drive a DBM core: probabilities in parts per 65536 per cycle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DbmStimulus {
+    /// A packet is offered (held until taken).
+    pub valid: u32,
+    /// The time input carries the next packet's timestamp.
+    pub now: u32,
+    /// The next packet's timestamp jumps by up to three periods (closes, empty periods).
+    pub jump: u32,
+    /// The next packet's timestamp stays (equal timestamps).
+    pub same: u32,
+    /// The packet's length repeats the last one (equal merge keys: the tie rule).
+    pub repeat: u32,
+    /// The packet is near 2^32 bytes (saturates keys and, over long runs, masses).
+    pub huge: u32,
+    /// The read-out consumer is ready.
+    pub ro_ready: u32,
+    /// Reset is asserted (time restarts at 0).
+    pub reset: u32,
+}
+
+impl Default for DbmStimulus {
+    /// Line-rate packets of a few lengths and flows, frequent ties, a slow consumer.
+    fn default() -> Self {
+        Self { valid: 60000, now: 30000, jump: 30, same: 20000, repeat: 40000, huge: 200, ro_ready: 30000, reset: 3 }
+    }
+}
+
+/// What a co-simulation exercised.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DbmStats {
+    /// Cycles compared.
+    pub cycles: u64,
+    /// Packets taken.
+    pub packets: u64,
+    /// Cycles a packet was offered and not taken.
+    pub stalls: u64,
+    /// Buckets read out.
+    pub buckets_read: u64,
+    /// Periods read out.
+    pub periods_read: u64,
+    /// Merges other than tail joins in the periods read out.
+    pub real_merges: u64,
+    /// Tail joins in the periods read out.
+    pub tail_joins: u64,
+    /// Periods read out with a saturated key.
+    pub key_saturated_periods: u64,
+}
+
+/// Random DBM inputs, reproducible from a seed; a packet is held until taken.
+pub struct DbmDriver {
+    rng: SplitMix64,
+    p: DbmStimulus,
+    period: u64,
+    pending: Option<(u64, u32, u32)>,
+    ts: u64,
+    len: u32,
+}
+
+impl DbmDriver {
+    /// A driver for `cfg`.
+    pub fn new(cfg: &DbmConfig, p: DbmStimulus, seed: u64) -> Self {
+        Self { rng: SplitMix64::new(seed), p, period: cfg.period_ticks, pending: None, ts: 0, len: 64 }
+    }
+
+    /// This cycle's inputs.
+    pub fn next(&mut self) -> DbmInputs {
+        let w = self.rng.next_u64();
+        let reset = lane(w, 0, self.p.reset);
+        if self.pending.is_none() && lane(w, 1, self.p.valid) {
+            let r = self.rng.next_u64();
+            if lane(r, 0, self.p.jump) {
+                self.ts += self.rng.below(3 * self.period);
+            } else if !lane(r, 1, self.p.same) {
+                self.ts += self.rng.below(self.period / 64 + 2);
+            }
+            if !lane(r, 2, self.p.repeat) {
+                self.len =
+                    if self.rng.chance(1, 2) { 1 + self.rng.below(4) as u32 } else { 40 + self.rng.below(1500) as u32 };
+            }
+            let len = if lane(r, 3, self.p.huge) { u32::MAX - self.rng.below(3) as u32 } else { self.len };
+            self.pending = Some((self.ts.min((1 << 48) - 1), len, self.rng.below(3) as u32));
+        }
+        let p = self.pending;
+        DbmInputs {
+            reset,
+            valid: p.is_some(),
+            ts: p.map_or(0, |p| p.0),
+            len: p.map_or(0, |p| p.1),
+            flow: p.map_or(0, |p| p.2),
+            now_valid: lane(w, 2, self.p.now),
+            now: self.ts.min((1 << 48) - 1),
+            ro_ready: lane(w, 3, self.p.ro_ready),
+        }
+    }
+
+    /// The outputs of the cycle of `i`: a taken packet is done; a reset restarts time.
+    pub fn observe(&mut self, i: &DbmInputs, o: &DbmOutputs) {
+        if i.reset {
+            self.pending = None;
+            self.ts = 0;
+        } else if i.valid && o.ready {
+            self.pending = None;
+        }
+    }
+}
+
+/// Runs `cycles` cycles of `M` against [`DbmCycle`], comparing every output
+/// every cycle (the bucket only when a bucket beat is presented).
+pub fn cosim_dbm<M: DbmRtl>(p: DbmStimulus, seed: u64, cycles: u64) -> Result<DbmStats, Mismatch> {
+    let cfg = M::config();
+    let mut golden = DbmCycle::new(&cfg).expect("variant config is valid");
+    // The simulation top registers the inputs: its core first sees one all-zero cycle.
+    golden.step(&DbmInputs::default());
+    let mut drv = DbmDriver::new(&cfg, p, seed);
+    let mut st = DbmStats::default();
+    let n = M::NAME;
+    cosim_model::<M>(
+        cycles,
+        || {
+            let i = drv.next();
+            let o = golden.step(&i);
+            drv.observe(&i, &o);
+            (i, o)
+        },
+        |cycle, i, r, g| {
+            differ(n, cycle, "ready", r.ready, g.ready)?;
+            differ(n, cycle, "ro_valid", r.ro_valid, g.ro_valid)?;
+            differ(n, cycle, "ro_end", r.ro_end, g.ro_end)?;
+            differ(n, cycle, "period_index", r.period_index, g.period_index)?;
+            differ(n, cycle, "period_packets", r.period_packets, g.period_packets)?;
+            differ(n, cycle, "period_merges", r.period_merges, g.period_merges)?;
+            differ(n, cycle, "period_tail_joins", r.period_tail_joins, g.period_tail_joins)?;
+            differ(n, cycle, "period_key_saturated", r.period_key_saturated, g.period_key_saturated)?;
+            differ(n, cycle, "period_mass_saturated", r.period_mass_saturated, g.period_mass_saturated)?;
+            if g.ro_valid && !g.ro_end {
+                differ(n, cycle, "ro_bucket", r.ro_bucket, g.ro_bucket)?;
+            }
+            if g.ro_valid && i.ro_ready && !i.reset {
+                if g.ro_end {
+                    st.periods_read += 1;
+                    st.real_merges += g.period_merges - g.period_tail_joins;
+                    st.tail_joins += g.period_tail_joins;
+                    st.key_saturated_periods += g.period_key_saturated as u64;
+                } else {
+                    st.buckets_read += 1;
+                }
+            }
+            if i.valid && !i.reset {
+                st.packets += g.ready as u64;
+                st.stalls += !g.ready as u64;
+            }
+            st.cycles += 1;
+            Ok(())
+        },
+    )?;
+    Ok(st)
+}
+
+/// The configs the Verilated DBM models were built from (every parameter is
+/// baked into the netlist).
+pub fn rtl_dbm_configs() -> Vec<DbmConfig> {
+    vec![DbmDefault::config(), DbmSmall::config(), DbmMid::config(), DbmTwo::config()]
+}
+
+/// Checks that a Verilated core runs `cfg`, with an error that lists what was built otherwise.
+pub fn check_rtl_dbm_config(cfg: &DbmConfig) -> Result<(), String> {
+    cfg.validate().map_err(|e| e.to_string())?;
+    if rtl_dbm_configs().contains(cfg) {
+        return Ok(());
+    }
+    let built: Vec<String> = rtl_dbm_configs()
+        .iter()
+        .map(|c| format!("{} buckets, period {} ns, seed {:#x}", c.buckets, c.period_ticks, c.seed))
+        .collect();
+    Err(format!(
+        "no Verilated DBM core has this config (all of it is baked into the netlist; the core is per-packet \
+         DBM-mm); built: {}",
+        built.join("; ")
+    ))
+}
+
+/// `packets` through a fresh Verilated core `M`, one packet offered per clock
+/// with `now` carrying its timestamp and the read-out always taken (see [`drive_dbm`]).
+fn run_on<M: DbmRtl>(cfg: &DbmConfig, packets: &[BwPacket]) -> DbmDrive {
+    let mut m = M::create();
+    drive_dbm(cfg, packets, |i| m.cycle(i), |_| true, |_| true)
+}
+
+/// Runs `packets` (in time order, timestamps below 2^48) on the Verilated core
+/// built for `cfg`: the periods (what [`run_dbm`](netmeas_sim::dbm::run_dbm)
+/// returns), the clocks and the input stalls.
+pub fn rtl_dbm_run(cfg: &DbmConfig, packets: &[BwPacket]) -> Result<DbmDrive, String> {
+    check_rtl_dbm_config(cfg)?;
+    let mut order = TimeOrder::default();
+    for p in packets {
+        order.check(p.ts)?;
+    }
+    Ok(if *cfg == DbmDefault::config() {
+        run_on::<DbmDefault>(cfg, packets)
+    } else if *cfg == DbmSmall::config() {
+        run_on::<DbmSmall>(cfg, packets)
+    } else if *cfg == DbmMid::config() {
+        run_on::<DbmMid>(cfg, packets)
+    } else {
+        run_on::<DbmTwo>(cfg, packets)
+    })
+}
