@@ -229,6 +229,17 @@ impl Drop for {t} {{
     )
 }
 
+/// How the bandwidth cores (EXPB and DBM, the same packet and time ports)
+/// take their per-clock inputs.
+const BANDWIDTH_INPUTS: &str = "reset: P::from_u128(i.reset as u128),
+            s_valid: P::from_u128(i.valid as u128),
+            s_ts: P::from_u128((i.ts & ((1 << 48) - 1)) as u128),
+            s_len: P::from_u128(i.len as u128),
+            s_flow: P::from_u128(i.flow as u128),
+            now_valid: P::from_u128(i.now_valid as u128),
+            now: P::from_u128((i.now & ((1 << 48) - 1)) as u128),
+            m_ro_ready: P::from_u128(i.ro_ready as u128),";
+
 /// The adapter from a model's port structs to its golden model's types: one
 /// `CoreRtl` impl per model, whose golden types, input encoding and output
 /// decoding depend on the block kind.
@@ -375,14 +386,7 @@ fn adapter_rs(name: &str, block: &str) -> String {
             "netmeas_sim::dbm::ExpbConfig",
             "netmeas_sim::dbm::ExpbInputs",
             "netmeas_sim::dbm::ExpbOutputs",
-            "reset: P::from_u128(i.reset as u128),
-            s_valid: P::from_u128(i.valid as u128),
-            s_ts: P::from_u128((i.ts & ((1 << 48) - 1)) as u128),
-            s_len: P::from_u128(i.len as u128),
-            s_flow: P::from_u128(i.flow as u128),
-            now_valid: P::from_u128(i.now_valid as u128),
-            now: P::from_u128((i.now & ((1 << 48) - 1)) as u128),
-            m_ro_ready: P::from_u128(i.ro_ready as u128),",
+            BANDWIDTH_INPUTS,
             "netmeas_sim::dbm::ExpbOutputs {
             ready: o.s_ready.to_u128() != 0,
             ro_valid: o.m_ro_valid.to_u128() != 0,
@@ -406,14 +410,7 @@ fn adapter_rs(name: &str, block: &str) -> String {
             "netmeas_sim::dbm::DbmConfig",
             "netmeas_sim::dbm::DbmInputs",
             "netmeas_sim::dbm::DbmOutputs",
-            "reset: P::from_u128(i.reset as u128),
-            s_valid: P::from_u128(i.valid as u128),
-            s_ts: P::from_u128((i.ts & ((1 << 48) - 1)) as u128),
-            s_len: P::from_u128(i.len as u128),
-            s_flow: P::from_u128(i.flow as u128),
-            now_valid: P::from_u128(i.now_valid as u128),
-            now: P::from_u128((i.now & ((1 << 48) - 1)) as u128),
-            m_ro_ready: P::from_u128(i.ro_ready as u128),",
+            BANDWIDTH_INPUTS,
             "netmeas_sim::dbm::DbmOutputs {
             ready: o.s_ready.to_u128() != 0,
             ro_valid: o.m_ro_valid.to_u128() != 0,

@@ -30,6 +30,7 @@
 //!
 //! In simulation a collision returns the old data (as Verilator does).
 
+use super::counter_bank::index_bits;
 use rust_hdl::prelude::*;
 
 /// Rows of one depth slice: a DP16KD holds 512 × 36 bits.
@@ -91,11 +92,6 @@ impl<const W: usize, const A: usize> BlockRam<W, A> {
             _write_reg: None,
         }
     }
-}
-
-/// Address bits that index `rows` words (at least one).
-fn index_bits(rows: usize) -> usize {
-    (usize::BITS - (rows - 1).leading_zeros()).max(1) as usize
 }
 
 impl<const W: usize, const A: usize> Logic for BlockRam<W, A> {

@@ -74,7 +74,8 @@ pub struct CounterBank<const A: usize, const CW: usize, const TW: usize, const W
     word_new: Signal<Local, Bits<W>>,
 }
 
-/// Bits needed to index a bit of a `w`-bit word (⌈log2 w⌉, at least 1).
+/// Bits needed to index `w` items: a bit of a `w`-bit word, a row of a
+/// `w`-row memory (⌈log2 w⌉, at least 1).
 pub const fn index_bits(w: usize) -> usize {
     let mut b = 1;
     while (1usize << b) < w {

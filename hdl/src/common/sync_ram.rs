@@ -10,6 +10,7 @@
 //! written at the same edge is undefined; every user avoids it or ignores the
 //! word). In simulation such a read returns the old data, as Verilator does.
 
+use super::counter_bank::index_bits;
 use rust_hdl::prelude::*;
 
 /// `depth` (≤ 2^A) words of `W` bits: a write port whose word lands at the
@@ -54,11 +55,6 @@ impl<const W: usize, const A: usize> SyncRam<W, A> {
             _mem: vec![Bits::default(); depth],
         }
     }
-}
-
-/// Address bits that index `rows` words (at least one).
-fn index_bits(rows: usize) -> usize {
-    (usize::BITS - (rows - 1).leading_zeros()).max(1) as usize
 }
 
 impl<const W: usize, const A: usize> Logic for SyncRam<W, A> {

@@ -28,20 +28,24 @@
 //!   structure's minimum w); the record and previous link of w are read.
 //! - 1: w's record, its next v and previous u arrive; group rows are read in
 //!   1..4 (groups of w, pred, u, v), each through a masked 32-way min tree
-//!   (two register stages) that leaves out every lane whose key changes or
-//!   becomes masked (u, w, pred, v, tail): the *partial* minima.
+//!   (three register stages) that leaves out every lane whose key changes or
+//!   becomes masked (u, w, pred, v, tail): the *partial* minima, registered
+//!   in 4..7.
 //! - 2–3: v's record arrives (the pred's registers if v is the pred), the
 //!   merge operands are set (A: pred and tail; B: w and v).
 //! - 4–7: the merge in four stages: sums and the PRNG step; the four 16 × 16
 //!   products of the draw; their partial sums; the draw's compare and the
 //!   merged record. The new keys: K'(u) = raw(u) + mass_v (5), K'(w) =
 //!   mass_w + raw(v) (6), written to their lanes in 6 and 7.
-//! - 7: each touched group's minimum becomes the minimum of its partial and
-//!   the new keys that fall in it (u, w, and the pred entering in case B).
-//! - 8–9: `s_min` from the 32 group minima (two stages); the merged record
-//!   and the links are written (8), the pred enters the structure (9).
-//! - 10: the tail and pred registers move (B: the tail becomes the pred, b
-//!   the tail in the freed slot v; A: the merged pair is the pred).
+//! - 7–10: the groups of w, the pred, u and v in turn: the minimum of the
+//!   group's partial and the new keys that fall in it (u, w, and the pred
+//!   entering in case B), written to the group minimum one clock later
+//!   (8–11) through the minima's single write port.
+//! - 8: the merged record and the links around it are written; 9: the pred
+//!   enters the structure; 10: the tail and pred registers move (B: the tail
+//!   becomes the pred, b the tail in the freed slot v; A: the merged pair is
+//!   the pred).
+//! - 12–14: `s_min` from the 32 group minima (three stages).
 //! - 17: the packet is consumed.
 //!
 //! **Close and read-out** as in the model: 3 clocks (the pred's and tail's
@@ -70,8 +74,12 @@ const RAW: usize = 49;
 const LANES: usize = 32;
 /// Width of a period-end time: a 48-bit timestamp plus one period.
 const TW: usize = 50;
-// The record layout the `get_bits` offsets below spell out.
-const _: () = assert!(BKT == 48 + 48 + 56 + 32 * 5 && REC == BKT + 10 && DBM_MERGE_CYCLES == 18);
+/// The merge clock that sets `s_min` (the last of its three tree stages).
+const C_SMIN: u64 = 14;
+// The record layout the `get_bits` offsets below spell out, and the merge's
+// work ending before its packet is consumed.
+const _: () =
+    assert!(BKT == 48 + 48 + 56 + 32 * 5 && REC == BKT + 10 && DBM_MERGE_CYCLES == 18 && C_SMIN < DBM_MERGE_CYCLES - 1);
 
 /// The per-packet DBM-mm core for one [`DbmConfig`] (`base_ticks` = 0).
 #[derive(LogicBlock)]
@@ -137,7 +145,8 @@ pub struct DbmCore {
     rec0: SyncRam<REC, 10>,
     rec1: SyncRam<REC, 10>,
     prv: SyncRam<10, 10>,
-    /// Raw keys shifted to the key field of a packed word (raw · 2^10).
+    /// Raw keys shifted to the key field of a packed word (raw · 2^10); lane j
+    /// holds slots j, j + 32, …
     lanes: [SyncRam<PK, 5>; LANES],
     /// The slot field of a lane word is always zero.
     unused_pick_slot: Unused<Bits<10>>,
@@ -150,8 +159,9 @@ pub struct DbmCore {
     raw_sat: Constant<Bits<RAW>>,
     mass_max: Constant<Bits<56>>,
     ones32: Constant<Bits<32>>,
-    /// Clock numbers 0..=10 of a merge, and its last clock.
+    /// Clock numbers 0..=10 of a merge, the clock that sets `s_min`, and the last clock.
     kc: [Constant<Bits<5>>; 11],
+    c_smin: Constant<Bits<5>>,
     c_last: Constant<Bits<5>>,
     kg: [Constant<Bits<5>>; LANES],
     kslot: [Constant<Bits<PK>>; LANES],
@@ -171,7 +181,7 @@ pub struct DbmCore {
     one33: Constant<Bits<33>>,
     one64: Constant<Bits<64>>,
     zero64: Constant<Bits<64>>,
-    zero57: Constant<Bits<57>>,
+    zero9: Constant<Bits<9>>,
     zero_tw: Constant<Bits<TW>>,
     zero_pk: Constant<Bits<PK>>,
     sh5: Constant<Bits<9>>,
@@ -252,6 +262,7 @@ pub struct DbmCore {
     // --- group-row min tree ---
     row_d: DFF<Bits<5>>,
     st1: [DFF<Bits<PK>>; 8],
+    st2: [DFF<Bits<PK>>; 2],
     part_w: DFF<Bits<PK>>,
     part_p: DFF<Bits<PK>>,
     part_u: DFF<Bits<PK>>,
@@ -260,7 +271,15 @@ pub struct DbmCore {
     lane_v: DFF<Bits<RAW>>,
     new_u: DFF<Bits<RAW>>,
     new_w: DFF<Bits<RAW>>,
-    ss1: [DFF<Bits<PK>>; 4],
+    // --- group minima: the write port and the s_min tree ---
+    /// The group minimum computed for the write of the next clock.
+    cb_r: DFF<Bits<PK>>,
+    /// Its group.
+    cb_gr: DFF<Bits<5>>,
+    /// It is written next clock.
+    cb_we: DFF<Bit>,
+    sa: [DFF<Bits<PK>>; 8],
+    sb: [DFF<Bits<PK>>; 2],
     // --- merge arithmetic ---
     m1_mass: DFF<Bits<56>>,
     m1_n: DFF<Bits<32>>,
@@ -304,6 +323,7 @@ pub struct DbmCore {
     kpj_sum: Signal<Local, Bits<57>>,
     pkt_word: Signal<Local, Bits<BKT>>,
     jn_n: Signal<Local, Bits<33>>,
+    jn_n32: Signal<Local, Bits<32>>,
     jn_max: Signal<Local, Bits<32>>,
     jn_min: Signal<Local, Bits<32>>,
     jn_add: Signal<Local, Bits<33>>,
@@ -311,7 +331,16 @@ pub struct DbmCore {
     jn_cnt: Signal<Local, Bits<32>>,
     jn_mass: Signal<Local, Bits<56>>,
     jn_word: Signal<Local, Bits<BKT>>,
+    gs1: [Signal<Local, Bits<PK>>; 16],
+    gs2: [Signal<Local, Bits<PK>>; 8],
+    gs3: [Signal<Local, Bits<PK>>; 4],
+    gs4: [Signal<Local, Bits<PK>>; 2],
     gsel_p: Signal<Local, Bits<PK>>,
+    gw_we: Signal<Local, Bit>,
+    gw_all: Signal<Local, Bit>,
+    gw_g: Signal<Local, Bits<5>>,
+    gw_d: Signal<Local, Bits<PK>>,
+    gw_x: Signal<Local, Bits<PK>>,
     pred_rec: Signal<Local, Bits<REC>>,
     rdl: Signal<Local, Bits<REC>>,
     rdf: Signal<Local, Bits<REC>>,
@@ -334,7 +363,6 @@ pub struct DbmCore {
     t_pk: Signal<Local, Bits<PK>>,
     lane_wa: Signal<Local, Bits<5>>,
     lane_wl: Signal<Local, Bits<5>>,
-    lane_wd_pk: Signal<Local, Bits<PK>>,
     slot_j: [Signal<Local, Bits<PK>>; LANES],
     pk_j: [Signal<Local, Bits<PK>>; LANES],
     lv1: [Signal<Local, Bits<PK>>; 16],
@@ -343,7 +371,12 @@ pub struct DbmCore {
     lw2: [Signal<Local, Bits<PK>>; 2],
     tree_out: Signal<Local, Bits<PK>>,
     lane_sel: Signal<Local, Bits<5>>,
+    lp1: [Signal<Local, Bits<PK>>; 16],
+    lp2: [Signal<Local, Bits<PK>>; 8],
+    lp3: [Signal<Local, Bits<PK>>; 4],
+    lp4: [Signal<Local, Bits<PK>>; 2],
     lane_pick: Signal<Local, Bits<PK>>,
+    lane_wd_pk: Signal<Local, Bits<PK>>,
     nu_sum: Signal<Local, Bits<57>>,
     nw_sum: Signal<Local, Bits<57>>,
     raw_v: Signal<Local, Bits<RAW>>,
@@ -360,8 +393,14 @@ pub struct DbmCore {
     cand_w: Signal<Local, Bits<PK>>,
     nu_key: Signal<Local, Bits<48>>,
     nw_key: Signal<Local, Bits<48>>,
-    comb: [Signal<Local, Bits<PK>>; 4],
-    comb_g: [Signal<Local, Bits<5>>; 4],
+    cb_part: Signal<Local, Bits<PK>>,
+    cb_g: Signal<Local, Bits<5>>,
+    cb_u: Signal<Local, Bits<PK>>,
+    cb_w: Signal<Local, Bits<PK>>,
+    cb_p: Signal<Local, Bits<PK>>,
+    cb_m1: Signal<Local, Bits<PK>>,
+    cb_m2: Signal<Local, Bits<PK>>,
+    cb_min: Signal<Local, Bits<PK>>,
     sv1: [Signal<Local, Bits<PK>>; 16],
     sv2: [Signal<Local, Bits<PK>>; 8],
     sv3: [Signal<Local, Bits<PK>>; 4],
@@ -422,6 +461,7 @@ impl DbmCore {
             mass_max: Constant::new(((1u64 << 56) - 1).into()),
             ones32: Constant::new(0xFFFF_FFFFu64.into()),
             kc: std::array::from_fn(|c| Constant::new((c as u64).into())),
+            c_smin: Constant::new(C_SMIN.into()),
             c_last: Constant::new((DBM_MERGE_CYCLES - 1).into()),
             kg: std::array::from_fn(|g| Constant::new((g as u64).into())),
             kslot: std::array::from_fn(|j| Constant::new((j as u64).into())),
@@ -440,7 +480,7 @@ impl DbmCore {
             one33: Constant::new(1u64.into()),
             one64: Constant::new(1u64.into()),
             zero64: Constant::new(0u64.into()),
-            zero57: Constant::new(0u64.into()),
+            zero9: Constant::new(0u64.into()),
             zero_tw: Constant::new(0u64.into()),
             zero_pk: Constant::new(0u64.into()),
             sh5: Constant::new(5u64.into()),
@@ -511,6 +551,7 @@ impl DbmCore {
             mb: Default::default(),
             row_d: Default::default(),
             st1: Default::default(),
+            st2: Default::default(),
             part_w: Default::default(),
             part_p: Default::default(),
             part_u: Default::default(),
@@ -519,7 +560,11 @@ impl DbmCore {
             lane_v: Default::default(),
             new_u: Default::default(),
             new_w: Default::default(),
-            ss1: Default::default(),
+            cb_r: Default::default(),
+            cb_gr: Default::default(),
+            cb_we: Default::default(),
+            sa: Default::default(),
+            sb: Default::default(),
             m1_mass: Default::default(),
             m1_n: Default::default(),
             m1_max: Default::default(),
@@ -561,6 +606,7 @@ impl DbmCore {
             kpj_sum: Default::default(),
             pkt_word: Default::default(),
             jn_n: Default::default(),
+            jn_n32: Default::default(),
             jn_max: Default::default(),
             jn_min: Default::default(),
             jn_add: Default::default(),
@@ -568,7 +614,16 @@ impl DbmCore {
             jn_cnt: Default::default(),
             jn_mass: Default::default(),
             jn_word: Default::default(),
+            gs1: Default::default(),
+            gs2: Default::default(),
+            gs3: Default::default(),
+            gs4: Default::default(),
             gsel_p: Default::default(),
+            gw_we: Default::default(),
+            gw_all: Default::default(),
+            gw_g: Default::default(),
+            gw_d: Default::default(),
+            gw_x: Default::default(),
             pred_rec: Default::default(),
             rdl: Default::default(),
             rdf: Default::default(),
@@ -591,7 +646,6 @@ impl DbmCore {
             t_pk: Default::default(),
             lane_wa: Default::default(),
             lane_wl: Default::default(),
-            lane_wd_pk: Default::default(),
             slot_j: Default::default(),
             pk_j: Default::default(),
             lv1: Default::default(),
@@ -600,7 +654,12 @@ impl DbmCore {
             lw2: Default::default(),
             tree_out: Default::default(),
             lane_sel: Default::default(),
+            lp1: Default::default(),
+            lp2: Default::default(),
+            lp3: Default::default(),
+            lp4: Default::default(),
             lane_pick: Default::default(),
+            lane_wd_pk: Default::default(),
             nu_sum: Default::default(),
             nw_sum: Default::default(),
             raw_v: Default::default(),
@@ -617,8 +676,14 @@ impl DbmCore {
             cand_w: Default::default(),
             nu_key: Default::default(),
             nw_key: Default::default(),
-            comb: Default::default(),
-            comb_g: Default::default(),
+            cb_part: Default::default(),
+            cb_g: Default::default(),
+            cb_u: Default::default(),
+            cb_w: Default::default(),
+            cb_p: Default::default(),
+            cb_m1: Default::default(),
+            cb_m2: Default::default(),
+            cb_min: Default::default(),
             sv1: Default::default(),
             sv2: Default::default(),
             sv3: Default::default(),
@@ -638,7 +703,7 @@ impl Logic for DbmCore {
             fz_packets, fz_merges, fz_joins, fz_ksat, fz_msat, ro_state, ro_slot, ro_left, closing, ccnt, busy, cnt,
             case_a, en_u, vpk, w_r, u_r, v_r, x_r, kt_r, wb, ma, mb, row_d, part_w, part_p, part_u, part_v, lane_u,
             lane_v, new_u, new_w, m1_mass, m1_n, m1_max, m1_min, m1_first, m1_last, m1_fa, m1_ca, m1_fb, m1_cb,
-            m1_same, m1_tot, m1_r, m2_p00, m2_p01, m2_p10, m2_p11, m3_a, m3_b, m_rec
+            m1_same, m1_tot, m1_r, m2_p00, m2_p01, m2_p10, m2_p11, m3_a, m3_b, m_rec, cb_r, cb_gr, cb_we
         );
         for g in 0..LANES {
             self.gm_x[g].clock.next = self.clock.val();
@@ -649,9 +714,15 @@ impl Logic for DbmCore {
             self.st1[j].clock.next = self.clock.val();
             self.st1[j].d.next = self.st1[j].q.val();
         }
-        for j in 0..4 {
-            self.ss1[j].clock.next = self.clock.val();
-            self.ss1[j].d.next = self.ss1[j].q.val();
+        for j in 0..2 {
+            self.st2[j].clock.next = self.clock.val();
+            self.st2[j].d.next = self.st2[j].q.val();
+            self.sb[j].clock.next = self.clock.val();
+            self.sb[j].d.next = self.sb[j].q.val();
+        }
+        for j in 0..8 {
+            self.sa[j].clock.next = self.clock.val();
+            self.sa[j].d.next = self.sa[j].q.val();
         }
         self.rec0.clock.next = self.clock.val();
         self.rec1.clock.next = self.clock.val();
@@ -696,7 +767,7 @@ impl Logic for DbmCore {
         // ---- the tail's pair with the packet: K(tail, b), packed with the tail's slot ----
         self.tl_mass.next = self.tail.q.val().get_bits::<56>(96);
         self.kt_sum.next = bit_cast::<57, 56>(self.tl_mass.val()) + bit_cast::<57, 32>(self.q_len.q.val());
-        if self.kt_sum.val().get_bits::<9>(48) == self.zero57.val().get_bits::<9>(0) {
+        if self.kt_sum.val().get_bits::<9>(48) == self.zero9.val() {
             self.kt_raw.next = self.kt_sum.val().get_bits::<RAW>(0);
             self.kt_key.next = self.kt_sum.val().get_bits::<48>(0);
         } else {
@@ -728,6 +799,10 @@ impl Logic for DbmCore {
             self.jn_mass.next = self.kt_sum.val().get_bits::<56>(0);
         }
         self.jn_n.next = bit_cast::<33, 32>(self.tail.q.val().get_bits::<32>(152)) + self.one33.val();
+        self.jn_n32.next = self.ones32.val();
+        if !self.jn_n.val().get_bit(32) {
+            self.jn_n32.next = self.jn_n.val().get_bits::<32>(0);
+        }
         self.jn_max.next = self.tail.q.val().get_bits::<32>(184);
         if self.jn_max.val() < self.q_len.q.val() {
             self.jn_max.next = self.q_len.q.val();
@@ -759,25 +834,44 @@ impl Logic for DbmCore {
         self.jn_word.next = bit_cast::<BKT, 48>(self.tail.q.val().get_bits::<48>(0))
             | (bit_cast::<BKT, 48>(self.q_ts.q.val()) << self.sh48.val())
             | (bit_cast::<BKT, 56>(self.jn_mass.val()) << self.sh96.val())
-            | (bit_cast::<BKT, 32>(self.tail.q.val().get_bits::<32>(152)) << self.sh152.val())
+            | (bit_cast::<BKT, 32>(self.jn_n32.val()) << self.sh152.val())
             | (bit_cast::<BKT, 32>(self.jn_max.val()) << self.sh184.val())
             | (bit_cast::<BKT, 32>(self.jn_min.val()) << self.sh216.val())
             | (bit_cast::<BKT, 32>(self.jn_flow.val()) << self.sh248.val())
             | (bit_cast::<BKT, 32>(self.jn_cnt.val()) << self.sh280.val());
-        if !self.jn_n.val().get_bit(32) {
-            self.jn_word.next = (self.jn_word.val() & !(bit_cast::<BKT, 32>(self.ones32.val()) << self.sh152.val()))
-                | (bit_cast::<BKT, 32>(self.jn_n.val().get_bits::<32>(0)) << self.sh152.val());
-        }
 
         // The pred's record word (its next link is the tail).
         self.pred_rec.next =
             bit_cast::<REC, BKT>(self.pred.q.val()) | (bit_cast::<REC, 10>(self.t.q.val()) << self.sh312.val());
-        // The pred's group minimum (fill: it only decreases).
-        self.gsel_p.next = self.gm[0].val();
-        for g in 1..LANES {
-            if self.p.q.val().get_bits::<5>(5) == self.kg[g].val() {
-                self.gsel_p.next = self.gm[g].val();
+        // The pred's group minimum (fill: it only decreases), a 32:1 select by
+        // the pred's row, one level per row bit.
+        for j in 0..16 {
+            self.gs1[j].next = self.gm[2 * j].val();
+            if self.p.q.val().get_bit(5) {
+                self.gs1[j].next = self.gm[2 * j + 1].val();
             }
+        }
+        for j in 0..8 {
+            self.gs2[j].next = self.gs1[2 * j].val();
+            if self.p.q.val().get_bit(6) {
+                self.gs2[j].next = self.gs1[2 * j + 1].val();
+            }
+        }
+        for j in 0..4 {
+            self.gs3[j].next = self.gs2[2 * j].val();
+            if self.p.q.val().get_bit(7) {
+                self.gs3[j].next = self.gs2[2 * j + 1].val();
+            }
+        }
+        for j in 0..2 {
+            self.gs4[j].next = self.gs3[2 * j].val();
+            if self.p.q.val().get_bit(8) {
+                self.gs4[j].next = self.gs3[2 * j + 1].val();
+            }
+        }
+        self.gsel_p.next = self.gs4[0].val();
+        if self.p.q.val().get_bit(9) {
+            self.gsel_p.next = self.gs4[1].val();
         }
 
         // ---- what the idle core does with the registered packet ----
@@ -803,6 +897,17 @@ impl Logic for DbmCore {
         self.lane_we.next = false;
         self.lane_ws.next = self.p.q.val();
         self.lane_wd.next = self.kp.q.val();
+        // The group minima's write port: one group per clock (the pred's in a fill,
+        // the merge's four from its clocks 8–11), or all of them cleared.
+        self.gw_we.next = self.cb_we.q.val();
+        self.gw_all.next = false;
+        if self.cb_we.q.val() {
+            self.gw_g.next = self.cb_gr.q.val();
+            self.gw_d.next = self.cb_r.q.val();
+        } else {
+            self.gw_g.next = self.p.q.val().get_bits::<5>(5);
+            self.gw_d.next = self.ppk.val();
+        }
 
         if self.decide.val() {
             self.st_packets.d.next = self.st_packets.q.val() + self.one64.val();
@@ -812,12 +917,7 @@ impl Logic for DbmCore {
                     self.rec_we.next = true;
                     self.prv_we.next = true;
                     self.lane_we.next = true;
-                    for g in 0..LANES {
-                        if (self.p.q.val().get_bits::<5>(5) == self.kg[g].val()) & (self.ppk.val() < self.gsel_p.val())
-                        {
-                            self.gm_x[g].d.next = self.ppk.val() ^ self.none.val();
-                        }
-                    }
+                    self.gw_we.next = self.ppk.val() < self.gsel_p.val();
                     if self.ppk.val() < self.s_min.val() {
                         self.sm_x.d.next = self.ppk.val() ^ self.none.val();
                     }
@@ -838,7 +938,7 @@ impl Logic for DbmCore {
                     // Join: the tail takes b.
                     self.tail.d.next = self.jn_word.val();
                     self.st_msat.d.next = self.st_msat.q.val() | self.kt_sum.val().get_bit(56);
-                    if self.kpj_sum.val().get_bits::<9>(48) == self.zero57.val().get_bits::<9>(0) {
+                    if self.kpj_sum.val().get_bits::<9>(48) == self.zero9.val() {
                         self.kp.d.next = self.kpj_sum.val().get_bits::<RAW>(0);
                     } else {
                         self.kp.d.next = self.raw_sat.val();
@@ -917,9 +1017,8 @@ impl Logic for DbmCore {
             }
             self.pe_x.d.next = (self.pe.val() + self.period.val()) ^ self.period.val();
             self.live.d.next = self.zero11.val();
-            for g in 0..LANES {
-                self.gm_x[g].d.next = self.zero_pk.val();
-            }
+            self.gw_all.next = true;
+            self.gw_d.next = self.none.val();
             self.sm_x.d.next = self.zero_pk.val();
         }
 
@@ -1035,7 +1134,7 @@ impl Logic for DbmCore {
             }
             self.st1[j].d.next = self.lv2[j].val();
         }
-        // Stage 2: 8 → 1, the partial minimum of the row read two clocks ago.
+        // Stage 2: 8 → 2.
         for j in 0..4 {
             if self.st1[2 * j].q.val() < self.st1[2 * j + 1].q.val() {
                 self.lw1[j].next = self.st1[2 * j].q.val();
@@ -1049,22 +1148,24 @@ impl Logic for DbmCore {
             } else {
                 self.lw2[j].next = self.lw1[2 * j + 1].val();
             }
+            self.st2[j].d.next = self.lw2[j].val();
         }
-        if self.lw2[0].val() < self.lw2[1].val() {
-            self.tree_out.next = self.lw2[0].val();
+        // Stage 3: 2 → 1, the partial minimum of the row read three clocks ago.
+        if self.st2[0].q.val() < self.st2[1].q.val() {
+            self.tree_out.next = self.st2[0].q.val();
         } else {
-            self.tree_out.next = self.lw2[1].val();
-        }
-        if self.cnt.q.val() == self.kc[3].val() {
-            self.part_w.d.next = self.tree_out.val();
+            self.tree_out.next = self.st2[1].q.val();
         }
         if self.cnt.q.val() == self.kc[4].val() {
-            self.part_p.d.next = self.tree_out.val();
+            self.part_w.d.next = self.tree_out.val();
         }
         if self.cnt.q.val() == self.kc[5].val() {
-            self.part_u.d.next = self.tree_out.val();
+            self.part_p.d.next = self.tree_out.val();
         }
         if self.cnt.q.val() == self.kc[6].val() {
+            self.part_u.d.next = self.tree_out.val();
+        }
+        if self.cnt.q.val() == self.kc[7].val() {
             self.part_v.d.next = self.tree_out.val();
         }
         // Raw keys of u (row arrives at 4) and v (at 5).
@@ -1073,11 +1174,34 @@ impl Logic for DbmCore {
         } else {
             self.lane_sel.next = self.v_r.q.val().get_bits::<5>(0);
         }
-        self.lane_pick.next = self.lanes[0].read_data.val();
-        for j in 1..LANES {
-            if self.lane_sel.val() == self.kg[j].val() {
-                self.lane_pick.next = self.lanes[j].read_data.val();
+        // A 32:1 select by the lane, one level per lane bit.
+        for j in 0..16 {
+            self.lp1[j].next = self.lanes[2 * j].read_data.val();
+            if self.lane_sel.val().get_bit(0) {
+                self.lp1[j].next = self.lanes[2 * j + 1].read_data.val();
             }
+        }
+        for j in 0..8 {
+            self.lp2[j].next = self.lp1[2 * j].val();
+            if self.lane_sel.val().get_bit(1) {
+                self.lp2[j].next = self.lp1[2 * j + 1].val();
+            }
+        }
+        for j in 0..4 {
+            self.lp3[j].next = self.lp2[2 * j].val();
+            if self.lane_sel.val().get_bit(2) {
+                self.lp3[j].next = self.lp2[2 * j + 1].val();
+            }
+        }
+        for j in 0..2 {
+            self.lp4[j].next = self.lp3[2 * j].val();
+            if self.lane_sel.val().get_bit(3) {
+                self.lp4[j].next = self.lp3[2 * j + 1].val();
+            }
+        }
+        self.lane_pick.next = self.lp4[0].val();
+        if self.lane_sel.val().get_bit(4) {
+            self.lane_pick.next = self.lp4[1].val();
         }
         self.unused_pick_slot.sig.next = self.lane_pick.val().get_bits::<10>(0);
         if self.cnt.q.val() == self.kc[4].val() {
@@ -1097,7 +1221,7 @@ impl Logic for DbmCore {
         self.nw_sum.next =
             bit_cast::<57, 56>(self.ma.q.val().get_bits::<56>(96)) + bit_cast::<57, RAW>(self.raw_v.val());
         if self.busy.q.val() & (self.cnt.q.val() == self.kc[5].val()) {
-            if self.nu_sum.val().get_bits::<9>(48) == self.zero57.val().get_bits::<9>(0) {
+            if self.nu_sum.val().get_bits::<9>(48) == self.zero9.val() {
                 self.new_u.d.next = self.nu_sum.val().get_bits::<RAW>(0);
             } else {
                 self.new_u.d.next = self.raw_sat.val();
@@ -1105,7 +1229,7 @@ impl Logic for DbmCore {
             }
         }
         if self.busy.q.val() & (self.cnt.q.val() == self.kc[6].val()) {
-            if self.nw_sum.val().get_bits::<9>(48) == self.zero57.val().get_bits::<9>(0) {
+            if self.nw_sum.val().get_bits::<9>(48) == self.zero9.val() {
                 self.new_w.d.next = self.nw_sum.val().get_bits::<RAW>(0);
             } else {
                 self.new_w.d.next = self.raw_sat.val();
@@ -1231,38 +1355,50 @@ impl Logic for DbmCore {
             self.cand_w.next =
                 (bit_cast::<PK, 48>(self.nw_key.val()) << self.sh10.val()) | bit_cast::<PK, 10>(self.w_r.q.val());
         }
-        self.comb[0].next = self.part_w.q.val();
-        self.comb_g[0].next = self.w_r.q.val().get_bits::<5>(5);
-        self.comb[1].next = self.part_p.q.val();
-        self.comb_g[1].next = self.p.q.val().get_bits::<5>(5);
-        self.comb[2].next = self.part_u.q.val();
-        self.comb_g[2].next = self.u_r.q.val().get_bits::<5>(5);
-        self.comb[3].next = self.part_v.q.val();
-        self.comb_g[3].next = self.v_r.q.val().get_bits::<5>(5);
-        for k in 0..4 {
-            if (self.comb_g[k].val() == self.u_r.q.val().get_bits::<5>(5)) & (self.cand_u.val() < self.comb[k].val()) {
-                self.comb[k].next = self.cand_u.val();
-            }
-            if (self.comb_g[k].val() == self.w_r.q.val().get_bits::<5>(5)) & (self.cand_w.val() < self.comb[k].val()) {
-                self.comb[k].next = self.cand_w.val();
-            }
-            if !self.case_a.q.val()
-                & !self.vpk.q.val()
-                & (self.comb_g[k].val() == self.p.q.val().get_bits::<5>(5))
-                & (self.ppk.val() < self.comb[k].val())
-            {
-                self.comb[k].next = self.ppk.val();
-            }
+        // The group of w (clock 7), the pred (8), u (9), v (10): its partial
+        // minimum and the new keys that fall in it, written in the next clock.
+        self.cb_part.next = self.part_v.q.val();
+        self.cb_g.next = self.v_r.q.val().get_bits::<5>(5);
+        if self.cnt.q.val() == self.kc[7].val() {
+            self.cb_part.next = self.part_w.q.val();
+            self.cb_g.next = self.w_r.q.val().get_bits::<5>(5);
         }
-        if self.busy.q.val() & (self.cnt.q.val() == self.kc[7].val()) {
-            for g in 0..LANES {
-                for k in 0..4 {
-                    if self.comb_g[k].val() == self.kg[g].val() {
-                        self.gm_x[g].d.next = self.comb[k].val() ^ self.none.val();
-                    }
-                }
-            }
+        if self.cnt.q.val() == self.kc[8].val() {
+            self.cb_part.next = self.part_p.q.val();
+            self.cb_g.next = self.p.q.val().get_bits::<5>(5);
         }
+        if self.cnt.q.val() == self.kc[9].val() {
+            self.cb_part.next = self.part_u.q.val();
+            self.cb_g.next = self.u_r.q.val().get_bits::<5>(5);
+        }
+        self.cb_u.next = self.none.val();
+        if self.cb_g.val() == self.u_r.q.val().get_bits::<5>(5) {
+            self.cb_u.next = self.cand_u.val();
+        }
+        self.cb_w.next = self.none.val();
+        if self.cb_g.val() == self.w_r.q.val().get_bits::<5>(5) {
+            self.cb_w.next = self.cand_w.val();
+        }
+        self.cb_p.next = self.none.val();
+        if !self.case_a.q.val() & !self.vpk.q.val() & (self.cb_g.val() == self.p.q.val().get_bits::<5>(5)) {
+            self.cb_p.next = self.ppk.val();
+        }
+        self.cb_m1.next = self.cb_part.val();
+        if self.cb_u.val() < self.cb_part.val() {
+            self.cb_m1.next = self.cb_u.val();
+        }
+        self.cb_m2.next = self.cb_w.val();
+        if self.cb_p.val() < self.cb_w.val() {
+            self.cb_m2.next = self.cb_p.val();
+        }
+        self.cb_min.next = self.cb_m1.val();
+        if self.cb_m2.val() < self.cb_m1.val() {
+            self.cb_min.next = self.cb_m2.val();
+        }
+        self.cb_r.d.next = self.cb_min.val();
+        self.cb_gr.d.next = self.cb_g.val();
+        self.cb_we.d.next =
+            self.busy.q.val() & !(self.cnt.q.val() < self.kc[7].val()) & !(self.kc[10].val() < self.cnt.q.val());
         // 8: the merged record and the links around it.
         if self.busy.q.val() & (self.cnt.q.val() == self.kc[8].val()) {
             self.rec_we.next = !self.case_a.q.val();
@@ -1283,7 +1419,7 @@ impl Logic for DbmCore {
                 self.prv_wd.next = self.w_r.q.val();
             }
         }
-        // 8–9: s_min from the 32 group minima.
+        // 12–14: s_min from the 32 group minima (three stages).
         for j in 0..16 {
             if self.gm[2 * j].val() < self.gm[2 * j + 1].val() {
                 self.sv1[j].next = self.gm[2 * j].val();
@@ -1297,28 +1433,29 @@ impl Logic for DbmCore {
             } else {
                 self.sv2[j].next = self.sv1[2 * j + 1].val();
             }
+            self.sa[j].d.next = self.sv2[j].val();
         }
         for j in 0..4 {
-            if self.sv2[2 * j].val() < self.sv2[2 * j + 1].val() {
-                self.sv3[j].next = self.sv2[2 * j].val();
+            if self.sa[2 * j].q.val() < self.sa[2 * j + 1].q.val() {
+                self.sv3[j].next = self.sa[2 * j].q.val();
             } else {
-                self.sv3[j].next = self.sv2[2 * j + 1].val();
+                self.sv3[j].next = self.sa[2 * j + 1].q.val();
             }
-            self.ss1[j].d.next = self.sv3[j].val();
         }
         for j in 0..2 {
-            if self.ss1[2 * j].q.val() < self.ss1[2 * j + 1].q.val() {
-                self.sw1[j].next = self.ss1[2 * j].q.val();
+            if self.sv3[2 * j].val() < self.sv3[2 * j + 1].val() {
+                self.sw1[j].next = self.sv3[2 * j].val();
             } else {
-                self.sw1[j].next = self.ss1[2 * j + 1].q.val();
+                self.sw1[j].next = self.sv3[2 * j + 1].val();
             }
+            self.sb[j].d.next = self.sw1[j].val();
         }
-        if self.sw1[0].val() < self.sw1[1].val() {
-            self.sw2.next = self.sw1[0].val();
+        if self.sb[0].q.val() < self.sb[1].q.val() {
+            self.sw2.next = self.sb[0].q.val();
         } else {
-            self.sw2.next = self.sw1[1].val();
+            self.sw2.next = self.sb[1].q.val();
         }
-        if self.busy.q.val() & (self.cnt.q.val() == self.kc[9].val()) {
+        if self.busy.q.val() & (self.cnt.q.val() == self.c_smin.val()) {
             self.sm_x.d.next = self.sw2.val() ^ self.none.val();
         }
         // 10: the tail and pred registers move.
@@ -1328,7 +1465,7 @@ impl Logic for DbmCore {
             self.tail.d.next = self.pkt_word.val();
             if self.case_a.q.val() {
                 self.pred.d.next = self.m_rec.q.val();
-                if self.ka_sum.val().get_bits::<9>(48) == self.zero57.val().get_bits::<9>(0) {
+                if self.ka_sum.val().get_bits::<9>(48) == self.zero9.val() {
                     self.kp.d.next = self.ka_sum.val().get_bits::<RAW>(0);
                 } else {
                     self.kp.d.next = self.raw_sat.val();
@@ -1412,9 +1549,9 @@ impl Logic for DbmCore {
             self.prng_x.d.next = self.zero32.val();
             self.live.d.next = self.zero11.val();
             self.epoch.d.next = false;
-            for g in 0..LANES {
-                self.gm_x[g].d.next = self.zero_pk.val();
-            }
+            self.gw_all.next = true;
+            self.gw_d.next = self.none.val();
+            self.cb_we.d.next = false;
             self.sm_x.d.next = self.zero_pk.val();
             self.st_index.d.next = self.zero32.val();
             self.st_packets.d.next = self.zero64.val();
@@ -1429,6 +1566,14 @@ impl Logic for DbmCore {
             self.fz_ksat.d.next = false;
             self.fz_msat.d.next = false;
             self.ro_state.d.next = self.zero2.val();
+        }
+
+        // ---- the group minima's write port ----
+        self.gw_x.next = self.gw_d.val() ^ self.none.val();
+        for g in 0..LANES {
+            if (self.gw_we.val() & (self.gw_g.val() == self.kg[g].val())) | self.gw_all.val() {
+                self.gm_x[g].d.next = self.gw_x.val();
+            }
         }
     }
 }
