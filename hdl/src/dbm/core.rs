@@ -261,8 +261,8 @@ pub struct DbmCore {
     mb: DFF<Bits<BKT>>,
     // --- group-row min tree ---
     row_d: DFF<Bits<5>>,
-    st1: [DFF<Bits<PK>>; 8],
-    st2: [DFF<Bits<PK>>; 2],
+    st1: [DFF<Bits<PK>>; 16],
+    st2: [DFF<Bits<PK>>; 4],
     part_w: DFF<Bits<PK>>,
     part_p: DFF<Bits<PK>>,
     part_u: DFF<Bits<PK>>,
@@ -278,8 +278,14 @@ pub struct DbmCore {
     cb_gr: DFF<Bits<5>>,
     /// It is written next clock.
     cb_we: DFF<Bit>,
-    sa: [DFF<Bits<PK>>; 8],
-    sb: [DFF<Bits<PK>>; 2],
+    /// The group, its partial minimum and which new keys fall in it, for the next clock's minimum.
+    cb_sel_part: DFF<Bits<PK>>,
+    cb_sel_g: DFF<Bits<5>>,
+    cb_mu: DFF<Bit>,
+    cb_mw: DFF<Bit>,
+    cb_mp: DFF<Bit>,
+    sa: [DFF<Bits<PK>>; 16],
+    sb: [DFF<Bits<PK>>; 4],
     // --- merge arithmetic ---
     m1_mass: DFF<Bits<56>>,
     m1_n: DFF<Bits<32>>,
@@ -315,10 +321,13 @@ pub struct DbmCore {
     tl_mass: Signal<Local, Bits<56>>,
     kt_sum: Signal<Local, Bits<57>>,
     kt_raw: Signal<Local, Bits<RAW>>,
-    kt_key: Signal<Local, Bits<48>>,
-    pt: Signal<Local, Bits<PK>>,
     kp_key: Signal<Local, Bits<48>>,
     ppk: Signal<Local, Bits<PK>>,
+    kt_ext: Signal<Local, Bits<67>>,
+    jn_lt_p: Signal<Local, Bit>,
+    jn_lt_s: Signal<Local, Bit>,
+    sat_lt_p: Signal<Local, Bit>,
+    sat_lt_s: Signal<Local, Bit>,
     tail_join: Signal<Local, Bit>,
     kpj_sum: Signal<Local, Bits<57>>,
     pkt_word: Signal<Local, Bits<BKT>>,
@@ -563,6 +572,11 @@ impl DbmCore {
             cb_r: Default::default(),
             cb_gr: Default::default(),
             cb_we: Default::default(),
+            cb_sel_part: Default::default(),
+            cb_sel_g: Default::default(),
+            cb_mu: Default::default(),
+            cb_mw: Default::default(),
+            cb_mp: Default::default(),
             sa: Default::default(),
             sb: Default::default(),
             m1_mass: Default::default(),
@@ -598,10 +612,13 @@ impl DbmCore {
             tl_mass: Default::default(),
             kt_sum: Default::default(),
             kt_raw: Default::default(),
-            kt_key: Default::default(),
-            pt: Default::default(),
             kp_key: Default::default(),
             ppk: Default::default(),
+            kt_ext: Default::default(),
+            jn_lt_p: Default::default(),
+            jn_lt_s: Default::default(),
+            sat_lt_p: Default::default(),
+            sat_lt_s: Default::default(),
             tail_join: Default::default(),
             kpj_sum: Default::default(),
             pkt_word: Default::default(),
@@ -698,29 +715,113 @@ impl Logic for DbmCore {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, q_v, q_ts, q_len, q_flow, k_v, k_ts, k_len, k_flow, nw_v, nw, pe_x, prng_x, live, epoch, tail,
-            t, pred, p, pp, kp, sm_x, st_index, st_packets, st_merges, st_joins, st_ksat, st_msat, fz_index,
-            fz_packets, fz_merges, fz_joins, fz_ksat, fz_msat, ro_state, ro_slot, ro_left, closing, ccnt, busy, cnt,
-            case_a, en_u, vpk, w_r, u_r, v_r, x_r, kt_r, wb, ma, mb, row_d, part_w, part_p, part_u, part_v, lane_u,
-            lane_v, new_u, new_w, m1_mass, m1_n, m1_max, m1_min, m1_first, m1_last, m1_fa, m1_ca, m1_fb, m1_cb,
-            m1_same, m1_tot, m1_r, m2_p00, m2_p01, m2_p10, m2_p11, m3_a, m3_b, m_rec, cb_r, cb_gr, cb_we
+            self,
+            clock,
+            q_v,
+            q_ts,
+            q_len,
+            q_flow,
+            k_v,
+            k_ts,
+            k_len,
+            k_flow,
+            nw_v,
+            nw,
+            pe_x,
+            prng_x,
+            live,
+            epoch,
+            tail,
+            t,
+            pred,
+            p,
+            pp,
+            kp,
+            sm_x,
+            st_index,
+            st_packets,
+            st_merges,
+            st_joins,
+            st_ksat,
+            st_msat,
+            fz_index,
+            fz_packets,
+            fz_merges,
+            fz_joins,
+            fz_ksat,
+            fz_msat,
+            ro_state,
+            ro_slot,
+            ro_left,
+            closing,
+            ccnt,
+            busy,
+            cnt,
+            case_a,
+            en_u,
+            vpk,
+            w_r,
+            u_r,
+            v_r,
+            x_r,
+            kt_r,
+            wb,
+            ma,
+            mb,
+            row_d,
+            part_w,
+            part_p,
+            part_u,
+            part_v,
+            lane_u,
+            lane_v,
+            new_u,
+            new_w,
+            m1_mass,
+            m1_n,
+            m1_max,
+            m1_min,
+            m1_first,
+            m1_last,
+            m1_fa,
+            m1_ca,
+            m1_fb,
+            m1_cb,
+            m1_same,
+            m1_tot,
+            m1_r,
+            m2_p00,
+            m2_p01,
+            m2_p10,
+            m2_p11,
+            m3_a,
+            m3_b,
+            m_rec,
+            cb_r,
+            cb_gr,
+            cb_we,
+            cb_sel_part,
+            cb_sel_g,
+            cb_mu,
+            cb_mw,
+            cb_mp
         );
         for g in 0..LANES {
             self.gm_x[g].clock.next = self.clock.val();
             self.gm_x[g].d.next = self.gm_x[g].q.val();
             self.gm[g].next = self.gm_x[g].q.val() ^ self.none.val();
         }
-        for j in 0..8 {
+        for j in 0..16 {
             self.st1[j].clock.next = self.clock.val();
             self.st1[j].d.next = self.st1[j].q.val();
         }
-        for j in 0..2 {
+        for j in 0..4 {
             self.st2[j].clock.next = self.clock.val();
             self.st2[j].d.next = self.st2[j].q.val();
             self.sb[j].clock.next = self.clock.val();
             self.sb[j].d.next = self.sb[j].q.val();
         }
-        for j in 0..8 {
+        for j in 0..16 {
             self.sa[j].clock.next = self.clock.val();
             self.sa[j].d.next = self.sa[j].q.val();
         }
@@ -769,19 +870,34 @@ impl Logic for DbmCore {
         self.kt_sum.next = bit_cast::<57, 56>(self.tl_mass.val()) + bit_cast::<57, 32>(self.q_len.q.val());
         if self.kt_sum.val().get_bits::<9>(48) == self.zero9.val() {
             self.kt_raw.next = self.kt_sum.val().get_bits::<RAW>(0);
-            self.kt_key.next = self.kt_sum.val().get_bits::<48>(0);
         } else {
             self.kt_raw.next = self.raw_sat.val();
-            self.kt_key.next = self.key_max.val();
         }
-        self.pt.next = (bit_cast::<PK, 48>(self.kt_key.val()) << self.sh10.val()) | bit_cast::<PK, 10>(self.t.q.val());
         if self.kp.q.val().get_bit(48) {
             self.kp_key.next = self.key_max.val();
         } else {
             self.kp_key.next = self.kp.q.val().get_bits::<48>(0);
         }
         self.ppk.next = (bit_cast::<PK, 48>(self.kp_key.val()) << self.sh10.val()) | bit_cast::<PK, 10>(self.p.q.val());
-        self.tail_join.next = (self.pt.val() < self.ppk.val()) & (self.pt.val() < self.s_min.val());
+        // Join iff pt < ppk and pt < s_min, pt = min(K(tail, b), 2^48 − 1) · 2^10 + t.
+        // The compares take the unsaturated sum (kt_sum · 2^10 + t equals pt
+        // below 2^48); a saturated pt, (2^48 − 1, t),
+        // is below ppk iff the pred's key is saturated too and t < p, and below
+        // s_min iff s_min is none or has that key and a slot above t. Both
+        // come from registers, beside the add.
+        self.kt_ext.next =
+            (bit_cast::<67, 57>(self.kt_sum.val()) << self.sh10.val()) | bit_cast::<67, 10>(self.t.q.val());
+        self.jn_lt_p.next = self.kt_ext.val() < bit_cast::<67, PK>(self.ppk.val());
+        self.jn_lt_s.next = self.kt_ext.val() < bit_cast::<67, PK>(self.s_min.val());
+        self.sat_lt_p.next = (self.kp_key.val() == self.key_max.val()) & (self.t.q.val() < self.p.q.val());
+        self.sat_lt_s.next = self.s_min.val().get_bit(58)
+            | ((self.s_min.val().get_bits::<48>(10) == self.key_max.val())
+                & (self.t.q.val() < self.s_min.val().get_bits::<10>(0)));
+        if self.kt_sum.val().get_bits::<9>(48) == self.zero9.val() {
+            self.tail_join.next = self.jn_lt_p.val() & self.jn_lt_s.val();
+        } else {
+            self.tail_join.next = self.sat_lt_p.val() & self.sat_lt_s.val();
+        }
         self.kpj_sum.next = bit_cast::<57, RAW>(self.kp.q.val()) + bit_cast::<57, 32>(self.q_len.q.val());
 
         // ---- the packet as a bucket, and the tail joined by it ----
@@ -1118,43 +1234,43 @@ impl Logic for DbmCore {
                 self.pk_j[j].next = self.none.val();
             }
         }
-        // Stage 1: 32 → 8.
+        // Stage 1: the masked lanes, 32 → 16.
         for j in 0..16 {
             if self.pk_j[2 * j].val() < self.pk_j[2 * j + 1].val() {
                 self.lv1[j].next = self.pk_j[2 * j].val();
             } else {
                 self.lv1[j].next = self.pk_j[2 * j + 1].val();
             }
+            self.st1[j].d.next = self.lv1[j].val();
         }
+        // Stage 2: 16 → 4.
         for j in 0..8 {
-            if self.lv1[2 * j].val() < self.lv1[2 * j + 1].val() {
-                self.lv2[j].next = self.lv1[2 * j].val();
-            } else {
-                self.lv2[j].next = self.lv1[2 * j + 1].val();
-            }
-            self.st1[j].d.next = self.lv2[j].val();
-        }
-        // Stage 2: 8 → 2.
-        for j in 0..4 {
             if self.st1[2 * j].q.val() < self.st1[2 * j + 1].q.val() {
-                self.lw1[j].next = self.st1[2 * j].q.val();
+                self.lv2[j].next = self.st1[2 * j].q.val();
             } else {
-                self.lw1[j].next = self.st1[2 * j + 1].q.val();
+                self.lv2[j].next = self.st1[2 * j + 1].q.val();
             }
         }
+        for j in 0..4 {
+            if self.lv2[2 * j].val() < self.lv2[2 * j + 1].val() {
+                self.lw1[j].next = self.lv2[2 * j].val();
+            } else {
+                self.lw1[j].next = self.lv2[2 * j + 1].val();
+            }
+            self.st2[j].d.next = self.lw1[j].val();
+        }
+        // Stage 3: 4 → 1, the partial minimum of the row read three clocks ago.
         for j in 0..2 {
-            if self.lw1[2 * j].val() < self.lw1[2 * j + 1].val() {
-                self.lw2[j].next = self.lw1[2 * j].val();
+            if self.st2[2 * j].q.val() < self.st2[2 * j + 1].q.val() {
+                self.lw2[j].next = self.st2[2 * j].q.val();
             } else {
-                self.lw2[j].next = self.lw1[2 * j + 1].val();
+                self.lw2[j].next = self.st2[2 * j + 1].q.val();
             }
-            self.st2[j].d.next = self.lw2[j].val();
         }
-        // Stage 3: 2 → 1, the partial minimum of the row read three clocks ago.
-        if self.st2[0].q.val() < self.st2[1].q.val() {
-            self.tree_out.next = self.st2[0].q.val();
+        if self.lw2[0].val() < self.lw2[1].val() {
+            self.tree_out.next = self.lw2[0].val();
         } else {
-            self.tree_out.next = self.st2[1].q.val();
+            self.tree_out.next = self.lw2[1].val();
         }
         if self.cnt.q.val() == self.kc[4].val() {
             self.part_w.d.next = self.tree_out.val();
@@ -1357,34 +1473,41 @@ impl Logic for DbmCore {
         }
         // The group of w (clock 7), the pred (8), u (9), v (10): its partial
         // minimum and the new keys that fall in it, written in the next clock.
+        // The group and which new keys fall in it are chosen a clock ahead.
         self.cb_part.next = self.part_v.q.val();
         self.cb_g.next = self.v_r.q.val().get_bits::<5>(5);
-        if self.cnt.q.val() == self.kc[7].val() {
+        if self.cnt.q.val() == self.kc[6].val() {
             self.cb_part.next = self.part_w.q.val();
             self.cb_g.next = self.w_r.q.val().get_bits::<5>(5);
         }
-        if self.cnt.q.val() == self.kc[8].val() {
+        if self.cnt.q.val() == self.kc[7].val() {
             self.cb_part.next = self.part_p.q.val();
             self.cb_g.next = self.p.q.val().get_bits::<5>(5);
         }
-        if self.cnt.q.val() == self.kc[9].val() {
+        if self.cnt.q.val() == self.kc[8].val() {
             self.cb_part.next = self.part_u.q.val();
             self.cb_g.next = self.u_r.q.val().get_bits::<5>(5);
         }
+        self.cb_sel_part.d.next = self.cb_part.val();
+        self.cb_sel_g.d.next = self.cb_g.val();
+        self.cb_mu.d.next = self.cb_g.val() == self.u_r.q.val().get_bits::<5>(5);
+        self.cb_mw.d.next = self.cb_g.val() == self.w_r.q.val().get_bits::<5>(5);
+        self.cb_mp.d.next =
+            !self.case_a.q.val() & !self.vpk.q.val() & (self.cb_g.val() == self.p.q.val().get_bits::<5>(5));
         self.cb_u.next = self.none.val();
-        if self.cb_g.val() == self.u_r.q.val().get_bits::<5>(5) {
+        if self.cb_mu.q.val() {
             self.cb_u.next = self.cand_u.val();
         }
         self.cb_w.next = self.none.val();
-        if self.cb_g.val() == self.w_r.q.val().get_bits::<5>(5) {
+        if self.cb_mw.q.val() {
             self.cb_w.next = self.cand_w.val();
         }
         self.cb_p.next = self.none.val();
-        if !self.case_a.q.val() & !self.vpk.q.val() & (self.cb_g.val() == self.p.q.val().get_bits::<5>(5)) {
+        if self.cb_mp.q.val() {
             self.cb_p.next = self.ppk.val();
         }
-        self.cb_m1.next = self.cb_part.val();
-        if self.cb_u.val() < self.cb_part.val() {
+        self.cb_m1.next = self.cb_sel_part.q.val();
+        if self.cb_u.val() < self.cb_sel_part.q.val() {
             self.cb_m1.next = self.cb_u.val();
         }
         self.cb_m2.next = self.cb_w.val();
@@ -1396,7 +1519,7 @@ impl Logic for DbmCore {
             self.cb_min.next = self.cb_m2.val();
         }
         self.cb_r.d.next = self.cb_min.val();
-        self.cb_gr.d.next = self.cb_g.val();
+        self.cb_gr.d.next = self.cb_sel_g.q.val();
         self.cb_we.d.next =
             self.busy.q.val() & !(self.cnt.q.val() < self.kc[7].val()) & !(self.kc[10].val() < self.cnt.q.val());
         // 8: the merged record and the links around it.
@@ -1419,41 +1542,41 @@ impl Logic for DbmCore {
                 self.prv_wd.next = self.w_r.q.val();
             }
         }
-        // 12–14: s_min from the 32 group minima (three stages).
+        // 12–14: s_min from the 32 group minima (three stages: 32 → 16 → 4 → 1).
         for j in 0..16 {
             if self.gm[2 * j].val() < self.gm[2 * j + 1].val() {
                 self.sv1[j].next = self.gm[2 * j].val();
             } else {
                 self.sv1[j].next = self.gm[2 * j + 1].val();
             }
+            self.sa[j].d.next = self.sv1[j].val();
         }
         for j in 0..8 {
-            if self.sv1[2 * j].val() < self.sv1[2 * j + 1].val() {
-                self.sv2[j].next = self.sv1[2 * j].val();
+            if self.sa[2 * j].q.val() < self.sa[2 * j + 1].q.val() {
+                self.sv2[j].next = self.sa[2 * j].q.val();
             } else {
-                self.sv2[j].next = self.sv1[2 * j + 1].val();
+                self.sv2[j].next = self.sa[2 * j + 1].q.val();
             }
-            self.sa[j].d.next = self.sv2[j].val();
         }
         for j in 0..4 {
-            if self.sa[2 * j].q.val() < self.sa[2 * j + 1].q.val() {
-                self.sv3[j].next = self.sa[2 * j].q.val();
+            if self.sv2[2 * j].val() < self.sv2[2 * j + 1].val() {
+                self.sv3[j].next = self.sv2[2 * j].val();
             } else {
-                self.sv3[j].next = self.sa[2 * j + 1].q.val();
+                self.sv3[j].next = self.sv2[2 * j + 1].val();
             }
+            self.sb[j].d.next = self.sv3[j].val();
         }
         for j in 0..2 {
-            if self.sv3[2 * j].val() < self.sv3[2 * j + 1].val() {
-                self.sw1[j].next = self.sv3[2 * j].val();
+            if self.sb[2 * j].q.val() < self.sb[2 * j + 1].q.val() {
+                self.sw1[j].next = self.sb[2 * j].q.val();
             } else {
-                self.sw1[j].next = self.sv3[2 * j + 1].val();
+                self.sw1[j].next = self.sb[2 * j + 1].q.val();
             }
-            self.sb[j].d.next = self.sw1[j].val();
         }
-        if self.sb[0].q.val() < self.sb[1].q.val() {
-            self.sw2.next = self.sb[0].q.val();
+        if self.sw1[0].val() < self.sw1[1].val() {
+            self.sw2.next = self.sw1[0].val();
         } else {
-            self.sw2.next = self.sb[1].q.val();
+            self.sw2.next = self.sw1[1].val();
         }
         if self.busy.q.val() & (self.cnt.q.val() == self.c_smin.val()) {
             self.sm_x.d.next = self.sw2.val() ^ self.none.val();
