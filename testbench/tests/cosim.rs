@@ -516,6 +516,26 @@ fn dbm_rtl_flags_saturated_keys_as_the_golden_model_does() {
     assert_eq!(d.periods, want);
 }
 
+#[test]
+fn dbm_rtl_breaks_ties_among_saturated_keys_as_the_golden_model_does() {
+    use netmeas_sim::dbm::BwPacket;
+    use netmeas_sim::dbm::run_dbm;
+    // 300 000 packets of about 2^32 bytes into five buckets within one period:
+    // every adjacent pair passes 2^48, so the structure's minimum, the pred's key
+    // and the tail's pair are all saturated and the slots decide every merge.
+    let cfg = DbmSmall::config();
+    let packets: Vec<_> = (0..300_000u64)
+        .map(|i| BwPacket { ts: i / 1000, len: u32::MAX - (i % 7) as u32, flow: (i % 3) as u32 })
+        .collect();
+    let d = rtl_dbm_run(&cfg, &packets).unwrap();
+    let want = run_dbm(&cfg, &packets).unwrap();
+    let first = &want[0];
+    assert!(first.flags.key_saturated && !first.flags.mass_saturated);
+    assert_eq!(first.buckets.len(), 5);
+    assert!(first.buckets.windows(2).all(|w| w[0].mass + w[1].mass >= 1 << 48), "a pair below 2^48");
+    assert_eq!(d.periods, want);
+}
+
 fn svbf_stimulus() -> impl Strategy<Value = SvbfStimulus> {
     (
         (0u32..=65536, 0u32..=65536, 0u32..8000, prop_oneof![Just(65536u32), 0u32..3000]),
