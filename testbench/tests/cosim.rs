@@ -520,15 +520,21 @@ fn dbm_rtl_flags_saturated_keys_as_the_golden_model_does() {
 fn dbm_rtl_breaks_ties_among_saturated_keys_as_the_golden_model_does() {
     use netmeas_sim::dbm::BwPacket;
     use netmeas_sim::dbm::run_dbm;
-    // 300 000 packets of about 2^32 bytes into five buckets within one period:
+    // 10^6 packets of about 2^32 bytes into five buckets within one period:
     // every adjacent pair passes 2^48, so the structure's minimum, the pred's key
-    // and the tail's pair are all saturated and the slots decide every merge.
+    // and the tail's pair are all saturated and the slots decide the merges.
+    // Six times the tail's own pair saturates with the tail in a lower slot
+    // than the pred: the tail pair wins the tie against the pred pair, and
+    // the structure's saturated minimum (the head's pair: the head never
+    // leaves slot 0) decides that the packet does not join the tail. None of
+    // these comes in the first 3 × 10^5 packets, hence the stream's length.
     let cfg = DbmSmall::config();
-    let packets: Vec<_> = (0..300_000u64)
-        .map(|i| BwPacket { ts: i / 1000, len: u32::MAX - (i % 7) as u32, flow: (i % 3) as u32 })
+    let packets: Vec<_> = (0..1_000_000u64)
+        .map(|i| BwPacket { ts: i / 2600, len: u32::MAX - (i % 7) as u32, flow: (i % 3) as u32 })
         .collect();
     let d = rtl_dbm_run(&cfg, &packets).unwrap();
     let want = run_dbm(&cfg, &packets).unwrap();
+    assert_eq!(want.len(), 1);
     let first = &want[0];
     assert!(first.flags.key_saturated && !first.flags.mass_saturated);
     assert_eq!(first.buckets.len(), 5);
