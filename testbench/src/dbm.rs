@@ -1,6 +1,7 @@
 //! Verilated DBM cores: cycle-by-cycle co-simulation against [`DbmCycle`],
 //! and whole streams through the RTL for `netmeas run dbm --engine rtl|both`.
 
+use crate::bw_driver::{BwDriver, BwLanes, BwPacketDraw};
 use crate::models::{DbmDefault, DbmMid, DbmSmall, DbmTwo};
 use crate::{CoreRtl, Mismatch, cosim_model, differ, lane};
 use netmeas_sim::dbm::{BwPacket, DbmConfig, DbmCycle, DbmDrive, DbmInputs, DbmOutputs, TimeOrder, drive_dbm};
@@ -59,61 +60,38 @@ pub struct DbmStats {
     pub key_saturated_periods: u64,
 }
 
-/// Random DBM inputs, reproducible from a seed; a packet is held until taken.
-pub struct DbmDriver {
-    rng: SplitMix64,
+/// The packets of a [`DbmStimulus`]: small steps in time within a period,
+/// now and then a jump of up to three periods; lengths that repeat (equal
+/// merge keys) and now and then near 2^32 bytes.
+pub struct DbmDraw {
     p: DbmStimulus,
     period: u64,
-    pending: Option<(u64, u32, u32)>,
-    ts: u64,
     len: u32,
 }
+
+impl BwPacketDraw for DbmDraw {
+    fn draw(&mut self, rng: &mut SplitMix64, r: u64, ts: &mut u64) -> (u32, u32) {
+        if lane(r, 0, self.p.jump) {
+            *ts += rng.below(3 * self.period);
+        } else if !lane(r, 1, self.p.same) {
+            *ts += rng.below(self.period / 64 + 2);
+        }
+        if !lane(r, 2, self.p.repeat) {
+            self.len = if rng.chance(1, 2) { 1 + rng.below(4) as u32 } else { 40 + rng.below(1500) as u32 };
+        }
+        let len = if lane(r, 3, self.p.huge) { u32::MAX - rng.below(3) as u32 } else { self.len };
+        (len, rng.below(3) as u32)
+    }
+}
+
+/// Random DBM inputs, reproducible from a seed; a packet is held until taken.
+pub type DbmDriver = BwDriver<DbmDraw>;
 
 impl DbmDriver {
     /// A driver for `cfg`.
     pub fn new(cfg: &DbmConfig, p: DbmStimulus, seed: u64) -> Self {
-        Self { rng: SplitMix64::new(seed), p, period: cfg.period_ticks, pending: None, ts: 0, len: 64 }
-    }
-
-    /// This cycle's inputs.
-    pub fn next(&mut self) -> DbmInputs {
-        let w = self.rng.next_u64();
-        let reset = lane(w, 0, self.p.reset);
-        if self.pending.is_none() && lane(w, 1, self.p.valid) {
-            let r = self.rng.next_u64();
-            if lane(r, 0, self.p.jump) {
-                self.ts += self.rng.below(3 * self.period);
-            } else if !lane(r, 1, self.p.same) {
-                self.ts += self.rng.below(self.period / 64 + 2);
-            }
-            if !lane(r, 2, self.p.repeat) {
-                self.len =
-                    if self.rng.chance(1, 2) { 1 + self.rng.below(4) as u32 } else { 40 + self.rng.below(1500) as u32 };
-            }
-            let len = if lane(r, 3, self.p.huge) { u32::MAX - self.rng.below(3) as u32 } else { self.len };
-            self.pending = Some((self.ts.min((1 << 48) - 1), len, self.rng.below(3) as u32));
-        }
-        let p = self.pending;
-        DbmInputs {
-            reset,
-            valid: p.is_some(),
-            ts: p.map_or(0, |p| p.0),
-            len: p.map_or(0, |p| p.1),
-            flow: p.map_or(0, |p| p.2),
-            now_valid: lane(w, 2, self.p.now),
-            now: self.ts.min((1 << 48) - 1),
-            ro_ready: lane(w, 3, self.p.ro_ready),
-        }
-    }
-
-    /// The outputs of the cycle of `i`: a taken packet is done; a reset restarts time.
-    pub fn observe(&mut self, i: &DbmInputs, o: &DbmOutputs) {
-        if i.reset {
-            self.pending = None;
-            self.ts = 0;
-        } else if i.valid && o.ready {
-            self.pending = None;
-        }
+        let lanes = BwLanes { valid: p.valid, now: p.now, ro_ready: p.ro_ready, reset: p.reset };
+        Self::with_draw(lanes, DbmDraw { p, period: cfg.period_ticks, len: 64 }, seed)
     }
 }
 
@@ -132,7 +110,7 @@ pub fn cosim_dbm<M: DbmRtl>(p: DbmStimulus, seed: u64, cycles: u64) -> Result<Db
         || {
             let i = drv.next();
             let o = golden.step(&i);
-            drv.observe(&i, &o);
+            drv.observe(&i, o.ready);
             (i, o)
         },
         |cycle, i, r, g| {

@@ -1,5 +1,6 @@
 //! Verilated EXPB cores: cycle-by-cycle co-simulation against [`ExpbCycle`].
 
+use crate::bw_driver::{BwDriver, BwLanes, BwPacketDraw};
 use crate::models::{ExpbDefault, ExpbOne, ExpbSmall, ExpbWide};
 use crate::{CoreRtl, Mismatch, cosim_model, differ, lane};
 use netmeas_sim::dbm::expb_cycle::drive_expb;
@@ -53,62 +54,36 @@ pub struct ExpbStats {
     pub saturated_periods: u64,
 }
 
-/// Random EXPB inputs, reproducible from a seed; a packet is held until taken.
-pub struct ExpbDriver {
-    rng: SplitMix64,
+/// The packets of an [`ExpbStimulus`]: mostly steps within a base interval,
+/// now and then past one or two, or a jump of up to three periods; lengths
+/// now and then near 2^32 bytes.
+pub struct ExpbDraw {
     p: ExpbStimulus,
     cfg: ExpbConfig,
-    pending: Option<(u64, u32, u32)>,
-    ts: u64,
 }
+
+impl BwPacketDraw for ExpbDraw {
+    fn draw(&mut self, rng: &mut SplitMix64, r: u64, ts: &mut u64) -> (u32, u32) {
+        if lane(r, 0, self.p.jump) {
+            *ts += rng.below(3 * self.cfg.period_ticks);
+        } else if !lane(r, 1, self.p.same) {
+            // Mostly within an interval, now and then past one or two.
+            *ts += rng.below(self.cfg.base_ticks.div_ceil(4) + 1)
+                + if lane(r, 3, 3000) { rng.below(3 * self.cfg.base_ticks) } else { 0 };
+        }
+        let len = if lane(r, 2, self.p.huge) { u32::MAX - rng.below(3) as u32 } else { 40 + rng.below(1500) as u32 };
+        (len, rng.below(4) as u32)
+    }
+}
+
+/// Random EXPB inputs, reproducible from a seed; a packet is held until taken.
+pub type ExpbDriver = BwDriver<ExpbDraw>;
 
 impl ExpbDriver {
     /// A driver for `cfg`.
     pub fn new(cfg: &ExpbConfig, p: ExpbStimulus, seed: u64) -> Self {
-        Self { rng: SplitMix64::new(seed), p, cfg: cfg.clone(), pending: None, ts: 0 }
-    }
-
-    /// This cycle's inputs.
-    pub fn next(&mut self) -> ExpbInputs {
-        let w = self.rng.next_u64();
-        let reset = lane(w, 0, self.p.reset);
-        if self.pending.is_none() && lane(w, 1, self.p.valid) {
-            let r = self.rng.next_u64();
-            if lane(r, 0, self.p.jump) {
-                self.ts += self.rng.below(3 * self.cfg.period_ticks);
-            } else if !lane(r, 1, self.p.same) {
-                // Mostly within an interval, now and then past one or two.
-                self.ts += self.rng.below(self.cfg.base_ticks.div_ceil(4) + 1)
-                    + if lane(r, 3, 3000) { self.rng.below(3 * self.cfg.base_ticks) } else { 0 };
-            }
-            let len = if lane(r, 2, self.p.huge) {
-                u32::MAX - self.rng.below(3) as u32
-            } else {
-                40 + self.rng.below(1500) as u32
-            };
-            self.pending = Some((self.ts.min((1 << 48) - 1), len, self.rng.below(4) as u32));
-        }
-        let p = self.pending;
-        ExpbInputs {
-            reset,
-            valid: p.is_some(),
-            ts: p.map_or(0, |p| p.0),
-            len: p.map_or(0, |p| p.1),
-            flow: p.map_or(0, |p| p.2),
-            now_valid: lane(w, 2, self.p.now),
-            now: self.ts.min((1 << 48) - 1),
-            ro_ready: lane(w, 3, self.p.ro_ready),
-        }
-    }
-
-    /// The outputs of the cycle of `i`: a taken packet is done; a reset restarts time.
-    pub fn observe(&mut self, i: &ExpbInputs, o: &ExpbOutputs) {
-        if i.reset {
-            self.pending = None;
-            self.ts = 0;
-        } else if i.valid && o.ready {
-            self.pending = None;
-        }
+        let lanes = BwLanes { valid: p.valid, now: p.now, ro_ready: p.ro_ready, reset: p.reset };
+        Self::with_draw(lanes, ExpbDraw { p, cfg: cfg.clone() }, seed)
     }
 }
 
@@ -127,7 +102,7 @@ pub fn cosim_expb<M: ExpbRtl>(p: ExpbStimulus, seed: u64, cycles: u64) -> Result
         || {
             let i = drv.next();
             let o = golden.step(&i);
-            drv.observe(&i, &o);
+            drv.observe(&i, o.ready);
             (i, o)
         },
         |cycle, i, r, g| {

@@ -16,6 +16,7 @@ use netmeas_sim::rda::{
     RdaOutputs,
 };
 
+pub mod bw_driver;
 pub mod dbm;
 pub mod expb;
 pub mod fridge;
