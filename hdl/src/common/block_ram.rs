@@ -31,6 +31,7 @@
 //! In simulation a collision returns the old data (as Verilator does).
 
 use super::counter_bank::index_bits;
+use super::ram_ports::{ram_port_timing, unused_high_address};
 use rust_hdl::prelude::*;
 
 /// Rows of one depth slice: a DP16KD holds 512 × 36 bits.
@@ -121,20 +122,7 @@ impl<const W: usize, const A: usize> Logic for BlockRam<W, A> {
     }
 
     fn timing(&self) -> Vec<TimingInfo> {
-        vec![
-            TimingInfo {
-                name: "ram_read".into(),
-                clock: "clock".into(),
-                inputs: vec!["read_address".into()],
-                outputs: vec!["read_data".into()],
-            },
-            TimingInfo {
-                name: "ram_write".into(),
-                clock: "clock".into(),
-                inputs: vec!["write_address".into(), "write_data".into(), "write_enable".into()],
-                outputs: vec![],
-            },
-        ]
+        ram_port_timing()
     }
 }
 
@@ -147,13 +135,7 @@ fn block_ram_verilog(w: usize, a: usize, depth: usize) -> String {
         // One slice: indexed by the low address bits that reach `depth`; the rest are zero.
         let aw = index_bits(depth);
         let (index_r, index_w) = if aw < a {
-            v.push_str(&format!(
-                "// Addresses are below {depth}: bits [{m}:{aw}] are zero.\n\
-                 /* verilator lint_off UNUSEDSIGNAL */\n\
-                 wire unused_high_address = |{{read_address[{m}:{aw}], write_address[{m}:{aw}]}};\n\
-                 /* verilator lint_on UNUSEDSIGNAL */\n",
-                m = a - 1
-            ));
+            v.push_str(&unused_high_address(depth, a, aw, ""));
             (format!("read_address[{}:0]", aw - 1), format!("write_address[{}:0]", aw - 1))
         } else {
             ("read_address".to_string(), "write_address".to_string())
@@ -187,15 +169,8 @@ fn block_ram_verilog(w: usize, a: usize, depth: usize) -> String {
     // address bits [a-1:9], the row in the slice bits [8:0] (fewer for a short last slice).
     let lo = index_bits(SLICE_ROWS);
     let sw = index_bits(slices);
-    let m = a - 1;
     if lo + sw < a {
-        v.push_str(&format!(
-            "// Addresses are below {depth}: bits [{m}:{hi}] are zero.\n\
-             /* verilator lint_off UNUSEDSIGNAL */\n\
-             wire unused_high_address = |{{read_address[{m}:{hi}], write_address[{m}:{hi}]}};\n\
-             /* verilator lint_on UNUSEDSIGNAL */\n",
-            hi = lo + sw
-        ));
+        v.push_str(&unused_high_address(depth, a, lo + sw, ""));
     }
     let sel = |port: &str| format!("{port}[{}:{lo}]", lo + sw - 1);
     v.push_str(&format!(

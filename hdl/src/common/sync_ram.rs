@@ -11,6 +11,7 @@
 //! word). In simulation such a read returns the old data, as Verilator does.
 
 use super::counter_bank::index_bits;
+use super::ram_ports::{ram_port_timing, unused_high_address};
 use rust_hdl::prelude::*;
 
 /// `depth` (≤ 2^A) words of `W` bits: a write port whose word lands at the
@@ -79,20 +80,7 @@ impl<const W: usize, const A: usize> Logic for SyncRam<W, A> {
     }
 
     fn timing(&self) -> Vec<TimingInfo> {
-        vec![
-            TimingInfo {
-                name: "ram_read".into(),
-                clock: "clock".into(),
-                inputs: vec!["read_address".into()],
-                outputs: vec!["read_data".into()],
-            },
-            TimingInfo {
-                name: "ram_write".into(),
-                clock: "clock".into(),
-                inputs: vec!["write_address".into(), "write_data".into(), "write_enable".into()],
-                outputs: vec![],
-            },
-        ]
+        ram_port_timing()
     }
 }
 
@@ -101,13 +89,7 @@ fn sync_ram_verilog(w: usize, a: usize, depth: usize) -> String {
     let aw = index_bits(depth).min(a);
     let mut v = String::new();
     let (ra, wa) = if aw < a {
-        v.push_str(&format!(
-            "// Addresses are below {depth}: bits [{m}:{aw}] are zero for writes (and reads that matter).\n\
-             /* verilator lint_off UNUSEDSIGNAL */\n\
-             wire unused_high_address = |{{read_address[{m}:{aw}], write_address[{m}:{aw}]}};\n\
-             /* verilator lint_on UNUSEDSIGNAL */\n",
-            m = a - 1
-        ));
+        v.push_str(&unused_high_address(depth, a, aw, " for writes (and reads that matter)"));
         (format!("read_address[{}:0]", aw - 1), format!("write_address[{}:0]", aw - 1))
     } else {
         ("read_address".to_string(), "write_address".to_string())
