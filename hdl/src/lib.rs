@@ -5,6 +5,7 @@
 //! - [`export`]: one config → one lint-clean Verilog file with a unique top.
 //! - [`tools`]: where Verilator and the YoWASP tools are found.
 
+pub mod board;
 pub mod common;
 pub mod dbm;
 pub mod expb;

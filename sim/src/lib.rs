@@ -5,6 +5,7 @@
 //! that the RTL generator (`netmeas-hdl`) and the golden models read the same
 //! parameters and derive the same hash matrices from the same seeds.
 
+pub mod board;
 pub mod counter_bank;
 pub mod dbm;
 pub mod error;

@@ -1,0 +1,4 @@
+//! The measurement engine's board side: the host link's serial line.
+
+pub mod uart_rx;
+pub mod uart_tx;
