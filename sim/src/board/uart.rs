@@ -128,10 +128,14 @@ impl UartTxCycle {
         Ok(Self { divisor: cfg.divisor() as u16, busy: false, shift: 0, bits_left: 0, count: 0 })
     }
 
+    /// This clock's `ready` (it depends on no input).
+    pub fn ready(&self) -> bool {
+        !self.busy || (self.bits_left == 0 && self.count == 0)
+    }
+
     /// One clock: the outputs before the edge, then the edge.
     pub fn step(&mut self, i: &UartTxInputs) -> UartTxOutputs {
-        let last_clock = self.bits_left == 0 && self.count == 0;
-        let o = UartTxOutputs { ready: !self.busy || last_clock, tx: !self.busy || self.shift & 1 == 1 };
+        let o = UartTxOutputs { ready: self.ready(), tx: !self.busy || self.shift & 1 == 1 };
         if i.reset {
             *self = Self { divisor: self.divisor, busy: false, shift: 0, bits_left: 0, count: 0 };
         } else if i.valid && o.ready {

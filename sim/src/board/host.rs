@@ -1,0 +1,338 @@
+//! The host's side of the link: register reads and writes with retries over
+//! any byte link ([`ByteLink`]: a serial port, or [`SimulatedBoard`], the
+//! per-clock models of both UARTs and the bridge with a register file behind
+//! it and a line that can flip bits). A response is used only when its sync
+//! byte, length, CRC and status are right; a missing, cut or corrupted
+//! response, or a request the board saw corrupted, is retried, so a noisy
+//! line costs time, never a wrong value.
+
+use super::link::{
+    BridgeConfig, BridgeCycle, BridgeInputs, LINK_RESPONSE_BYTES, LINK_RESPONSE_SYNC, LinkError, LinkRequest,
+    LinkStatus, decode_response,
+};
+use super::uart::{UartConfig, UartRxCycle, UartRxInputs, UartTxCycle, UartTxInputs};
+use crate::prng::SplitMix64;
+
+/// A byte link to a board.
+pub trait ByteLink {
+    /// Sends `bytes`.
+    fn send(&mut self, bytes: &[u8]) -> Result<(), String>;
+    /// Returns the bytes received until `n` have come or the link's response
+    /// timeout has passed (then fewer).
+    fn receive(&mut self, n: usize) -> Result<Vec<u8>, String>;
+    /// Drops whatever has been received and not read (a late response).
+    fn discard_input(&mut self) -> Result<(), String>;
+}
+
+/// What a [`LinkHost`] has done.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LinkStats {
+    /// Requests completed.
+    pub requests: u64,
+    /// Attempts repeated after a bad or missing response.
+    pub retries: u64,
+}
+
+/// Register access over a [`ByteLink`] with up to `attempts` tries a request.
+pub struct LinkHost<L> {
+    link: L,
+    attempts: u32,
+    stats: LinkStats,
+}
+
+impl<L: ByteLink> LinkHost<L> {
+    /// A host on `link` trying each request up to `attempts` times (at least 1).
+    pub fn new(link: L, attempts: u32) -> Self {
+        Self { link, attempts: attempts.max(1), stats: LinkStats::default() }
+    }
+
+    /// Reads the register at `addr`.
+    pub fn read(&mut self, addr: u16) -> Result<u32, String> {
+        self.transact(LinkRequest::Read(addr))
+    }
+
+    /// Writes `value` to the register at `addr`. A retried write is written
+    /// again: the engine's registers are plain stores, so that is harmless.
+    pub fn write(&mut self, addr: u16, value: u32) -> Result<(), String> {
+        self.transact(LinkRequest::Write(addr, value)).map(|_| ())
+    }
+
+    /// What the host has done so far.
+    pub fn stats(&self) -> LinkStats {
+        self.stats
+    }
+
+    /// The link.
+    pub fn link_mut(&mut self) -> &mut L {
+        &mut self.link
+    }
+
+    fn transact(&mut self, req: LinkRequest) -> Result<u32, String> {
+        let frame = req.encode();
+        let mut last = String::new();
+        for attempt in 0..self.attempts {
+            if attempt > 0 {
+                self.stats.retries += 1;
+                self.link.discard_input()?;
+            }
+            self.link.send(&frame)?;
+            match self.response()? {
+                Ok(v) => {
+                    self.stats.requests += 1;
+                    return Ok(v);
+                }
+                // The board answered, and will answer the same again: no retry.
+                Err(e @ LinkError::Refused(LinkStatus::BadCommand | LinkStatus::BusTimeout)) => {
+                    return Err(format!("{req:?}: {e}"));
+                }
+                Err(e) => last = e.to_string(),
+            }
+        }
+        Err(format!("{req:?}: no good response in {} attempts (last: {last})", self.attempts))
+    }
+
+    /// The next good response, hunting for its sync byte: bytes before a
+    /// sync byte (noise on an idle line) are skipped, and so is a sync byte
+    /// whose frame fails its CRC. A refusal by the board is a response.
+    fn response(&mut self) -> Result<Result<u32, LinkError>, String> {
+        let mut buf: Vec<u8> = Vec::new();
+        let mut last = LinkError::Truncated(0);
+        loop {
+            let skip = buf.iter().position(|&b| b == LINK_RESPONSE_SYNC).unwrap_or(buf.len());
+            buf.drain(..skip);
+            if buf.len() >= LINK_RESPONSE_BYTES {
+                match decode_response(&buf) {
+                    r @ (Ok(_) | Err(LinkError::Refused(_))) => return Ok(r),
+                    Err(e) => {
+                        last = e;
+                        buf.remove(0);
+                        continue;
+                    }
+                }
+            }
+            let got = self.link.receive(LINK_RESPONSE_BYTES - buf.len())?;
+            if got.is_empty() {
+                return Ok(Err(match last {
+                    LinkError::Truncated(_) => LinkError::Truncated(buf.len()),
+                    e => e,
+                }));
+            }
+            buf.extend(got);
+        }
+    }
+}
+
+/// A board made of the per-clock models: the host's UART, the line in both
+/// directions (each bit time may be flipped), the board's UART, the bridge
+/// and a register file that answers `ack_delay` clocks after a strobe
+/// (addresses at or above its size are not answered: the bus times out).
+pub struct SimulatedBoard {
+    host_tx: UartTxCycle,
+    host_rx: UartRxCycle,
+    board_rx: UartRxCycle,
+    board_tx: UartTxCycle,
+    bridge: BridgeCycle,
+    /// The registers.
+    pub regs: Vec<u32>,
+    ack_delay: u64,
+    access: Option<(u64, bool, u16, u32)>,
+    to_send: std::collections::VecDeque<u8>,
+    received: std::collections::VecDeque<u8>,
+    /// Clocks a `receive` waits for its bytes.
+    timeout_clocks: u64,
+    /// Probability (parts per 2^32) that a clock of the line is inverted, each direction.
+    flip: u32,
+    flip_left: [u64; 2],
+    rng: SplitMix64,
+    divisor: u64,
+    /// Clocks run.
+    pub clocks: u64,
+}
+
+impl SimulatedBoard {
+    /// A board at `uart`'s rates with `regs` registers; bit errors start off.
+    pub fn new(uart: &UartConfig, bridge: &BridgeConfig, regs: usize, ack_delay: u64) -> Result<Self, String> {
+        let divisor = uart.divisor();
+        Ok(Self {
+            host_tx: UartTxCycle::new(uart).map_err(|e| e.to_string())?,
+            host_rx: UartRxCycle::new(uart).map_err(|e| e.to_string())?,
+            board_rx: UartRxCycle::new(uart).map_err(|e| e.to_string())?,
+            board_tx: UartTxCycle::new(uart).map_err(|e| e.to_string())?,
+            bridge: BridgeCycle::new(bridge).map_err(|e| e.to_string())?,
+            regs: vec![0; regs],
+            ack_delay,
+            access: None,
+            to_send: Default::default(),
+            received: Default::default(),
+            // A response's 8 bytes, the bus wait and the bridge's timeout, with room.
+            timeout_clocks: 2 * (10 * divisor * LINK_RESPONSE_BYTES as u64 + 300) + bridge.timeout_clocks,
+            flip: 0,
+            flip_left: [0; 2],
+            rng: SplitMix64::new(1),
+            divisor,
+            clocks: 0,
+        })
+    }
+
+    /// Each bit time of the line, in either direction, is inverted with
+    /// probability `per_bit` (its clocks from a random one to its end).
+    pub fn set_bit_errors(&mut self, per_bit: f64, seed: u64) {
+        self.flip = ((per_bit / self.divisor as f64) * 2f64.powi(32)) as u32;
+        self.rng = SplitMix64::new(seed);
+    }
+
+    fn line(&mut self, dir: usize, level: bool) -> bool {
+        if self.flip_left[dir] == 0 && (self.rng.next_u64() as u32) < self.flip {
+            self.flip_left[dir] = 1 + self.rng.below(self.divisor);
+        }
+        let out = level ^ (self.flip_left[dir] > 0);
+        self.flip_left[dir] = self.flip_left[dir].saturating_sub(1);
+        out
+    }
+
+    /// One clock of the whole link.
+    fn clock(&mut self) {
+        // Host → board.
+        let next = self.to_send.front().copied();
+        let t = self.host_tx.step(&UartTxInputs { reset: false, valid: next.is_some(), data: next.unwrap_or(0) });
+        if next.is_some() && t.ready {
+            self.to_send.pop_front();
+        }
+        let down = self.line(0, t.tx);
+        // Board: receiver → bridge → transmitter, wired as in the engine top
+        // (each block's `ready` comes from its registers).
+        let ack = self.access.is_some_and(|(c, ..)| c == self.ack_delay);
+        let rdata = self.access.map_or(0, |(_, _, a, _)| self.regs.get(a as usize).copied().unwrap_or(0));
+        let r = self.board_rx.step(&UartRxInputs { reset: false, rx: down, ready: self.bridge.rx_ready() });
+        let tx_ready = self.board_tx.ready();
+        let b = self.bridge.step(&BridgeInputs {
+            reset: false,
+            rx_valid: r.valid,
+            rx_data: r.data,
+            tx_ready,
+            bus_ack: ack,
+            bus_rdata: rdata,
+        });
+        let bt = self.board_tx.step(&UartTxInputs { reset: false, valid: b.tx_valid, data: b.tx_data });
+        self.access = match self.access {
+            Some((_, true, a, d)) if ack => {
+                if let Some(r) = self.regs.get_mut(a as usize) {
+                    *r = d;
+                }
+                None
+            }
+            Some(_) if ack => None,
+            Some((c, w, a, d)) => Some((c + 1, w, a, d)),
+            None => None,
+        };
+        if b.bus_re || b.bus_we {
+            // Only registers that exist answer.
+            self.access = ((b.bus_addr as usize) < self.regs.len()).then_some((1, b.bus_we, b.bus_addr, b.bus_wdata));
+        }
+        // Board → host.
+        let up = self.line(1, bt.tx);
+        let h = self.host_rx.step(&UartRxInputs { reset: false, rx: up, ready: true });
+        if h.valid {
+            self.received.push_back(h.data);
+        }
+        self.clocks += 1;
+    }
+}
+
+impl ByteLink for SimulatedBoard {
+    fn send(&mut self, bytes: &[u8]) -> Result<(), String> {
+        self.to_send.extend(bytes);
+        Ok(())
+    }
+
+    fn receive(&mut self, n: usize) -> Result<Vec<u8>, String> {
+        let mut waited = 0;
+        while self.received.len() < n && waited < self.timeout_clocks {
+            self.clock();
+            waited += 1;
+        }
+        let k = n.min(self.received.len());
+        Ok(self.received.drain(..k).collect())
+    }
+
+    fn discard_input(&mut self) -> Result<(), String> {
+        // Until the line from the board has been quiet for two frames.
+        loop {
+            let before = self.received.len();
+            for _ in 0..20 * self.divisor {
+                self.clock();
+            }
+            if self.received.len() == before {
+                break;
+            }
+        }
+        self.received.clear();
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn board(baud: u32, regs: usize) -> SimulatedBoard {
+        let uart = UartConfig { clock_hz: 50_000_000, baud };
+        SimulatedBoard::new(&uart, &BridgeConfig { timeout_clocks: 20_000 }, regs, 3).unwrap()
+    }
+
+    #[test]
+    fn a_clean_line_reads_back_every_write_and_refusals_are_errors() {
+        let mut host = LinkHost::new(board(3_000_000, 64), 3);
+        for a in 0..64u16 {
+            host.write(a, (0x0101_0101 * a as u32) ^ 0xA5A5_0000).unwrap();
+        }
+        for a in 0..64u16 {
+            assert_eq!(host.read(a).unwrap(), (0x0101_0101 * a as u32) ^ 0xA5A5_0000);
+        }
+        assert_eq!(host.stats(), LinkStats { requests: 128, retries: 0 });
+        // A register that does not exist: the bus times out, reported at once.
+        let e = host.read(64).unwrap_err();
+        assert!(e.contains("BusTimeout"), "{e}");
+        assert_eq!(host.stats().retries, 0);
+    }
+
+    #[test]
+    fn a_noisy_line_costs_retries_never_a_wrong_value() {
+        let mut host = LinkHost::new(board(3_000_000, 16), 20);
+        host.link_mut().set_bit_errors(2e-3, 7);
+        let mut rng = SplitMix64::new(9);
+        let mut want = [0u32; 16];
+        for _ in 0..600 {
+            let a = rng.below(16) as u16;
+            if rng.chance(1, 2) {
+                let v = rng.next_u64() as u32;
+                host.write(a, v).unwrap();
+                want[a as usize] = v;
+            } else {
+                assert_eq!(host.read(a).unwrap(), want[a as usize], "register {a}");
+            }
+        }
+        assert_eq!(host.link_mut().regs, want);
+        // About one frame in 40 is hit at this bit-error rate.
+        let s = host.stats();
+        assert!(s.retries > 10, "{s:?}");
+    }
+
+    #[test]
+    fn register_reads_per_second() {
+        // A read is 6 + 8 bytes on the line: about baud / 140 reads per second.
+        for baud in [115_200u32, 3_000_000] {
+            let mut host = LinkHost::new(board(baud, 4), 1);
+            let t0 = host.link_mut().clocks;
+            for _ in 0..20 {
+                host.read(1).unwrap();
+            }
+            let per_read = (host.link_mut().clocks - t0) as f64 / 20.0;
+            let reads_per_s = 50e6 / per_read;
+            // The bridge answers from the request's last stop bit and the host
+            // reads the response at its last stop bit's middle: 138.5 bit times.
+            let bits = 50e6 / (reads_per_s * UartConfig { clock_hz: 50_000_000, baud }.divisor() as f64);
+            assert!((138.0..140.0).contains(&bits), "{baud} baud: {reads_per_s:.0} reads/s, {bits:.1} bit times");
+        }
+    }
+}
