@@ -37,7 +37,7 @@ struct Cli {
 enum Cmd {
     /// Write a block's Verilog, interface JSON and FuseSoC core file.
     Export {
-        /// h3 | counter-bank | lda | rda | fridge | expb | dbm | svbf
+        /// h3 | counter-bank | lda | rda | fridge | expb | dbm | svbf | link
         block: String,
         /// Config file (TOML, or JSON if it ends in .json); defaults otherwise.
         #[arg(long)]
@@ -48,7 +48,7 @@ enum Cmd {
     },
     /// Synthesize, place and route a block and its reference RMW loop; print Fmax and resources.
     Synth {
-        /// h3 | counter-bank | lda | rda | fridge | expb | dbm | svbf | all
+        /// h3 | counter-bank | lda | rda | fridge | expb | dbm | svbf | link | all
         block: String,
         /// ecp5-85k | ice40-hx8k
         #[arg(long)]
@@ -194,8 +194,14 @@ fn block_config(block: &str, config: Option<&Path>, target: Option<Target>) -> R
             Some(p) => load_config::<netmeas_sim::svbf::SvbfConfig>(p).map_err(|e| e.to_string())?,
             None => netmeas_sim::svbf::SvbfConfig::default(),
         }),
+        "link" => BlockConfig::Link(match config {
+            Some(p) => load_config::<netmeas_sim::board::link::LinkConfig>(p).map_err(|e| e.to_string())?,
+            None => netmeas_sim::board::link::LinkConfig::default(),
+        }),
         other => {
-            return Err(format!("unknown block `{other}`: use h3, counter-bank, lda, rda, fridge, expb, dbm or svbf"));
+            return Err(format!(
+                "unknown block `{other}`: use h3, counter-bank, lda, rda, fridge, expb, dbm, svbf or link"
+            ));
         }
     };
     cfg.validate().map_err(|e| e.to_string())?;

@@ -434,6 +434,26 @@ fn adapter_rs(name: &str, block: &str) -> String {
             period_mass_saturated: o.period_mass_saturated.to_u128() != 0,
         }",
         ),
+        "link" => (
+            "netmeas_sim::board::link::LinkConfig",
+            "netmeas_sim::board::link::LinkInputs",
+            "netmeas_sim::board::link::LinkOutputs",
+            "reset: P::from_u128(i.reset as u128),
+            rx: P::from_u128(i.rx as u128),
+            bus_ack: P::from_u128(i.bus_ack as u128),
+            bus_rdata: P::from_u128(i.bus_rdata as u128),",
+            "netmeas_sim::board::link::LinkOutputs {
+            tx: o.tx.to_u128() != 0,
+            bus_re: o.bus_re.to_u128() != 0,
+            bus_we: o.bus_we.to_u128() != 0,
+            bus_addr: o.bus_addr.to_u128() as u16,
+            bus_wdata: o.bus_wdata.to_u128() as u32,
+            frame_errors: o.frame_errors.to_u128() as u16,
+            overruns: o.overruns.to_u128() as u16,
+            crc_errors: o.crc_errors.to_u128() as u16,
+            truncated: o.truncated.to_u128() as u16,
+        }",
+        ),
         "svbf" => (
             "netmeas_sim::svbf::SvbfConfig",
             "netmeas_sim::svbf::cycle::SvbfInputs",
@@ -569,6 +589,7 @@ fn main() {
             "expb" => BlockConfig::Expb(serde_json::from_str(json).expect("expb variant config")),
             "svbf" => BlockConfig::Svbf(serde_json::from_str(json).expect("svbf variant config")),
             "dbm" => BlockConfig::Dbm(serde_json::from_str(json).expect("dbm variant config")),
+            "link" => BlockConfig::Link(serde_json::from_str(json).expect("link variant config")),
             other => panic!("unknown block {other}"),
         };
         let e = export(&cfg).unwrap_or_else(|err| panic!("variant {name}: {err}"));

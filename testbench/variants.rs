@@ -55,6 +55,8 @@ pub const VARIANTS: &[(&str, &str, &str)] = &[
     // (closed by time jumps) let keys pass 2^48.
     ("dbm_two", "dbm", r#"{"buckets": 2, "period_ticks": 1099511627776, "seed": 5}"#),
     // SVBF: the default store, 9 partitions of 2^17 bits (two banks of 1024 × 64 bits each).
+    // Host link: 50 MHz at 3 Mbaud (17 clocks per bit), a request timeout of 2000 clocks.
+    ("link_default", "link", r#"{"uart": {"clock_hz": 50000000, "baud": 3000000}, "bridge": {"timeout_clocks": 2000}}"#),
     ("svbf_default", "svbf", r#"{"hashes": 9, "partition_log2": 17}"#),
     // SVBF: 4 partitions of 2^10 bits: dense windows, frequent Multi-Matches, short clears.
     ("svbf_small", "svbf", r#"{"hashes": 4, "partition_log2": 10, "seed": 5}"#),

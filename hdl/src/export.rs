@@ -6,6 +6,7 @@
 //! is one monomorphization; the lists live next to the configs
 //! (`netmeas_sim::h3::H3_KEY_BITS`, …) and [`export`] dispatches over them.
 
+use crate::board::link_top::LinkTop;
 use crate::common::counter_bank::CounterBank;
 use crate::common::h3::H3Unit;
 use crate::dbm::DbmCore;
@@ -15,6 +16,7 @@ use crate::lda::LdaCore;
 use crate::rda::RdaCore;
 use crate::svbf::SvbfCore;
 use netmeas_sim::ConfigError;
+use netmeas_sim::board::link::LinkConfig;
 use netmeas_sim::counter_bank::CounterBankConfig;
 use netmeas_sim::dbm::{DbmConfig, ExpbConfig};
 use netmeas_sim::fridge::{FridgeConfig, fridge_registers};
@@ -45,6 +47,8 @@ pub enum BlockConfig {
     Dbm(DbmConfig),
     /// The MAPLE packet latency store (SVBF) with its query engine.
     Svbf(SvbfConfig),
+    /// The host link's board side: UART and register bridge.
+    Link(LinkConfig),
 }
 
 impl BlockConfig {
@@ -59,6 +63,7 @@ impl BlockConfig {
             BlockConfig::Expb(_) => "expb",
             BlockConfig::Dbm(_) => "dbm",
             BlockConfig::Svbf(_) => "svbf",
+            BlockConfig::Link(_) => "link",
         }
     }
 
@@ -102,6 +107,7 @@ impl BlockConfig {
                 }
             }),
             BlockConfig::Svbf(c) => c.validate_rtl(),
+            BlockConfig::Link(c) => c.validate(),
         }
     }
 
@@ -116,6 +122,7 @@ impl BlockConfig {
             BlockConfig::Expb(c) => c.top_name(),
             BlockConfig::Dbm(c) => c.top_name(),
             BlockConfig::Svbf(c) => c.top_name(),
+            BlockConfig::Link(c) => c.top_name(),
         }
     }
 
@@ -130,6 +137,7 @@ impl BlockConfig {
             BlockConfig::Expb(c) => serde_json::to_value(c),
             BlockConfig::Dbm(c) => serde_json::to_value(c),
             BlockConfig::Svbf(c) => serde_json::to_value(c),
+            BlockConfig::Link(c) => serde_json::to_value(c),
         }
         .expect("configs serialize")
     }
@@ -170,6 +178,10 @@ impl BlockConfig {
                 "SVBF store (Lee et al., SIGMETRICS 2012, §3.3.3, §4, §6): delay-center classifier, one partition \
                  of even/odd word banks per hash function, one packet per clock, frozen epoch held for a query \
                  engine answering one query per clock, per-center {count, sum} streamed out"
+            }
+            BlockConfig::Link(_) => {
+                "Host link, board side: 8N1 UART receiver and transmitter, register bridge of CRC-16-checked \
+                 read/write request and response frames onto a register bus (docs/board.md)"
             }
         }
     }
@@ -274,6 +286,7 @@ pub fn export(cfg: &BlockConfig) -> Result<Exported, ConfigError> {
         BlockConfig::Expb(c) => generate(ExpbCore::new(c)),
         BlockConfig::Dbm(c) => generate(DbmCore::new(c)),
         BlockConfig::Svbf(c) => export_svbf(c),
+        BlockConfig::Link(c) => generate(LinkTop::new(c)),
     };
     let top = cfg.top_name();
     let verilog = finish_verilog(cfg, &top, &verilog);

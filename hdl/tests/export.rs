@@ -279,3 +279,25 @@ fn every_svbf_build_exports_lints_clean_and_others_are_refused() {
     assert_eq!(err.field, "partition_log2");
     assert!(err.message.contains("h = 9, p = 17"), "{}", err.message);
 }
+
+#[test]
+fn the_host_link_exports_at_both_baud_rates_lints_clean_and_bad_rates_are_refused() {
+    use netmeas_sim::board::link::{BridgeConfig, LinkConfig};
+    use netmeas_sim::board::uart::UartConfig;
+    for (clock_hz, baud) in [(50_000_000, 3_000_000), (50_000_000, 115_200), (12_000_000, 115_200)] {
+        let cfg = LinkConfig { uart: UartConfig { clock_hz, baud }, bridge: BridgeConfig::default() };
+        let e = export(&BlockConfig::Link(cfg.clone())).unwrap();
+        let width = |n: &str| e.ports.iter().find(|p| p.name == n).unwrap().bits;
+        assert_eq!(
+            (width("rx"), width("tx"), width("bus_addr"), width("bus_wdata"), width("bus_rdata")),
+            (1, 1, 16, 32, 32)
+        );
+        assert!(e.top.starts_with(&format!("netmeas_link_d{}_", cfg.uart.divisor())));
+        export_and_lint(BlockConfig::Link(cfg));
+    }
+    let bad = |uart: UartConfig, timeout_clocks: u64| {
+        export(&BlockConfig::Link(LinkConfig { uart, bridge: BridgeConfig { timeout_clocks } })).unwrap_err().field
+    };
+    assert_eq!(bad(UartConfig { clock_hz: 25_000_000, baud: 3_000_000 }, 100), "uart.baud");
+    assert_eq!(bad(UartConfig::default(), 0), "bridge.timeout_clocks");
+}

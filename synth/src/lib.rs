@@ -208,8 +208,9 @@ pub fn reference_design(cfg: &BlockConfig) -> Option<(String, Vec<Port>)> {
         ),
         // One SVBF partition's even-word bank: 64-bit words ORed.
         BlockConfig::Svbf(c) => (c.partition_bits() / 128, c.partition_log2 as usize - 7, vec![(64, FieldOp::Or)]),
-        // No RMW loop sets the DBM core's clock: its goal is an absolute packet rate (§5).
-        BlockConfig::H3(_) | BlockConfig::Dbm(_) => return None,
+        // No RMW loop sets the DBM core's clock: its goal is an absolute packet rate (§5). The host
+        // link has no memory: its clock is the engine's.
+        BlockConfig::H3(_) | BlockConfig::Dbm(_) | BlockConfig::Link(_) => return None,
     };
     let w: usize = fields.iter().map(|f| f.0).sum();
     // Field-wise combine, most significant field first.

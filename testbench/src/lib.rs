@@ -21,6 +21,7 @@ pub mod dbm;
 pub mod expb;
 pub mod fridge;
 pub mod lda_stream;
+pub mod link;
 pub mod rda_stream;
 pub mod svbf;
 

@@ -626,3 +626,35 @@ fn svbf_rtl_engine_answers_like_the_golden_store() {
     let other = SvbfConfig { seed: 1, ..cfg };
     assert!(rtl_svbf_engine(&other).err().unwrap().contains("no Verilated SVBF core"));
 }
+
+#[test]
+fn link_matches_golden_and_the_host_reads_through_it() {
+    use netmeas_sim::board::host::LinkHost;
+    use netmeas_sim::prng::SplitMix64;
+    use netmeas_testbench::link::{cosim_link, rtl_board};
+    let st = match cosim_link::<netmeas_testbench::models::LinkDefault>(11, 4_000_000) {
+        Ok(st) => st,
+        Err(m) => panic!("{m}"),
+    };
+    assert!(st.accesses > 500 && st.tx_bytes > 5_000 && st.crc_errors > 40 && st.truncated > 40, "{st:?}");
+    // The host side against the RTL on a line where 2 bits in 1000 are inverted:
+    // every value read is the one written, the noise costs only retries.
+    let mut host = LinkHost::new(rtl_board(16, 2).unwrap(), 20);
+    host.link_mut().set_bit_errors(2e-3, 3);
+    let mut rng = SplitMix64::new(5);
+    let mut want = [0u32; 16];
+    for _ in 0..400 {
+        let a = rng.below(16) as u16;
+        if rng.chance(1, 2) {
+            let v = rng.next_u64() as u32;
+            host.write(a, v).unwrap();
+            want[a as usize] = v;
+        } else {
+            assert_eq!(host.read(a).unwrap(), want[a as usize], "register {a}");
+        }
+    }
+    assert_eq!(host.link_mut().regs, want);
+    assert!(host.stats().retries > 5, "{:?}", host.stats());
+    // A register that does not exist is reported, not retried.
+    assert!(host.read(16).unwrap_err().contains("BusTimeout"));
+}

@@ -180,7 +180,8 @@ impl Logic for UartRx {
             }
             self.state.d.next = self.st_wait_high.val();
         } else {
-            if self.held.q.val() {
+            // A byte taken in this clock frees the register for the new one.
+            if self.held.q.val() & !self.m_ready.val() {
                 if self.overrun_count.q.val() != self.ones16.val() {
                     self.overrun_count.d.next = self.overrun_count.q.val() + self.one16.val();
                 }
@@ -254,7 +255,10 @@ mod tests {
                     stall = rng.below(300 * divisor);
                 }
                 let line = (t.tx ^ (flip > 0)) && low == 0;
-                let ready = stall == 0 && rng.chance(1, 2);
+                // In the second half the consumer takes a byte one clock in every
+                // 10 bit times + 1, so now and then exactly when the next byte completes.
+                let ready =
+                    if cycle >= 15_000 { cycle % (10 * divisor + 1) == 0 } else { stall == 0 && rng.chance(1, 2) };
                 (flip, low, stall) = (flip.saturating_sub(1), low.saturating_sub(1), stall.saturating_sub(1));
                 let i = UartRxInputs { reset: rng.chance(1, 10_000), rx: line, ready };
                 let want = gold.step(&i);

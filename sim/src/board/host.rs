@@ -7,10 +7,10 @@
 //! line costs time, never a wrong value.
 
 use super::link::{
-    BridgeConfig, BridgeCycle, BridgeInputs, LINK_RESPONSE_BYTES, LINK_RESPONSE_SYNC, LinkError, LinkRequest,
+    LINK_RESPONSE_BYTES, LINK_RESPONSE_SYNC, LinkConfig, LinkCycle, LinkError, LinkInputs, LinkOutputs, LinkRequest,
     LinkStatus, decode_response,
 };
-use super::uart::{UartConfig, UartRxCycle, UartRxInputs, UartTxCycle, UartTxInputs};
+use super::uart::{UartRxCycle, UartRxInputs, UartTxCycle, UartTxInputs};
 use crate::prng::SplitMix64;
 
 /// A byte link to a board.
@@ -122,16 +122,27 @@ impl<L: ByteLink> LinkHost<L> {
     }
 }
 
-/// A board made of the per-clock models: the host's UART, the line in both
-/// directions (each bit time may be flipped), the board's UART, the bridge
-/// and a register file that answers `ack_delay` clocks after a strobe
-/// (addresses at or above its size are not answered: the bus times out).
-pub struct SimulatedBoard {
+/// The board side of the link, one clock at a time: the per-clock model
+/// [`LinkCycle`], or the RTL of it under a simulator.
+pub trait LinkBoardSide {
+    /// One clock: the outputs for these inputs.
+    fn step(&mut self, i: &LinkInputs) -> LinkOutputs;
+}
+
+impl LinkBoardSide for LinkCycle {
+    fn step(&mut self, i: &LinkInputs) -> LinkOutputs {
+        LinkCycle::step(self, i)
+    }
+}
+
+/// A simulated board: the host's UART models, the line in both directions
+/// (each bit time may be flipped), the link's board side `B` and a register
+/// file on its bus that answers `ack_delay` clocks after a strobe (addresses
+/// at or above its size are not answered: the bus times out).
+pub struct SimulatedBoard<B = LinkCycle> {
     host_tx: UartTxCycle,
     host_rx: UartRxCycle,
-    board_rx: UartRxCycle,
-    board_tx: UartTxCycle,
-    bridge: BridgeCycle,
+    board: B,
     /// The registers.
     pub regs: Vec<u32>,
     ack_delay: u64,
@@ -149,16 +160,23 @@ pub struct SimulatedBoard {
     pub clocks: u64,
 }
 
-impl SimulatedBoard {
-    /// A board at `uart`'s rates with `regs` registers; bit errors start off.
-    pub fn new(uart: &UartConfig, bridge: &BridgeConfig, regs: usize, ack_delay: u64) -> Result<Self, String> {
+impl SimulatedBoard<LinkCycle> {
+    /// The per-clock models at `cfg`'s rates with `regs` registers; bit errors start off.
+    pub fn new(cfg: &LinkConfig, regs: usize, ack_delay: u64) -> Result<Self, String> {
+        let board = LinkCycle::new(cfg).map_err(|e| e.to_string())?;
+        Self::with_board(board, cfg, regs, ack_delay)
+    }
+}
+
+impl<B: LinkBoardSide> SimulatedBoard<B> {
+    /// The board side `board` (built for `cfg`) with `regs` registers; bit errors start off.
+    pub fn with_board(board: B, cfg: &LinkConfig, regs: usize, ack_delay: u64) -> Result<Self, String> {
+        let (uart, bridge) = (&cfg.uart, &cfg.bridge);
         let divisor = uart.divisor();
         Ok(Self {
             host_tx: UartTxCycle::new(uart).map_err(|e| e.to_string())?,
             host_rx: UartRxCycle::new(uart).map_err(|e| e.to_string())?,
-            board_rx: UartRxCycle::new(uart).map_err(|e| e.to_string())?,
-            board_tx: UartTxCycle::new(uart).map_err(|e| e.to_string())?,
-            bridge: BridgeCycle::new(bridge).map_err(|e| e.to_string())?,
+            board,
             regs: vec![0; regs],
             ack_delay,
             access: None,
@@ -199,21 +217,10 @@ impl SimulatedBoard {
             self.to_send.pop_front();
         }
         let down = self.line(0, t.tx);
-        // Board: receiver → bridge → transmitter, wired as in the engine top
-        // (each block's `ready` comes from its registers).
+        // Board: the link's board side and a register file on its bus.
         let ack = self.access.is_some_and(|(c, ..)| c == self.ack_delay);
         let rdata = self.access.map_or(0, |(_, _, a, _)| self.regs.get(a as usize).copied().unwrap_or(0));
-        let r = self.board_rx.step(&UartRxInputs { reset: false, rx: down, ready: self.bridge.rx_ready() });
-        let tx_ready = self.board_tx.ready();
-        let b = self.bridge.step(&BridgeInputs {
-            reset: false,
-            rx_valid: r.valid,
-            rx_data: r.data,
-            tx_ready,
-            bus_ack: ack,
-            bus_rdata: rdata,
-        });
-        let bt = self.board_tx.step(&UartTxInputs { reset: false, valid: b.tx_valid, data: b.tx_data });
+        let b = self.board.step(&LinkInputs { reset: false, rx: down, bus_ack: ack, bus_rdata: rdata });
         self.access = match self.access {
             Some((_, true, a, d)) if ack => {
                 if let Some(r) = self.regs.get_mut(a as usize) {
@@ -230,7 +237,7 @@ impl SimulatedBoard {
             self.access = ((b.bus_addr as usize) < self.regs.len()).then_some((1, b.bus_we, b.bus_addr, b.bus_wdata));
         }
         // Board → host.
-        let up = self.line(1, bt.tx);
+        let up = self.line(1, b.tx);
         let h = self.host_rx.step(&UartRxInputs { reset: false, rx: up, ready: true });
         if h.valid {
             self.received.push_back(h.data);
@@ -239,7 +246,7 @@ impl SimulatedBoard {
     }
 }
 
-impl ByteLink for SimulatedBoard {
+impl<B: LinkBoardSide> ByteLink for SimulatedBoard<B> {
     fn send(&mut self, bytes: &[u8]) -> Result<(), String> {
         self.to_send.extend(bytes);
         Ok(())
@@ -274,10 +281,15 @@ impl ByteLink for SimulatedBoard {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::board::link::BridgeConfig;
+    use crate::board::uart::UartConfig;
 
     fn board(baud: u32, regs: usize) -> SimulatedBoard {
-        let uart = UartConfig { clock_hz: 50_000_000, baud };
-        SimulatedBoard::new(&uart, &BridgeConfig { timeout_clocks: 20_000 }, regs, 3).unwrap()
+        let cfg = LinkConfig {
+            uart: UartConfig { clock_hz: 50_000_000, baud },
+            bridge: BridgeConfig { timeout_clocks: 20_000 },
+        };
+        SimulatedBoard::new(&cfg, regs, 3).unwrap()
     }
 
     #[test]

@@ -26,6 +26,7 @@
 //! overruns). A host never turns a corrupted frame into a value: every
 //! response is CRC-checked too, and a bad or missing one is retried.
 
+use super::uart::{UartConfig, UartRxCycle, UartRxInputs, UartTxCycle, UartTxInputs};
 use crate::error::ConfigError;
 use serde::{Deserialize, Serialize};
 
@@ -386,6 +387,113 @@ impl BridgeCycle {
         self.status = status as u8;
         self.crc = 0xFFFF;
         self.state = BridgeState::Respond { idx: 0 };
+    }
+}
+
+/// Parameters of the host link's board side: the UART and the bridge.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LinkConfig {
+    /// Clock and baud rate.
+    pub uart: UartConfig,
+    /// Request timeout.
+    pub bridge: BridgeConfig,
+}
+
+impl LinkConfig {
+    /// Checks both parts, naming the first bad field.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        self.uart.validate()?;
+        self.bridge.validate()
+    }
+
+    /// The exported top's Verilog module name: clocks per bit and timeout.
+    pub fn top_name(&self) -> String {
+        format!("netmeas_link_d{}_t{}", self.uart.divisor(), self.bridge.timeout_clocks)
+    }
+}
+
+/// Inputs of the link's board side in one clock.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LinkInputs {
+    /// Synchronous reset.
+    pub reset: bool,
+    /// The serial line from the host.
+    pub rx: bool,
+    /// The register bus answers.
+    pub bus_ack: bool,
+    /// The word read (with `bus_ack`).
+    pub bus_rdata: u32,
+}
+
+/// Outputs of the link's board side in one clock.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LinkOutputs {
+    /// The serial line to the host.
+    pub tx: bool,
+    /// Read strobe.
+    pub bus_re: bool,
+    /// Write strobe.
+    pub bus_we: bool,
+    /// Register address.
+    pub bus_addr: u16,
+    /// Word to write.
+    pub bus_wdata: u32,
+    /// The receiver's framing errors.
+    pub frame_errors: u16,
+    /// The receiver's overruns.
+    pub overruns: u16,
+    /// Requests answered with a CRC error.
+    pub crc_errors: u16,
+    /// Requests dropped by the timeout.
+    pub truncated: u16,
+}
+
+/// Per-clock model of the link's board side: the UART receiver's bytes into
+/// the bridge, the bridge's bytes into the UART transmitter, each block's
+/// `ready` taken from its registers (as `netmeas-hdl`'s `LinkTop` wires them).
+#[derive(Clone, Debug)]
+pub struct LinkCycle {
+    rx: UartRxCycle,
+    bridge: BridgeCycle,
+    tx: UartTxCycle,
+}
+
+impl LinkCycle {
+    /// The link's board side for `cfg` (validated).
+    pub fn new(cfg: &LinkConfig) -> Result<Self, ConfigError> {
+        cfg.validate()?;
+        Ok(Self {
+            rx: UartRxCycle::new(&cfg.uart)?,
+            bridge: BridgeCycle::new(&cfg.bridge)?,
+            tx: UartTxCycle::new(&cfg.uart)?,
+        })
+    }
+
+    /// One clock: the outputs before the edge, then the edge.
+    pub fn step(&mut self, i: &LinkInputs) -> LinkOutputs {
+        let tx_ready = self.tx.ready();
+        let r = self.rx.step(&UartRxInputs { reset: i.reset, rx: i.rx, ready: self.bridge.rx_ready() });
+        let b = self.bridge.step(&BridgeInputs {
+            reset: i.reset,
+            rx_valid: r.valid,
+            rx_data: r.data,
+            tx_ready,
+            bus_ack: i.bus_ack,
+            bus_rdata: i.bus_rdata,
+        });
+        let t = self.tx.step(&UartTxInputs { reset: i.reset, valid: b.tx_valid, data: b.tx_data });
+        LinkOutputs {
+            tx: t.tx,
+            bus_re: b.bus_re,
+            bus_we: b.bus_we,
+            bus_addr: b.bus_addr,
+            bus_wdata: b.bus_wdata,
+            frame_errors: r.frame_errors,
+            overruns: r.overruns,
+            crc_errors: b.crc_errors,
+            truncated: b.truncated,
+        }
     }
 }
 

@@ -14,7 +14,8 @@
 //!   data bits and the stop bit one bit time apart, each in its middle. A
 //!   low stop bit drops the byte, counts a framing error and waits for the
 //!   line to go high. A byte completed while the previous one is still
-//!   unread is dropped and counted as an overrun. Both counters saturate at
+//!   unread (and not taken in that clock) is dropped and counted as an
+//!   overrun. Both counters saturate at
 //!   2^16 − 1; nothing is lost without being counted.
 
 use crate::error::ConfigError;
