@@ -629,8 +629,7 @@ fn svbf_rtl_engine_answers_like_the_golden_store() {
 
 #[test]
 fn link_matches_golden_and_the_host_reads_through_it() {
-    use netmeas_sim::board::host::LinkHost;
-    use netmeas_sim::prng::SplitMix64;
+    use netmeas_sim::board::host::{LinkHost, exercise_registers};
     use netmeas_testbench::link::{cosim_link, rtl_board};
     let st = match cosim_link::<netmeas_testbench::models::LinkDefault>(11, 4_000_000) {
         Ok(st) => st,
@@ -641,18 +640,7 @@ fn link_matches_golden_and_the_host_reads_through_it() {
     // every value read is the one written, the noise costs only retries.
     let mut host = LinkHost::new(rtl_board(16, 2).unwrap(), 20);
     host.link_mut().set_bit_errors(2e-3, 3);
-    let mut rng = SplitMix64::new(5);
-    let mut want = [0u32; 16];
-    for _ in 0..400 {
-        let a = rng.below(16) as u16;
-        if rng.chance(1, 2) {
-            let v = rng.next_u64() as u32;
-            host.write(a, v).unwrap();
-            want[a as usize] = v;
-        } else {
-            assert_eq!(host.read(a).unwrap(), want[a as usize], "register {a}");
-        }
-    }
+    let want = exercise_registers(&mut host, 16, 400, 5).unwrap();
     assert_eq!(host.link_mut().regs, want);
     assert!(host.stats().retries > 5, "{:?}", host.stats());
     // A register that does not exist is reported, not retried.

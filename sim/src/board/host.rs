@@ -122,6 +122,34 @@ impl<L: ByteLink> LinkHost<L> {
     }
 }
 
+/// Runs `ops` random accesses to registers `0..regs` through `host` (half
+/// writes of random words, half reads checked against the word last written
+/// there, 0 at first) and returns the words written: the registers' expected
+/// contents. The first error, or a read of a wrong value, is an error.
+pub fn exercise_registers<L: ByteLink>(
+    host: &mut LinkHost<L>,
+    regs: usize,
+    ops: usize,
+    seed: u64,
+) -> Result<Vec<u32>, String> {
+    let mut rng = SplitMix64::new(seed);
+    let mut want = vec![0u32; regs];
+    for _ in 0..ops {
+        let a = rng.below(regs as u64) as u16;
+        if rng.chance(1, 2) {
+            let v = rng.next_u64() as u32;
+            host.write(a, v)?;
+            want[a as usize] = v;
+        } else {
+            let got = host.read(a)?;
+            if got != want[a as usize] {
+                return Err(format!("register {a}: read 0x{got:08x}, last written 0x{:08x}", want[a as usize]));
+            }
+        }
+    }
+    Ok(want)
+}
+
 /// The board side of the link, one clock at a time: the per-clock model
 /// [`LinkCycle`], or the RTL of it under a simulator.
 pub trait LinkBoardSide {
@@ -312,18 +340,7 @@ mod tests {
     fn a_noisy_line_costs_retries_never_a_wrong_value() {
         let mut host = LinkHost::new(board(3_000_000, 16), 20);
         host.link_mut().set_bit_errors(2e-3, 7);
-        let mut rng = SplitMix64::new(9);
-        let mut want = [0u32; 16];
-        for _ in 0..600 {
-            let a = rng.below(16) as u16;
-            if rng.chance(1, 2) {
-                let v = rng.next_u64() as u32;
-                host.write(a, v).unwrap();
-                want[a as usize] = v;
-            } else {
-                assert_eq!(host.read(a).unwrap(), want[a as usize], "register {a}");
-            }
-        }
+        let want = exercise_registers(&mut host, 16, 600, 9).unwrap();
         assert_eq!(host.link_mut().regs, want);
         // About one frame in 40 is hit at this bit-error rate.
         let s = host.stats();
