@@ -107,6 +107,9 @@ pub struct RegBridge {
     // --- combinational ---
     resp_byte: Signal<Local, Bits<8>>,
     byte_in: Signal<Local, Bit>,
+    /// The response starts at this edge, with this status.
+    respond: Signal<Local, Bit>,
+    resp_status: Signal<Local, Bits<2>>,
     frame_len: Signal<Local, Bits<4>>,
 }
 
@@ -174,6 +177,8 @@ impl RegBridge {
             truncated_count: Default::default(),
             resp_byte: Default::default(),
             byte_in: Default::default(),
+            respond: Default::default(),
+            resp_status: Default::default(),
             frame_len: Default::default(),
         }
     }
@@ -247,6 +252,8 @@ impl Logic for RegBridge {
         }
 
         // ---- next state ----
+        self.respond.next = false;
+        self.resp_status.next = self.status_done.val();
         if self.state.q.val() == self.st_hunt.val() {
             if self.byte_in.val() & (self.s_data.val() == self.req_sync.val()) {
                 self.state.d.next = self.st_receive.val();
@@ -275,21 +282,15 @@ impl Logic for RegBridge {
                     if self.crc_error_count.q.val() != self.ones16.val() {
                         self.crc_error_count.d.next = self.crc_error_count.q.val() + self.one16.val();
                     }
-                    self.status.d.next = self.status_bad_crc.val();
-                    self.rdata.d.next = self.zero32.val();
-                    self.crc.d.next = self.crc_init.val();
-                    self.pos.d.next = self.zero4.val();
-                    self.state.d.next = self.st_respond.val();
+                    self.respond.next = true;
+                    self.resp_status.next = self.status_bad_crc.val();
                 } else if (self.cmd.q.val() == self.cmd_read.val()) | (self.cmd.q.val() == self.cmd_write.val()) {
                     self.bus_wait.d.next = self.zero8.val();
                     self.rdata.d.next = self.zero32.val();
                     self.state.d.next = self.st_execute.val();
                 } else {
-                    self.status.d.next = self.status_bad_cmd.val();
-                    self.rdata.d.next = self.zero32.val();
-                    self.crc.d.next = self.crc_init.val();
-                    self.pos.d.next = self.zero4.val();
-                    self.state.d.next = self.st_respond.val();
+                    self.respond.next = true;
+                    self.resp_status.next = self.status_bad_cmd.val();
                 }
             } else if self.timer.q.val() == self.timeout_last.val() {
                 if self.truncated_count.q.val() != self.ones16.val() {
@@ -304,16 +305,10 @@ impl Logic for RegBridge {
                 if self.cmd.q.val() == self.cmd_read.val() {
                     self.rdata.d.next = self.bus_rdata.val();
                 }
-                self.status.d.next = self.status_done.val();
-                self.crc.d.next = self.crc_init.val();
-                self.pos.d.next = self.zero4.val();
-                self.state.d.next = self.st_respond.val();
+                self.respond.next = true;
             } else if self.bus_wait.q.val() == self.wait_last.val() {
-                self.status.d.next = self.status_bus_timeout.val();
-                self.rdata.d.next = self.zero32.val();
-                self.crc.d.next = self.crc_init.val();
-                self.pos.d.next = self.zero4.val();
-                self.state.d.next = self.st_respond.val();
+                self.respond.next = true;
+                self.resp_status.next = self.status_bus_timeout.val();
             } else {
                 self.bus_wait.d.next = self.bus_wait.q.val() + self.one8.val();
             }
@@ -325,6 +320,17 @@ impl Logic for RegBridge {
                 self.state.d.next = self.st_hunt.val();
             } else {
                 self.pos.d.next = self.pos.q.val() + self.one4.val();
+            }
+        }
+        // The response: its status, a fresh CRC, byte 0; the data word is the
+        // one read, and 0 unless the access was done.
+        if self.respond.val() {
+            self.status.d.next = self.resp_status.val();
+            self.crc.d.next = self.crc_init.val();
+            self.pos.d.next = self.zero4.val();
+            self.state.d.next = self.st_respond.val();
+            if self.resp_status.val() != self.status_done.val() {
+                self.rdata.d.next = self.zero32.val();
             }
         }
         if self.reset.val() {
