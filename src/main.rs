@@ -1,5 +1,6 @@
 //! `netmeas`: export, co-simulate, synthesize and benchmark the netmeas blocks.
 
+mod board_cmd;
 mod dbm_cmd;
 mod dbm_reproduce;
 mod fridge_cmd;
@@ -37,7 +38,7 @@ struct Cli {
 enum Cmd {
     /// Write a block's Verilog, interface JSON and FuseSoC core file.
     Export {
-        /// h3 | counter-bank | lda | rda | fridge | expb | dbm | svbf | link
+        /// h3 | counter-bank | lda | rda | fridge | expb | dbm | svbf | link | engine
         block: String,
         /// Config file (TOML, or JSON if it ends in .json); defaults otherwise.
         #[arg(long)]
@@ -48,7 +49,7 @@ enum Cmd {
     },
     /// Synthesize, place and route a block and its reference RMW loop; print Fmax and resources.
     Synth {
-        /// h3 | counter-bank | lda | rda | fridge | expb | dbm | svbf | link | all
+        /// h3 | counter-bank | lda | rda | fridge | expb | dbm | svbf | link | engine | all
         block: String,
         /// ecp5-85k | ice40-hx8k
         #[arg(long)]
@@ -79,6 +80,11 @@ enum Cmd {
     Svbf {
         #[command(subcommand)]
         cmd: svbf_cmd::SvbfCmd,
+    },
+    /// The measurement engine on a board: read its epochs and estimate, or build its bitstream.
+    Board {
+        #[command(subcommand)]
+        cmd: board_cmd::BoardCmd,
     },
     /// Measure co-simulation and golden-model throughput.
     Bench {
@@ -198,9 +204,14 @@ fn block_config(block: &str, config: Option<&Path>, target: Option<Target>) -> R
             Some(p) => load_config::<netmeas_sim::board::link::LinkConfig>(p).map_err(|e| e.to_string())?,
             None => netmeas_sim::board::link::LinkConfig::default(),
         }),
+        "engine" => BlockConfig::Engine(match config {
+            Some(p) => load_config::<netmeas_sim::board::engine::EngineConfig>(p).map_err(|e| e.to_string())?,
+            None if target == Some(Target::Ice40Hx8k) => netmeas_synth::board::Board::Ice40Hx8k.engine(),
+            None => netmeas_sim::board::engine::EngineConfig::default(),
+        }),
         other => {
             return Err(format!(
-                "unknown block `{other}`: use h3, counter-bank, lda, rda, fridge, expb, dbm, svbf or link"
+                "unknown block `{other}`: use h3, counter-bank, lda, rda, fridge, expb, dbm, svbf, link or engine"
             ));
         }
     };
@@ -570,6 +581,8 @@ fn main() -> ExitCode {
         Cmd::Reproduce { core: ReproduceCore::Fridge(a) } => fridge_reproduce::run(&a),
         Cmd::Reproduce { core: ReproduceCore::Dbm(a) } => dbm_reproduce::run(&a),
         Cmd::Svbf { cmd } => svbf_cmd::run(&cmd),
+        Cmd::Board { cmd: board_cmd::BoardCmd::Read(a) } => board_cmd::read(&a),
+        Cmd::Board { cmd: board_cmd::BoardCmd::Build(a) } => board_cmd::build(&a),
         Cmd::Bench { cycles } => bench(cycles).map(|(cosim, golden)| {
             println!("co-simulation (counter bank 1024x72, checked every cycle): {cosim:.3e} cycles/s");
             println!("golden counter bank (transaction level, random rows):     {golden:.3e} updates/s");

@@ -454,6 +454,14 @@ fn adapter_rs(name: &str, block: &str) -> String {
             truncated: o.truncated.to_u128() as u16,
         }",
         ),
+        "engine" => (
+            "netmeas_sim::board::engine::EngineConfig",
+            "netmeas_sim::board::engine::EngineInputs",
+            "netmeas_sim::board::engine::EngineOutputs",
+            "reset: P::from_u128(i.reset as u128),
+            rx: P::from_u128(i.rx as u128),",
+            "netmeas_sim::board::engine::EngineOutputs { tx: o.tx.to_u128() != 0, leds: o.leds.to_u128() as u8 }",
+        ),
         "svbf" => (
             "netmeas_sim::svbf::SvbfConfig",
             "netmeas_sim::svbf::cycle::SvbfInputs",
@@ -590,6 +598,7 @@ fn main() {
             "svbf" => BlockConfig::Svbf(serde_json::from_str(json).expect("svbf variant config")),
             "dbm" => BlockConfig::Dbm(serde_json::from_str(json).expect("dbm variant config")),
             "link" => BlockConfig::Link(serde_json::from_str(json).expect("link variant config")),
+            "engine" => BlockConfig::Engine(serde_json::from_str(json).expect("engine variant config")),
             other => panic!("unknown block {other}"),
         };
         let e = export(&cfg).unwrap_or_else(|err| panic!("variant {name}: {err}"));

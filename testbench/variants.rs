@@ -57,6 +57,8 @@ pub const VARIANTS: &[(&str, &str, &str)] = &[
     // SVBF: the default store, 9 partitions of 2^17 bits (two banks of 1024 × 64 bits each).
     // Host link: 50 MHz at 3 Mbaud (17 clocks per bit), a request timeout of 2000 clocks.
     ("link_default", "link", r#"{"uart": {"clock_hz": 50000000, "baud": 3000000}, "bridge": {"timeout_clocks": 2000}}"#),
+    // Measurement engine: the default LDA pair (120-bit keys, 2 × 512 rows) behind the default link (50 MHz, 3 Mbaud).
+    ("engine_default", "engine", r#"{}"#),
     ("svbf_default", "svbf", r#"{"hashes": 9, "partition_log2": 17}"#),
     // SVBF: 4 partitions of 2^10 bits: dense windows, frequent Multi-Matches, short clears.
     ("svbf_small", "svbf", r#"{"hashes": 4, "partition_log2": 10, "seed": 5}"#),

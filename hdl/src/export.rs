@@ -6,6 +6,7 @@
 //! is one monomorphization; the lists live next to the configs
 //! (`netmeas_sim::h3::H3_KEY_BITS`, …) and [`export`] dispatches over them.
 
+use crate::board::engine::Engine;
 use crate::board::link_top::LinkTop;
 use crate::common::counter_bank::CounterBank;
 use crate::common::h3::H3Unit;
@@ -16,6 +17,7 @@ use crate::lda::LdaCore;
 use crate::rda::RdaCore;
 use crate::svbf::SvbfCore;
 use netmeas_sim::ConfigError;
+use netmeas_sim::board::engine::{EngineConfig, engine_registers};
 use netmeas_sim::board::link::LinkConfig;
 use netmeas_sim::counter_bank::CounterBankConfig;
 use netmeas_sim::dbm::{DbmConfig, ExpbConfig};
@@ -49,6 +51,8 @@ pub enum BlockConfig {
     Svbf(SvbfConfig),
     /// The host link's board side: UART and register bridge.
     Link(LinkConfig),
+    /// The measurement engine: two LDA cores, the on-chip traffic source and the host link.
+    Engine(EngineConfig),
 }
 
 impl BlockConfig {
@@ -64,6 +68,7 @@ impl BlockConfig {
             BlockConfig::Dbm(_) => "dbm",
             BlockConfig::Svbf(_) => "svbf",
             BlockConfig::Link(_) => "link",
+            BlockConfig::Engine(_) => "engine",
         }
     }
 
@@ -108,6 +113,7 @@ impl BlockConfig {
             }),
             BlockConfig::Svbf(c) => c.validate_rtl(),
             BlockConfig::Link(c) => c.validate(),
+            BlockConfig::Engine(c) => c.validate(),
         }
     }
 
@@ -123,6 +129,7 @@ impl BlockConfig {
             BlockConfig::Dbm(c) => c.top_name(),
             BlockConfig::Svbf(c) => c.top_name(),
             BlockConfig::Link(c) => c.top_name(),
+            BlockConfig::Engine(c) => c.top_name(),
         }
     }
 
@@ -138,6 +145,7 @@ impl BlockConfig {
             BlockConfig::Dbm(c) => serde_json::to_value(c),
             BlockConfig::Svbf(c) => serde_json::to_value(c),
             BlockConfig::Link(c) => serde_json::to_value(c),
+            BlockConfig::Engine(c) => serde_json::to_value(c),
         }
         .expect("configs serialize")
     }
@@ -182,6 +190,11 @@ impl BlockConfig {
             BlockConfig::Link(_) => {
                 "Host link, board side: 8N1 UART receiver and transmitter, register bridge of CRC-16-checked \
                  read/write request and response frames onto a register bus (docs/board.md)"
+            }
+            BlockConfig::Engine(_) => {
+                "Measurement engine (docs/board.md): sender and receiver LDA cores (Kompella et al., ToN 2012, §III, §V) \
+                 fed by an on-chip traffic source with programmable delay, loss and reordering, a 40-bit timestamp \
+                 counter, and the host link onto the engine's register bus"
             }
         }
     }
@@ -253,6 +266,18 @@ impl Exported {
             (format!("{}.core", self.top), self.fusesoc_core()),
         ];
         let regs = self.config.registers();
+        let engine_csr = match &self.config {
+            BlockConfig::Engine(c) => Some((
+                format!("{}.csr.json", self.top),
+                serde_json::to_string_pretty(&serde_json::json!({
+                    "top": self.top,
+                    "bus": { "link": "UART frames with CRC-16 (docs/board.md)", "addr_bits": 16, "data_bits": 32 },
+                    "registers": engine_registers(c),
+                }))
+                .expect("serializes"),
+            )),
+            _ => None,
+        };
         let csr = (!regs.is_empty()).then(|| {
             (
                 format!("{}.csr.json", self.top),
@@ -265,7 +290,7 @@ impl Exported {
             )
         });
         let mut written = Vec::new();
-        for (name, text) in files.into_iter().chain(csr) {
+        for (name, text) in files.into_iter().chain(csr).chain(engine_csr) {
             let p = dir.join(name);
             std::fs::write(&p, text)?;
             written.push(p);
@@ -287,6 +312,7 @@ pub fn export(cfg: &BlockConfig) -> Result<Exported, ConfigError> {
         BlockConfig::Dbm(c) => generate(DbmCore::new(c)),
         BlockConfig::Svbf(c) => export_svbf(c),
         BlockConfig::Link(c) => generate(LinkTop::new(c)),
+        BlockConfig::Engine(c) => export_engine(c),
     };
     let top = cfg.top_name();
     let verilog = finish_verilog(cfg, &top, &verilog);
@@ -411,6 +437,40 @@ macro_rules! lda_rows {
             other => unreachable!("LDA geometry {other:?} passed validation but has no instance"),
         }
     };
+}
+
+macro_rules! engine_rows {
+    ($c:expr, $k:literal) => {
+        match ($c.lda.row_bits(), $c.lda.bank_bits()) {
+            (6, 0) => generate(Engine::<$k, 6, 6>::new($c)),
+            (6, 1) => generate(Engine::<$k, 6, 7>::new($c)),
+            (6, 2) => generate(Engine::<$k, 6, 8>::new($c)),
+            (7, 0) => generate(Engine::<$k, 7, 7>::new($c)),
+            (7, 1) => generate(Engine::<$k, 7, 8>::new($c)),
+            (7, 2) => generate(Engine::<$k, 7, 9>::new($c)),
+            (8, 0) => generate(Engine::<$k, 8, 8>::new($c)),
+            (8, 1) => generate(Engine::<$k, 8, 9>::new($c)),
+            (8, 2) => generate(Engine::<$k, 8, 10>::new($c)),
+            (9, 0) => generate(Engine::<$k, 9, 9>::new($c)),
+            (9, 1) => generate(Engine::<$k, 9, 10>::new($c)),
+            (9, 2) => generate(Engine::<$k, 9, 11>::new($c)),
+            (10, 0) => generate(Engine::<$k, 10, 10>::new($c)),
+            (10, 1) => generate(Engine::<$k, 10, 11>::new($c)),
+            (10, 2) => generate(Engine::<$k, 10, 12>::new($c)),
+            (11, 0) => generate(Engine::<$k, 11, 11>::new($c)),
+            (11, 1) => generate(Engine::<$k, 11, 12>::new($c)),
+            (11, 2) => generate(Engine::<$k, 11, 13>::new($c)),
+            other => unreachable!("engine geometry {other:?} passed validation but has no instance"),
+        }
+    };
+}
+
+fn export_engine(c: &EngineConfig) -> (String, Vec<Port>) {
+    match c.lda.key_bits {
+        64 => engine_rows!(c, 64),
+        120 => engine_rows!(c, 120),
+        other => unreachable!("engine key_bits {other} passed validation but has no instance"),
+    }
 }
 
 fn export_lda(c: &LdaConfig) -> (String, Vec<Port>) {

@@ -17,6 +17,11 @@ impl ConfigError {
     pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
         Self { field: field.into(), message: message.into() }
     }
+
+    /// The same error for a field nested under `outer` (`outer.field`).
+    pub fn within(self, outer: &str) -> Self {
+        Self { field: format!("{outer}.{}", self.field), message: self.message }
+    }
 }
 
 impl fmt::Display for ConfigError {

@@ -9,6 +9,8 @@
 //! and folded into a shift register read by one pin. Timing is thus measured
 //! register to register and does not depend on the package's I/O count.
 
+pub mod board;
+
 use netmeas_hdl::export::{BlockConfig, Dir, Exported, Port};
 use netmeas_hdl::tools;
 use netmeas_sim::dbm::expb_cycle::{EXPB_COUNT_BITS, EXPB_INDEX_BITS, EXPB_SUM_BITS, EXPB_SUMSQ_BITS, EXPB_V_BITS};
@@ -210,6 +212,8 @@ pub fn reference_design(cfg: &BlockConfig) -> Option<(String, Vec<Port>)> {
         BlockConfig::Svbf(c) => (c.partition_bits() / 128, c.partition_log2 as usize - 7, vec![(64, FieldOp::Or)]),
         // No RMW loop sets the DBM core's clock: its goal is an absolute packet rate (§5). The host
         // link has no memory: its clock is the engine's.
+        // The engine's memories are its LDA cores' counter memories.
+        BlockConfig::Engine(e) => return reference_design(&BlockConfig::Lda(e.lda.clone())),
         BlockConfig::H3(_) | BlockConfig::Dbm(_) | BlockConfig::Link(_) => return None,
     };
     let w: usize = fields.iter().map(|f| f.0).sum();

@@ -18,6 +18,7 @@ use netmeas_sim::rda::{
 
 pub mod bw_driver;
 pub mod dbm;
+pub mod engine;
 pub mod expb;
 pub mod fridge;
 pub mod lda_stream;

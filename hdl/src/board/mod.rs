@@ -1,7 +1,10 @@
-//! The measurement engine's board side: the host link's serial line.
+//! The measurement engine's board side: the host link's serial line and
+//! register bridge, the on-chip traffic source, and the engine top.
 
 pub mod crc16;
+pub mod engine;
 pub mod link_top;
 pub mod reg_bridge;
+pub mod traffic_source;
 pub mod uart_rx;
 pub mod uart_tx;

@@ -163,18 +163,55 @@ impl LinkBoardSide for LinkCycle {
     }
 }
 
-/// A simulated board: the host's UART models, the line in both directions
-/// (each bit time may be flipped), the link's board side `B` and a register
-/// file on its bus that answers `ack_delay` clocks after a strobe (addresses
-/// at or above its size are not answered: the bus times out).
-pub struct SimulatedBoard<B = LinkCycle> {
-    host_tx: UartTxCycle,
-    host_rx: UartRxCycle,
-    board: B,
+/// A board on a simulated serial line, one clock at a time: the line
+/// from the host in, the line to the host out.
+pub trait SerialSide {
+    /// One clock.
+    fn clock(&mut self, rx: bool) -> bool;
+}
+
+/// The link's board side `B` with a register file on its bus that answers
+/// `ack_delay` clocks after a strobe (addresses at or above its size are
+/// not answered: the bus times out).
+pub struct BusBoard<B> {
+    link: B,
     /// The registers.
     pub regs: Vec<u32>,
     ack_delay: u64,
     access: Option<(u64, bool, u16, u32)>,
+}
+
+impl<B: LinkBoardSide> SerialSide for BusBoard<B> {
+    fn clock(&mut self, rx: bool) -> bool {
+        let ack = self.access.is_some_and(|(c, ..)| c == self.ack_delay);
+        let rdata = self.access.map_or(0, |(_, _, a, _)| self.regs.get(a as usize).copied().unwrap_or(0));
+        let b = self.link.step(&LinkInputs { reset: false, rx, bus_ack: ack, bus_rdata: rdata });
+        self.access = match self.access {
+            Some((_, true, a, d)) if ack => {
+                if let Some(r) = self.regs.get_mut(a as usize) {
+                    *r = d;
+                }
+                None
+            }
+            Some(_) if ack => None,
+            Some((c, w, a, d)) => Some((c + 1, w, a, d)),
+            None => None,
+        };
+        if b.bus_re || b.bus_we {
+            // Only registers that exist answer.
+            self.access = ((b.bus_addr as usize) < self.regs.len()).then_some((1, b.bus_we, b.bus_addr, b.bus_wdata));
+        }
+        b.tx
+    }
+}
+
+/// A simulated serial line: the host's UART models, the line in both
+/// directions (each bit time may be flipped) and the board `S` on it.
+pub struct SimulatedLine<S> {
+    host_tx: UartTxCycle,
+    host_rx: UartRxCycle,
+    /// The board.
+    pub board: S,
     to_send: std::collections::VecDeque<u8>,
     received: std::collections::VecDeque<u8>,
     /// Clocks a `receive` waits for its bytes.
@@ -188,6 +225,9 @@ pub struct SimulatedBoard<B = LinkCycle> {
     pub clocks: u64,
 }
 
+/// The per-clock link models (or their RTL, `B`) with a register file on the bus.
+pub type SimulatedBoard<B = LinkCycle> = SimulatedLine<BusBoard<B>>;
+
 impl SimulatedBoard<LinkCycle> {
     /// The per-clock models at `cfg`'s rates with `regs` registers; bit errors start off.
     pub fn new(cfg: &LinkConfig, regs: usize, ack_delay: u64) -> Result<Self, String> {
@@ -199,15 +239,19 @@ impl SimulatedBoard<LinkCycle> {
 impl<B: LinkBoardSide> SimulatedBoard<B> {
     /// The board side `board` (built for `cfg`) with `regs` registers; bit errors start off.
     pub fn with_board(board: B, cfg: &LinkConfig, regs: usize, ack_delay: u64) -> Result<Self, String> {
+        SimulatedLine::on_line(BusBoard { link: board, regs: vec![0; regs], ack_delay, access: None }, cfg)
+    }
+}
+
+impl<S: SerialSide> SimulatedLine<S> {
+    /// `board`, whose link is built for `cfg`, on a clean line.
+    pub fn on_line(board: S, cfg: &LinkConfig) -> Result<Self, String> {
         let (uart, bridge) = (&cfg.uart, &cfg.bridge);
         let divisor = uart.divisor();
         Ok(Self {
             host_tx: UartTxCycle::new(uart).map_err(|e| e.to_string())?,
             host_rx: UartRxCycle::new(uart).map_err(|e| e.to_string())?,
             board,
-            regs: vec![0; regs],
-            ack_delay,
-            access: None,
             to_send: Default::default(),
             received: Default::default(),
             // A response's 8 bytes, the bus wait and the bridge's timeout, with room.
@@ -245,36 +289,25 @@ impl<B: LinkBoardSide> SimulatedBoard<B> {
             self.to_send.pop_front();
         }
         let down = self.line(0, t.tx);
-        // Board: the link's board side and a register file on its bus.
-        let ack = self.access.is_some_and(|(c, ..)| c == self.ack_delay);
-        let rdata = self.access.map_or(0, |(_, _, a, _)| self.regs.get(a as usize).copied().unwrap_or(0));
-        let b = self.board.step(&LinkInputs { reset: false, rx: down, bus_ack: ack, bus_rdata: rdata });
-        self.access = match self.access {
-            Some((_, true, a, d)) if ack => {
-                if let Some(r) = self.regs.get_mut(a as usize) {
-                    *r = d;
-                }
-                None
-            }
-            Some(_) if ack => None,
-            Some((c, w, a, d)) => Some((c + 1, w, a, d)),
-            None => None,
-        };
-        if b.bus_re || b.bus_we {
-            // Only registers that exist answer.
-            self.access = ((b.bus_addr as usize) < self.regs.len()).then_some((1, b.bus_we, b.bus_addr, b.bus_wdata));
-        }
+        let tx = self.board.clock(down);
         // Board → host.
-        let up = self.line(1, b.tx);
+        let up = self.line(1, tx);
         let h = self.host_rx.step(&UartRxInputs { reset: false, rx: up, ready: true });
         if h.valid {
             self.received.push_back(h.data);
         }
         self.clocks += 1;
     }
+
+    /// Runs `n` clocks with nothing sent (the board working on its own).
+    pub fn idle(&mut self, n: u64) {
+        for _ in 0..n {
+            self.clock();
+        }
+    }
 }
 
-impl<B: LinkBoardSide> ByteLink for SimulatedBoard<B> {
+impl<S: SerialSide> ByteLink for SimulatedLine<S> {
     fn send(&mut self, bytes: &[u8]) -> Result<(), String> {
         self.to_send.extend(bytes);
         Ok(())
@@ -341,7 +374,7 @@ mod tests {
         let mut host = LinkHost::new(board(3_000_000, 16), 20);
         host.link_mut().set_bit_errors(2e-3, 7);
         let want = exercise_registers(&mut host, 16, 600, 9).unwrap();
-        assert_eq!(host.link_mut().regs, want);
+        assert_eq!(host.link_mut().board.regs, want);
         // About one frame in 40 is hit at this bit-error rate.
         let s = host.stats();
         assert!(s.retries > 10, "{s:?}");

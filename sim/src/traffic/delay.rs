@@ -44,6 +44,15 @@ impl DelayDist {
         }
     }
 
+    /// The delay below which a fraction `p` (in (0, 1)) of delays lie, µs.
+    pub fn quantile(&self, p: f64) -> f64 {
+        match *self {
+            DelayDist::Weibull { scale_us, shape } => scale_us * (-(1.0 - p).ln()).powf(1.0 / shape),
+            DelayDist::Pareto { scale_us, shape } => scale_us * (1.0 - p).powf(-1.0 / shape),
+            DelayDist::Constant { delay_us } => delay_us,
+        }
+    }
+
     /// The distribution's mean, µs.
     pub fn mean(&self) -> f64 {
         match *self {

@@ -1,0 +1,513 @@
+//! The measurement engine: what a board runs. A sender and a receiver LDA
+//! core (Kompella et al., ToN 2012, §III-B..C, §V) measure the on-chip
+//! traffic source's two packet streams; one 40-bit timestamp counter (one
+//! tick per clock) stamps the source's epochs; the host reaches everything
+//! through the host link ([`LinkTop`]) on a 16-bit register bus whose map is
+//! [`engine_registers`](netmeas_sim::board::engine::engine_registers)
+//! (`csr.json`, `docs/board.md`).
+//!
+//! Bus: a strobe's side effects happen at its clock; the answer (`bus_ack`,
+//! `bus_rdata`) is registered and comes one clock later. Pages 0x00 (the
+//! engine), 0x01 (sender) and 0x02 (receiver) and the two read-out windows
+//! answer, unassigned words in them read 0; any other address is not
+//! answered, so the bridge reports a bus timeout.
+//!
+//! Read-out: each core's frozen epoch streams out one row at a time; the
+//! presented row's count and timestamp-sum low word are plain registers, and
+//! a read of the core's window at `+ row` returns the rest of the row and
+//! takes it only if it is that row. The row taken last is kept, so a read
+//! the host repeats after a lost response gets the same word back and takes
+//! nothing: reads over a noisy link never skip or repeat a row.
+
+use super::link_top::LinkTop;
+use super::traffic_source::TrafficSource;
+use crate::lda::LdaCore;
+use netmeas_sim::board::engine::{ENGINE_ID, EngineConfig};
+use rust_hdl::prelude::*;
+
+/// The engine with `K`-bit LDA keys, `2^RB` rows per bank and `A`-bit row addresses.
+#[derive(LogicBlock)]
+pub struct Engine<const K: usize, const RB: usize, const A: usize> {
+    // --- clock and synchronous reset ---
+    /// Clock (the link's `uart.clock_hz`).
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset of everything, the link included.
+    pub reset: Signal<In, Bit>,
+    // --- serial line ---
+    /// From the host.
+    pub rx: Signal<In, Bit>,
+    /// To the host.
+    pub tx: Signal<Out, Bit>,
+    // --- status lights ---
+    /// Bit 0 running, 1 frozen epoch waiting for read-out, 2 source waiting, 3 any overflow.
+    pub leds: Signal<Out, Bits<4>>,
+    // --- blocks ---
+    link: LinkTop,
+    source: TrafficSource,
+    sender: LdaCore<K, RB, A>,
+    receiver: LdaCore<K, RB, A>,
+    // --- constants ---
+    id: Constant<Bits<32>>,
+    config_word: Constant<Bits<32>>,
+    epoch_packets_reset: Constant<Bits<32>>,
+    one16: Constant<Bits<16>>,
+    one40: Constant<Bits<40>>,
+    zero8: Constant<Bits<8>>,
+    zero16: Constant<Bits<16>>,
+    zero32: Constant<Bits<32>>,
+    zero64: Constant<Bits<64>>,
+    sh16: Constant<Bits<5>>,
+    sh30: Constant<Bits<5>>,
+    sh31: Constant<Bits<5>>,
+    w8: [Constant<Bits<8>>; 28],
+    k2: [Constant<Bits<2>>; 3],
+    // --- registers ---
+    timestamp: DFF<Bits<40>>,
+    run: DFF<Bit>,
+    meas_reset: DFF<Bit>,
+    seed_lo: DFF<Bits<32>>,
+    seed_hi: DFF<Bits<32>>,
+    epoch_packets: DFF<Bits<32>>,
+    gap: DFF<Bits<16>>,
+    loss: DFF<Bits<16>>,
+    reorder: DFF<Bits<16>>,
+    ack: DFF<Bit>,
+    rdata: DFF<Bits<32>>,
+    tx_shadow: DFF<Bits<32>>,
+    rx_shadow: DFF<Bits<32>>,
+    // --- combinational helpers ---
+    core_reset: Signal<Local, Bit>,
+    page: Signal<Local, Bits<8>>,
+    word: Signal<Local, Bits<8>>,
+    region: Signal<Local, Bits<2>>,
+    row: Signal<Local, Bits<14>>,
+    strobe: Signal<Local, Bit>,
+    tx_word: Signal<Local, Bits<32>>,
+    rx_word: Signal<Local, Bits<32>>,
+    tx_take: Signal<Local, Bit>,
+    rx_take: Signal<Local, Bit>,
+    status: Signal<Local, Bits<32>>,
+}
+
+impl<const K: usize, const RB: usize, const A: usize> Engine<K, RB, A> {
+    /// The engine for `cfg` (validated by the caller; its widths must match the type's).
+    pub fn new(cfg: &EngineConfig) -> Self {
+        assert!(A <= 14, "read-out windows hold 2^14 rows");
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            rx: Default::default(),
+            tx: Default::default(),
+            leds: Default::default(),
+            link: LinkTop::new(&cfg.link),
+            source: TrafficSource::default(),
+            sender: LdaCore::new(&cfg.lda),
+            receiver: LdaCore::new(&cfg.lda),
+            id: Constant::new((ENGINE_ID as u64).into()),
+            config_word: Constant::new((cfg.config_word() as u64).into()),
+            epoch_packets_reset: Constant::new(65_536u64.into()),
+            one16: Constant::new(1u64.into()),
+            one40: Constant::new(1u64.into()),
+            zero8: Constant::new(0u64.into()),
+            zero16: Constant::new(0u64.into()),
+            zero32: Constant::new(0u64.into()),
+            zero64: Constant::new(0u64.into()),
+            sh16: Constant::new(16u64.into()),
+            sh30: Constant::new(30u64.into()),
+            sh31: Constant::new(31u64.into()),
+            w8: core::array::from_fn(|j| Constant::new((j as u64).into())),
+            k2: core::array::from_fn(|j| Constant::new((j as u64).into())),
+            timestamp: Default::default(),
+            run: Default::default(),
+            meas_reset: Default::default(),
+            seed_lo: Default::default(),
+            seed_hi: Default::default(),
+            epoch_packets: Default::default(),
+            gap: Default::default(),
+            loss: Default::default(),
+            reorder: Default::default(),
+            ack: Default::default(),
+            rdata: Default::default(),
+            tx_shadow: Default::default(),
+            rx_shadow: Default::default(),
+            core_reset: Default::default(),
+            page: Default::default(),
+            word: Default::default(),
+            region: Default::default(),
+            row: Default::default(),
+            strobe: Default::default(),
+            tx_word: Default::default(),
+            rx_word: Default::default(),
+            tx_take: Default::default(),
+            rx_take: Default::default(),
+            status: Default::default(),
+        }
+    }
+}
+
+impl<const K: usize, const RB: usize, const A: usize> Logic for Engine<K, RB, A> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self,
+            clock,
+            timestamp,
+            run,
+            meas_reset,
+            seed_lo,
+            seed_hi,
+            epoch_packets,
+            gap,
+            loss,
+            reorder,
+            ack,
+            rdata,
+            tx_shadow,
+            rx_shadow
+        );
+        self.link.clock.next = self.clock.val();
+        self.source.clock.next = self.clock.val();
+        self.sender.clock.next = self.clock.val();
+        self.receiver.clock.next = self.clock.val();
+        self.link.reset.next = self.reset.val();
+        self.core_reset.next = self.reset.val() | self.meas_reset.q.val();
+        self.source.reset.next = self.core_reset.val();
+        self.sender.reset.next = self.core_reset.val();
+        self.receiver.reset.next = self.core_reset.val();
+        self.timestamp.d.next = self.timestamp.q.val() + self.one40.val();
+
+        // ---- serial line ----
+        self.link.rx.next = self.rx.val();
+        self.tx.next = self.link.tx.val();
+
+        // ---- source -> cores ----
+        self.source.run.next = self.run.q.val();
+        self.source.epoch_packets.next = self.epoch_packets.q.val();
+        self.source.gap.next = self.gap.q.val();
+        self.source.loss.next = self.loss.q.val();
+        self.source.reorder.next = self.reorder.q.val();
+        self.source.seed.next = bit_cast::<64, 32>(self.seed_hi.q.val()) << self.sh16.val() << self.sh16.val()
+            | bit_cast::<64, 32>(self.seed_lo.q.val());
+        self.source.now.next = self.timestamp.q.val();
+        self.source.sink_ready.next = self.sender.s_ready.val() & self.receiver.s_ready.val();
+        self.source.flip_ready.next = self.sender.flip_ready.val() & self.receiver.flip_ready.val();
+        self.sender.s_valid.next = self.source.tx_valid.val();
+        self.sender.s_key.next = bit_cast::<K, 120>(self.source.tx_key.val());
+        self.sender.s_ts.next = self.source.tx_ts.val();
+        self.sender.s_class.next = self.zero8.val();
+        self.sender.flip.next = self.source.flip.val();
+        self.receiver.s_valid.next = self.source.rx_valid.val();
+        self.receiver.s_key.next = bit_cast::<K, 120>(self.source.rx_key.val());
+        self.receiver.s_ts.next = self.source.rx_ts.val();
+        self.receiver.s_class.next = self.zero8.val();
+        self.receiver.flip.next = self.source.flip.val();
+
+        // ---- bus decode ----
+        self.page.next = self.link.bus_addr.val().get_bits::<8>(8);
+        self.word.next = self.link.bus_addr.val().get_bits::<8>(0);
+        self.region.next = self.link.bus_addr.val().get_bits::<2>(14);
+        self.row.next = self.link.bus_addr.val().get_bits::<14>(0);
+        self.strobe.next = self.link.bus_re.val() | self.link.bus_we.val();
+        self.status.next = bit_cast::<32, 1>(self.run.q.val().into())
+            | (bit_cast::<32, 1>((self.sender.m_ro_valid.val() & self.receiver.m_ro_valid.val()).into()) << 1)
+            | (bit_cast::<32, 1>(self.source.waiting.val().into()) << 2)
+            | (bit_cast::<32, 1>(self.sender.ovf_sticky.val().into()) << 3)
+            | (bit_cast::<32, 1>(self.receiver.ovf_sticky.val().into()) << 4)
+            | (bit_cast::<32, 1>((self.sender.s_ready.val() & self.receiver.s_ready.val()).into()) << 5)
+            | (bit_cast::<32, 1>(self.sender.epoch.val().into()) << 6)
+            | (bit_cast::<32, 1>(self.receiver.epoch.val().into()) << 7)
+            | (bit_cast::<32, 16>(self.source.epochs.val()) << self.sh16.val());
+
+        // ---- read-out windows: {valid, last, row, tsum[39:32]} ----
+        self.tx_word.next = (bit_cast::<32, 1>(self.sender.m_ro_valid.val().into()) << self.sh31.val())
+            | (bit_cast::<32, 1>(self.sender.m_ro_last.val().into()) << self.sh30.val())
+            | (bit_cast::<32, A>(self.sender.m_ro_addr.val()) << self.sh16.val())
+            | bit_cast::<32, 8>(self.sender.m_ro_tsum.val().get_bits::<8>(32));
+        self.rx_word.next = (bit_cast::<32, 1>(self.receiver.m_ro_valid.val().into()) << self.sh31.val())
+            | (bit_cast::<32, 1>(self.receiver.m_ro_last.val().into()) << self.sh30.val())
+            | (bit_cast::<32, A>(self.receiver.m_ro_addr.val()) << self.sh16.val())
+            | bit_cast::<32, 8>(self.receiver.m_ro_tsum.val().get_bits::<8>(32));
+        self.tx_take.next = self.link.bus_re.val()
+            & (self.region.val() == self.k2[1].val())
+            & self.sender.m_ro_valid.val()
+            & (bit_cast::<14, A>(self.sender.m_ro_addr.val()) == self.row.val());
+        self.rx_take.next = self.link.bus_re.val()
+            & (self.region.val() == self.k2[2].val())
+            & self.receiver.m_ro_valid.val()
+            & (bit_cast::<14, A>(self.receiver.m_ro_addr.val()) == self.row.val());
+        self.sender.m_ro_ready.next = self.tx_take.val();
+        self.receiver.m_ro_ready.next = self.rx_take.val();
+        if self.tx_take.val() {
+            self.tx_shadow.d.next = self.tx_word.val();
+        }
+        if self.rx_take.val() {
+            self.rx_shadow.d.next = self.rx_word.val();
+        }
+
+        // ---- register writes (effective from the next clock) ----
+        self.meas_reset.d.next = false;
+        self.source.seed_load.next = false;
+        self.source.table_we.next = false;
+        self.source.table_index.next = self.link.bus_wdata.val().get_bits::<8>(24);
+        self.source.table_delay.next = self.link.bus_wdata.val().get_bits::<24>(0);
+        self.sender.csr_we.next = false;
+        self.receiver.csr_we.next = false;
+        self.sender.csr_addr.next = self.word.val().get_bits::<3>(0);
+        self.receiver.csr_addr.next = self.word.val().get_bits::<3>(0);
+        self.sender.csr_wdata.next = self.link.bus_wdata.val().get_bits::<8>(0);
+        self.receiver.csr_wdata.next = self.link.bus_wdata.val().get_bits::<8>(0);
+        self.sender.ovf_clear.next = false;
+        self.receiver.ovf_clear.next = false;
+        if self.link.bus_we.val() & (self.region.val() == self.k2[0].val()) {
+            if self.page.val() == self.w8[0].val() {
+                if self.word.val() == self.w8[2].val() {
+                    self.run.d.next = self.link.bus_wdata.val().get_bit(0);
+                }
+                if self.word.val() == self.w8[3].val() {
+                    self.meas_reset.d.next = self.link.bus_wdata.val().get_bit(0);
+                }
+                if self.word.val() == self.w8[4].val() {
+                    self.seed_lo.d.next = self.link.bus_wdata.val();
+                }
+                if self.word.val() == self.w8[5].val() {
+                    self.seed_hi.d.next = self.link.bus_wdata.val();
+                    self.source.seed.next =
+                        (bit_cast::<64, 32>(self.link.bus_wdata.val()) << self.sh16.val() << self.sh16.val())
+                            | bit_cast::<64, 32>(self.seed_lo.q.val());
+                    self.source.seed_load.next = true;
+                }
+                if self.word.val() == self.w8[6].val() {
+                    self.epoch_packets.d.next = self.link.bus_wdata.val();
+                }
+                if self.word.val() == self.w8[7].val() {
+                    self.gap.d.next = self.link.bus_wdata.val().get_bits::<16>(0);
+                }
+                if self.word.val() == self.w8[8].val() {
+                    self.loss.d.next = self.link.bus_wdata.val().get_bits::<16>(0);
+                }
+                if self.word.val() == self.w8[9].val() {
+                    self.reorder.d.next = self.link.bus_wdata.val().get_bits::<16>(0);
+                }
+                if self.word.val() == self.w8[10].val() {
+                    self.source.table_we.next = true;
+                }
+            }
+            if self.page.val() == self.w8[1].val() {
+                if self.word.val() < self.w8[8].val() {
+                    self.sender.csr_we.next = true;
+                }
+                if self.word.val() == self.w8[13].val() {
+                    self.sender.ovf_clear.next = true;
+                }
+            }
+            if self.page.val() == self.w8[2].val() {
+                if self.word.val() < self.w8[8].val() {
+                    self.receiver.csr_we.next = true;
+                }
+                if self.word.val() == self.w8[13].val() {
+                    self.receiver.ovf_clear.next = true;
+                }
+            }
+        }
+
+        // ---- register reads (the answer is registered) ----
+        self.ack.d.next = false;
+        self.rdata.d.next = self.zero32.val();
+        if self.strobe.val() {
+            if self.region.val() == self.k2[1].val() {
+                self.ack.d.next = true;
+                if self.tx_take.val() {
+                    self.rdata.d.next = self.tx_word.val();
+                } else if self.tx_shadow.q.val().get_bit(31)
+                    & (self.tx_shadow.q.val().get_bits::<14>(16) == self.row.val())
+                {
+                    self.rdata.d.next = self.tx_shadow.q.val();
+                } else {
+                    self.rdata.d.next = self.tx_word.val();
+                }
+            }
+            if self.region.val() == self.k2[2].val() {
+                self.ack.d.next = true;
+                if self.rx_take.val() {
+                    self.rdata.d.next = self.rx_word.val();
+                } else if self.rx_shadow.q.val().get_bit(31)
+                    & (self.rx_shadow.q.val().get_bits::<14>(16) == self.row.val())
+                {
+                    self.rdata.d.next = self.rx_shadow.q.val();
+                } else {
+                    self.rdata.d.next = self.rx_word.val();
+                }
+            }
+            if (self.region.val() == self.k2[0].val()) & (self.page.val() == self.w8[0].val()) {
+                self.ack.d.next = true;
+                if self.word.val() == self.w8[0].val() {
+                    self.rdata.d.next = self.id.val();
+                }
+                if self.word.val() == self.w8[1].val() {
+                    self.rdata.d.next = self.config_word.val();
+                }
+                if self.word.val() == self.w8[2].val() {
+                    self.rdata.d.next = bit_cast::<32, 1>(self.run.q.val().into());
+                }
+                if self.word.val() == self.w8[4].val() {
+                    self.rdata.d.next = self.seed_lo.q.val();
+                }
+                if self.word.val() == self.w8[5].val() {
+                    self.rdata.d.next = self.seed_hi.q.val();
+                }
+                if self.word.val() == self.w8[6].val() {
+                    self.rdata.d.next = self.epoch_packets.q.val();
+                }
+                if self.word.val() == self.w8[7].val() {
+                    self.rdata.d.next = bit_cast::<32, 16>(self.gap.q.val());
+                }
+                if self.word.val() == self.w8[8].val() {
+                    self.rdata.d.next = bit_cast::<32, 16>(self.loss.q.val());
+                }
+                if self.word.val() == self.w8[9].val() {
+                    self.rdata.d.next = bit_cast::<32, 16>(self.reorder.q.val());
+                }
+                if self.word.val() == self.w8[16].val() {
+                    self.rdata.d.next = self.status.val();
+                }
+                if self.word.val() == self.w8[17].val() {
+                    self.rdata.d.next = self.timestamp.q.val().get_bits::<32>(0);
+                }
+                if self.word.val() == self.w8[18].val() {
+                    self.rdata.d.next = bit_cast::<32, 8>(self.timestamp.q.val().get_bits::<8>(32));
+                }
+                if self.word.val() == self.w8[19].val() {
+                    self.rdata.d.next = self.source.frozen_start.val().get_bits::<32>(0);
+                }
+                if self.word.val() == self.w8[20].val() {
+                    self.rdata.d.next = bit_cast::<32, 8>(self.source.frozen_start.val().get_bits::<8>(32));
+                }
+                if self.word.val() == self.w8[21].val() {
+                    self.rdata.d.next = self.source.frozen_sent.val();
+                }
+                if self.word.val() == self.w8[22].val() {
+                    self.rdata.d.next = self.source.frozen_received.val();
+                }
+                if self.word.val() == self.w8[23].val() {
+                    self.rdata.d.next = self.source.frozen_lost.val();
+                }
+                if self.word.val() == self.w8[24].val() {
+                    self.rdata.d.next = self.source.frozen_delay.val().get_bits::<32>(0);
+                }
+                if self.word.val() == self.w8[25].val() {
+                    self.rdata.d.next = self.source.frozen_delay.val().get_bits::<32>(32);
+                }
+                if self.word.val() == self.w8[26].val() {
+                    self.rdata.d.next = (bit_cast::<32, 16>(self.link.overruns.val()) << self.sh16.val())
+                        | bit_cast::<32, 16>(self.link.frame_errors.val());
+                }
+                if self.word.val() == self.w8[27].val() {
+                    self.rdata.d.next = (bit_cast::<32, 16>(self.link.truncated.val()) << self.sh16.val())
+                        | bit_cast::<32, 16>(self.link.crc_errors.val());
+                }
+            }
+            if (self.region.val() == self.k2[0].val()) & (self.page.val() == self.w8[1].val()) {
+                self.ack.d.next = true;
+                if self.word.val() == self.w8[8].val() {
+                    self.rdata.d.next = self.sender.frozen_seq.val();
+                }
+                if self.word.val() == self.w8[9].val() {
+                    self.rdata.d.next = self.sender.frozen_packets.val().get_bits::<32>(0);
+                }
+                if self.word.val() == self.w8[10].val() {
+                    self.rdata.d.next = bit_cast::<32, 16>(self.sender.frozen_packets.val().get_bits::<16>(32));
+                }
+                if self.word.val() == self.w8[11].val() {
+                    self.rdata.d.next = self.sender.frozen_sampled.val().get_bits::<32>(0);
+                }
+                if self.word.val() == self.w8[12].val() {
+                    self.rdata.d.next = bit_cast::<32, 16>(self.sender.frozen_sampled.val().get_bits::<16>(32));
+                }
+                if self.word.val() == self.w8[13].val() {
+                    self.rdata.d.next = bit_cast::<32, 1>(self.sender.ovf_sticky.val().into());
+                }
+                if self.word.val() == self.w8[14].val() {
+                    self.rdata.d.next = self.sender.m_ro_count.val();
+                }
+                if self.word.val() == self.w8[15].val() {
+                    self.rdata.d.next = self.sender.m_ro_tsum.val().get_bits::<32>(0);
+                }
+            }
+            if (self.region.val() == self.k2[0].val()) & (self.page.val() == self.w8[2].val()) {
+                self.ack.d.next = true;
+                if self.word.val() == self.w8[8].val() {
+                    self.rdata.d.next = self.receiver.frozen_seq.val();
+                }
+                if self.word.val() == self.w8[9].val() {
+                    self.rdata.d.next = self.receiver.frozen_packets.val().get_bits::<32>(0);
+                }
+                if self.word.val() == self.w8[10].val() {
+                    self.rdata.d.next = bit_cast::<32, 16>(self.receiver.frozen_packets.val().get_bits::<16>(32));
+                }
+                if self.word.val() == self.w8[11].val() {
+                    self.rdata.d.next = self.receiver.frozen_sampled.val().get_bits::<32>(0);
+                }
+                if self.word.val() == self.w8[12].val() {
+                    self.rdata.d.next = bit_cast::<32, 16>(self.receiver.frozen_sampled.val().get_bits::<16>(32));
+                }
+                if self.word.val() == self.w8[13].val() {
+                    self.rdata.d.next = bit_cast::<32, 1>(self.receiver.ovf_sticky.val().into());
+                }
+                if self.word.val() == self.w8[14].val() {
+                    self.rdata.d.next = self.receiver.m_ro_count.val();
+                }
+                if self.word.val() == self.w8[15].val() {
+                    self.rdata.d.next = self.receiver.m_ro_tsum.val().get_bits::<32>(0);
+                }
+            }
+        }
+        self.link.bus_ack.next = self.ack.q.val();
+        self.link.bus_rdata.next = self.rdata.q.val();
+
+        // ---- lights ----
+        self.leds.next = bit_cast::<4, 1>(self.run.q.val().into())
+            | (bit_cast::<4, 1>((self.sender.m_ro_valid.val() & self.receiver.m_ro_valid.val()).into()) << 1)
+            | (bit_cast::<4, 1>(self.source.waiting.val().into()) << 2)
+            | (bit_cast::<4, 1>((self.sender.ovf_sticky.val() | self.receiver.ovf_sticky.val()).into()) << 3);
+
+        // ---- synchronous reset (the link's `reset` only: the measurement reset keeps the settings) ----
+        if self.reset.val() {
+            self.run.d.next = false;
+            self.meas_reset.d.next = false;
+            self.seed_lo.d.next = self.zero32.val();
+            self.seed_hi.d.next = self.zero32.val();
+            self.epoch_packets.d.next = self.epoch_packets_reset.val();
+            self.gap.d.next = self.one16.val();
+            self.loss.d.next = self.zero16.val();
+            self.reorder.d.next = self.zero16.val();
+            self.ack.d.next = false;
+            self.tx_shadow.d.next = self.zero32.val();
+            self.rx_shadow.d.next = self.zero32.val();
+            self.timestamp.d.next = self.zero64.val().get_bits::<40>(0);
+        }
+        if self.core_reset.val() {
+            self.tx_shadow.d.next = self.zero32.val();
+            self.rx_shadow.d.next = self.zero32.val();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::export::{BlockConfig, export};
+
+    #[test]
+    fn engine_is_synthesizable() {
+        let e = export(&BlockConfig::Engine(EngineConfig::default())).unwrap();
+        let dir = std::env::temp_dir().join(format!("netmeas-engine-lint-{}", std::process::id()));
+        let files = e.write(&dir).unwrap();
+        let r = crate::tools::lint(&files[0], &e.top);
+        let csr = std::fs::read_to_string(dir.join(format!("{}.csr.json", e.top))).unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        r.unwrap();
+        assert!(csr.contains("\"SENDER_WINDOW\""), "csr.json lists the read-out windows");
+        let ports: Vec<&str> = e.ports.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(ports, ["clock", "reset", "rx", "tx", "leds"]);
+    }
+}

@@ -1,0 +1,497 @@
+//! The measurement engine: a sender and a receiver LDA core (Kompella et al.,
+//! ToN 2012, §III-B..C, §V) fed by an on-chip traffic source, one timestamp
+//! counter, and a register bus reached through the host link
+//! ([`link`](super::link)). This module holds its config, its register map
+//! (the one source of `csr.json` and the table in `docs/board.md`) and the
+//! ports of its exported top.
+
+use super::link::LinkConfig;
+use crate::error::{ConfigError, check_one_of};
+use crate::lda::LdaConfig;
+use serde::{Deserialize, Serialize};
+
+/// Key widths the engine is built for (the source's keys are 120 bits: the
+/// 56-bit packet number above 64 PRNG bits; a 64-bit core sees the PRNG bits).
+pub const ENGINE_KEY_BITS: &[usize] = &[64, 120];
+/// Entries of the source's delay table (an 8-bit PRNG draw picks one).
+pub const DELAY_TABLE_ENTRIES: usize = 256;
+/// Width of a delay-table entry in timestamp ticks (clocks).
+pub const DELAY_BITS: u32 = 24;
+/// Width of the timestamp counter (the LDA's timestamp width, §V).
+pub const TIME_BITS: u32 = 40;
+/// The value of `ID`: "NME1".
+pub const ENGINE_ID: u32 = 0x4E4D_4531;
+/// Row-address bits of a read-out window (rows of one core: at most 2^14).
+pub const WINDOW_ROW_BITS: u32 = 14;
+
+/// Parameters of a measurement engine: both LDA cores (sender and receiver
+/// share one config, as both ends of a segment must) and the host link.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct EngineConfig {
+    /// The two LDA cores (`key_bits` one of [`ENGINE_KEY_BITS`]).
+    pub lda: LdaConfig,
+    /// The host link (its `uart.clock_hz` is the engine's clock).
+    pub link: LinkConfig,
+    /// Top module name of the export; derived from the config when absent.
+    pub name: Option<String>,
+}
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        Self { lda: LdaConfig::default(), link: LinkConfig::default(), name: None }
+    }
+}
+
+impl EngineConfig {
+    /// Checks every field; the error names the first impossible one.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        self.lda.validate().map_err(|e| e.within("lda"))?;
+        check_one_of("lda.key_bits", self.lda.key_bits, ENGINE_KEY_BITS)?;
+        self.link.validate().map_err(|e| e.within("link"))?;
+        if let Some(n) = &self.name {
+            crate::check_module_name("name", n)?;
+        }
+        Ok(())
+    }
+
+    /// The Verilog top module name of this config.
+    pub fn top_name(&self) -> String {
+        self.name.clone().unwrap_or_else(|| {
+            format!(
+                "netmeas_engine_k{}_b{}_r{}_d{}",
+                self.lda.key_bits,
+                self.lda.banks,
+                self.lda.rows,
+                self.link.uart.divisor()
+            )
+        })
+    }
+
+    /// The word `CONFIG` reads: key bits, banks, row bits, so that a reader
+    /// can tell a bitstream built for another geometry.
+    pub fn config_word(&self) -> u32 {
+        self.lda.key_bits as u32 | (self.lda.banks as u32) << 8 | (self.lda.row_bits() as u32) << 12
+    }
+}
+
+/// How the host may use a register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Access {
+    /// Read only (writes are acknowledged and ignored).
+    Ro,
+    /// Read and write.
+    Rw,
+    /// Write only (reads return 0).
+    Wo,
+    /// Read with a side effect (the read-out windows).
+    Rc,
+}
+
+/// One register (or window) of the engine's bus.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct EngineRegister {
+    /// Name.
+    pub name: String,
+    /// Word address (the first, for a window).
+    pub addr: u16,
+    /// Words (1, or the rows of a window).
+    pub words: u32,
+    /// Access.
+    pub access: Access,
+    /// Bits used, from bit 0.
+    pub bits: u32,
+    /// Value after reset.
+    pub reset: u64,
+    /// What it does.
+    pub doc: String,
+}
+
+/// Engine registers (addresses on the link's 16-bit bus).
+pub mod reg {
+    /// `ID`: reads [`ENGINE_ID`](super::ENGINE_ID).
+    pub const ID: u16 = 0x0000;
+    /// `CONFIG`: the geometry the bitstream was built for.
+    pub const CONFIG: u16 = 0x0001;
+    /// `CTRL`: bit 0 runs the traffic source.
+    pub const CTRL: u16 = 0x0002;
+    /// `RESET`: writing bit 0 resets the measurement side.
+    pub const RESET: u16 = 0x0003;
+    /// `SEED_LO`.
+    pub const SEED_LO: u16 = 0x0004;
+    /// `SEED_HI`: writing it loads the PRNGs.
+    pub const SEED_HI: u16 = 0x0005;
+    /// `EPOCH_PACKETS`.
+    pub const EPOCH_PACKETS: u16 = 0x0006;
+    /// `GAP`.
+    pub const GAP: u16 = 0x0007;
+    /// `LOSS`.
+    pub const LOSS: u16 = 0x0008;
+    /// `REORDER`.
+    pub const REORDER: u16 = 0x0009;
+    /// `DELAY`: `{index[31:24], ticks[23:0]}` into the delay table.
+    pub const DELAY: u16 = 0x000A;
+    /// `STATUS`.
+    pub const STATUS: u16 = 0x0010;
+    /// `TIME_LO`.
+    pub const TIME_LO: u16 = 0x0011;
+    /// `TIME_HI`.
+    pub const TIME_HI: u16 = 0x0012;
+    /// `FROZEN_START_LO`.
+    pub const FROZEN_START_LO: u16 = 0x0013;
+    /// `FROZEN_START_HI`.
+    pub const FROZEN_START_HI: u16 = 0x0014;
+    /// `FROZEN_SENT`.
+    pub const FROZEN_SENT: u16 = 0x0015;
+    /// `FROZEN_RECEIVED`.
+    pub const FROZEN_RECEIVED: u16 = 0x0016;
+    /// `FROZEN_LOST`.
+    pub const FROZEN_LOST: u16 = 0x0017;
+    /// `FROZEN_DELAY_LO`.
+    pub const FROZEN_DELAY_LO: u16 = 0x0018;
+    /// `FROZEN_DELAY_HI`.
+    pub const FROZEN_DELAY_HI: u16 = 0x0019;
+    /// `LINK_RX_ERRORS`: `{overruns, frame errors}`.
+    pub const LINK_RX_ERRORS: u16 = 0x001A;
+    /// `LINK_REQUEST_ERRORS`: `{truncated, CRC errors}`.
+    pub const LINK_REQUEST_ERRORS: u16 = 0x001B;
+    /// Base of the sender core's block.
+    pub const SENDER: u16 = 0x0100;
+    /// Base of the receiver core's block.
+    pub const RECEIVER: u16 = 0x0200;
+    /// Core block: the LDA's CSRs at `+0 .. +7` (write only, 8 bits).
+    pub const CORE_CSR: u16 = 0x00;
+    /// Core block: `FROZEN_SEQ`.
+    pub const CORE_FROZEN_SEQ: u16 = 0x08;
+    /// Core block: `FROZEN_PACKETS_LO`.
+    pub const CORE_PACKETS_LO: u16 = 0x09;
+    /// Core block: `FROZEN_PACKETS_HI`.
+    pub const CORE_PACKETS_HI: u16 = 0x0A;
+    /// Core block: `FROZEN_SAMPLED_LO`.
+    pub const CORE_SAMPLED_LO: u16 = 0x0B;
+    /// Core block: `FROZEN_SAMPLED_HI`.
+    pub const CORE_SAMPLED_HI: u16 = 0x0C;
+    /// Core block: `OVERFLOW` (a write clears it).
+    pub const CORE_OVERFLOW: u16 = 0x0D;
+    /// Core block: `ROW_COUNT` of the row presented.
+    pub const CORE_ROW_COUNT: u16 = 0x0E;
+    /// Core block: `ROW_TSUM_LO` of the row presented.
+    pub const CORE_ROW_TSUM_LO: u16 = 0x0F;
+    /// Read-out window of the sender core (`+ row`).
+    pub const SENDER_WINDOW: u16 = 0x4000;
+    /// Read-out window of the receiver core (`+ row`).
+    pub const RECEIVER_WINDOW: u16 = 0x8000;
+}
+
+/// `STATUS` bit: the source runs.
+pub const STATUS_RUN: u32 = 1 << 0;
+/// `STATUS` bit: both cores present a frozen epoch for read-out.
+pub const STATUS_FROZEN: u32 = 1 << 1;
+/// `STATUS` bit: the source holds an epoch's last packet until the previous read-out ends.
+pub const STATUS_WAITING: u32 = 1 << 2;
+/// `STATUS` bit: a sender row count wrapped (sticky).
+pub const STATUS_SENDER_OVF: u32 = 1 << 3;
+/// `STATUS` bit: a receiver row count wrapped (sticky).
+pub const STATUS_RECEIVER_OVF: u32 = 1 << 4;
+/// `STATUS` bit: both cores accept packets (their memories are clear after reset).
+pub const STATUS_READY: u32 = 1 << 5;
+/// `STATUS` bit: the sender's live copy (toggles with every epoch).
+pub const STATUS_SENDER_EPOCH: u32 = 1 << 6;
+/// `STATUS` bit: the receiver's live copy.
+pub const STATUS_RECEIVER_EPOCH: u32 = 1 << 7;
+/// `STATUS` bits 31:16: epochs ended since reset, modulo 2^16.
+pub const STATUS_EPOCHS_SHIFT: u32 = 16;
+
+/// A read-out window word: bit 31 the row was there, bit 30 last row,
+/// bits 29:16 its address, bits 7:0 its timestamp sum's bits 39:32.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WindowWord {
+    /// A row was presented (or is the one just taken).
+    pub valid: bool,
+    /// The last row of the epoch.
+    pub last: bool,
+    /// Its address.
+    pub row: u32,
+    /// Timestamp sum bits 39:32.
+    pub tsum_hi: u8,
+}
+
+impl WindowWord {
+    /// Packs the word.
+    pub fn pack(&self) -> u32 {
+        (self.valid as u32) << 31 | (self.last as u32) << 30 | (self.row & 0x3FFF) << 16 | self.tsum_hi as u32
+    }
+
+    /// Unpacks a word.
+    pub fn unpack(w: u32) -> Self {
+        Self { valid: w >> 31 != 0, last: (w >> 30) & 1 != 0, row: (w >> 16) & 0x3FFF, tsum_hi: w as u8 }
+    }
+}
+
+fn r(name: &str, addr: u16, access: Access, bits: u32, reset: u64, doc: &str) -> EngineRegister {
+    EngineRegister { name: name.into(), addr, words: 1, access, bits, reset, doc: doc.into() }
+}
+
+/// The engine's register map: the one source of `csr.json` and the table in `docs/board.md`.
+pub fn engine_registers(cfg: &EngineConfig) -> Vec<EngineRegister> {
+    use Access::*;
+    let mut v = vec![
+        r("ID", reg::ID, Ro, 32, ENGINE_ID as u64, "0x4E4D4531 (\"NME1\"): a netmeas engine answers"),
+        r(
+            "CONFIG",
+            reg::CONFIG,
+            Ro,
+            16,
+            cfg.config_word() as u64,
+            "key bits [7:0], banks [11:8], row bits per bank [15:12] of both LDA cores",
+        ),
+        r("CTRL", reg::CTRL, Rw, 1, 0, "bit 0: the traffic source runs"),
+        r(
+            "RESET",
+            reg::RESET,
+            Wo,
+            1,
+            0,
+            "writing bit 0 resets the measurement side (cores, source, counters; not the link or the \
+             configuration registers); the cores then clear their memories (STATUS.READY low meanwhile)",
+        ),
+        r("SEED_LO", reg::SEED_LO, Rw, 32, 0, "PRNG seed bits 31:0"),
+        r(
+            "SEED_HI",
+            reg::SEED_HI,
+            Rw,
+            32,
+            0,
+            "PRNG seed bits 63:32; writing it loads both PRNGs from {SEED_HI, SEED_LO} (source_prng_states)",
+        ),
+        r(
+            "EPOCH_PACKETS",
+            reg::EPOCH_PACKETS,
+            Rw,
+            32,
+            65_536,
+            "packets per epoch; both cores flip with the epoch's last packet (0 means 2^32)",
+        ),
+        r(
+            "GAP",
+            reg::GAP,
+            Rw,
+            16,
+            1,
+            "clocks from one packet to the next, and ticks added to its timestamp (0 acts as 1)",
+        ),
+        r(
+            "LOSS",
+            reg::LOSS,
+            Rw,
+            16,
+            0,
+            "a packet is lost on the way to the receiver when its 16-bit draw is below LOSS",
+        ),
+        r(
+            "REORDER",
+            reg::REORDER,
+            Rw,
+            16,
+            0,
+            "a delivered packet is held back when its 16-bit draw is below REORDER (overtaken until the \
+             next held or lost packet; it can cross into the next epoch)",
+        ),
+        r(
+            "DELAY",
+            reg::DELAY,
+            Wo,
+            32,
+            0,
+            "writes delay-table entry [31:24] with [23:0] ticks; each packet's delay is the entry its 8-bit \
+             draw picks (write while the source is stopped)",
+        ),
+        r(
+            "STATUS",
+            reg::STATUS,
+            Ro,
+            32,
+            0,
+            "bit 0 running, 1 frozen epoch presented by both cores, 2 source waiting for the read-out, \
+             3 sender overflow, 4 receiver overflow, 5 cores ready, 6 and 7 the sender's and the receiver's \
+             live copy; [31:16] epochs ended mod 2^16",
+        ),
+        r("TIME_LO", reg::TIME_LO, Ro, 32, 0, "timestamp counter bits 31:0 (one tick per clock)"),
+        r("TIME_HI", reg::TIME_HI, Ro, 8, 0, "timestamp counter bits 39:32"),
+        r("FROZEN_START_LO", reg::FROZEN_START_LO, Ro, 32, 0, "frozen epoch: its first packet's timestamp, bits 31:0"),
+        r("FROZEN_START_HI", reg::FROZEN_START_HI, Ro, 8, 0, "frozen epoch: its first packet's timestamp, bits 39:32"),
+        r("FROZEN_SENT", reg::FROZEN_SENT, Ro, 32, 0, "frozen epoch: packets the sender saw"),
+        r("FROZEN_RECEIVED", reg::FROZEN_RECEIVED, Ro, 32, 0, "frozen epoch: packets the receiver saw"),
+        r("FROZEN_LOST", reg::FROZEN_LOST, Ro, 32, 0, "frozen epoch: packets of the epoch lost on the way"),
+        r(
+            "FROZEN_DELAY_LO",
+            reg::FROZEN_DELAY_LO,
+            Ro,
+            32,
+            0,
+            "frozen epoch: sum of the delays of the packets the receiver saw, bits 31:0 (ground truth)",
+        ),
+        r("FROZEN_DELAY_HI", reg::FROZEN_DELAY_HI, Ro, 32, 0, "the same, bits 63:32"),
+        r(
+            "LINK_RX_ERRORS",
+            reg::LINK_RX_ERRORS,
+            Ro,
+            32,
+            0,
+            "host link: bytes dropped for a bad stop bit [15:0], bytes dropped while busy [31:16] (saturating)",
+        ),
+        r(
+            "LINK_REQUEST_ERRORS",
+            reg::LINK_REQUEST_ERRORS,
+            Ro,
+            32,
+            0,
+            "host link: requests refused for a bad CRC [15:0], requests dropped by the timeout [31:16] (saturating)",
+        ),
+    ];
+    let rows = cfg.lda.total_rows() as u32;
+    for (name, base, window) in
+        [("SENDER", reg::SENDER, reg::SENDER_WINDOW), ("RECEIVER", reg::RECEIVER, reg::RECEIVER_WINDOW)]
+    {
+        for a in 0..8u16 {
+            v.push(r(
+                &format!("{name}_CSR{a}"),
+                base + reg::CORE_CSR + a,
+                Wo,
+                8,
+                0,
+                "the LDA core's CSR at this word address (docs/cores/lda.md)",
+            ));
+        }
+        let core = [
+            ("FROZEN_SEQ", reg::CORE_FROZEN_SEQ, 32, "frozen epoch's sequence number"),
+            (
+                "FROZEN_PACKETS_LO",
+                reg::CORE_PACKETS_LO,
+                32,
+                "frozen epoch: packets that passed the classifier, bits 31:0",
+            ),
+            ("FROZEN_PACKETS_HI", reg::CORE_PACKETS_HI, 16, "the same, bits 47:32"),
+            ("FROZEN_SAMPLED_LO", reg::CORE_SAMPLED_LO, 32, "frozen epoch: packets that updated a bank, bits 31:0"),
+            ("FROZEN_SAMPLED_HI", reg::CORE_SAMPLED_HI, 16, "the same, bits 47:32"),
+            ("ROW_COUNT", reg::CORE_ROW_COUNT, 32, "packet count of the row the read-out presents"),
+            ("ROW_TSUM_LO", reg::CORE_ROW_TSUM_LO, 32, "timestamp sum bits 31:0 of the row the read-out presents"),
+        ];
+        for (n, off, bits, doc) in core {
+            v.push(r(&format!("{name}_{n}"), base + off, Ro, bits, 0, doc));
+        }
+        v.push(r(
+            &format!("{name}_OVERFLOW"),
+            base + reg::CORE_OVERFLOW,
+            Rw,
+            1,
+            0,
+            "bit 0: a row count wrapped (sticky); any write clears it",
+        ));
+        v.push(EngineRegister {
+            name: format!("{name}_WINDOW"),
+            addr: window,
+            words: rows,
+            access: Rc,
+            bits: 32,
+            reset: 0,
+            doc: "read at + row: {valid, last, row[13:0] at 29:16, tsum[39:32] at 7:0}; takes the presented \
+                  row when it is that row, answers the row taken last again when it was (a retried read), \
+                  else shows the presented row without taking it"
+                .into(),
+        });
+    }
+    v.sort_by_key(|r| r.addr);
+    v
+}
+
+/// The register map as a Markdown table (for `docs/board.md`).
+pub fn engine_registers_markdown(cfg: &EngineConfig) -> String {
+    let mut s = String::from("| address | name | access | bits | reset | description |\n|---|---|---|---|---|---|\n");
+    for r in engine_registers(cfg) {
+        let addr = if r.words > 1 {
+            format!("0x{:04X}–0x{:04X}", r.addr, r.addr as u32 + r.words - 1)
+        } else {
+            format!("0x{:04X}", r.addr)
+        };
+        let access = serde_json::to_value(r.access).expect("serializes");
+        s.push_str(&format!(
+            "| {addr} | `{}` | {} | {} | 0x{:X} | {} |\n",
+            r.name,
+            access.as_str().unwrap_or(""),
+            r.bits,
+            r.reset,
+            r.doc
+        ));
+    }
+    s
+}
+
+/// Inputs of the engine's exported top in one clock.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EngineInputs {
+    /// Synchronous reset of everything (link included).
+    pub reset: bool,
+    /// Serial line from the host.
+    pub rx: bool,
+}
+
+/// Outputs of the engine's exported top in one clock.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EngineOutputs {
+    /// Serial line to the host.
+    pub tx: bool,
+    /// Status lights: bit 0 running, 1 frozen epoch waiting, 2 source waiting, 3 any overflow.
+    pub leds: u8,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_register_map_has_no_overlap_and_fits_the_bus() {
+        for cfg in [EngineConfig::default(), {
+            let mut c = EngineConfig::default();
+            c.lda.banks = 4;
+            c.lda.rows = 2048;
+            c.lda.bank_prob_log2 = vec![0, 3, 7, 11];
+            c
+        }] {
+            cfg.validate().unwrap();
+            let regs = engine_registers(&cfg);
+            for w in regs.windows(2) {
+                assert!(w[0].addr as u32 + w[0].words <= w[1].addr as u32, "{} overlaps {}", w[0].name, w[1].name);
+            }
+            let last = regs.last().unwrap();
+            assert!(last.addr as u32 + last.words <= 1 << 16);
+            assert!(cfg.lda.total_rows() <= 1 << WINDOW_ROW_BITS);
+            let md = engine_registers_markdown(&cfg);
+            assert_eq!(md.lines().count(), regs.len() + 2);
+        }
+    }
+
+    #[test]
+    fn window_words_round_trip() {
+        for w in [
+            WindowWord { valid: true, last: false, row: 0x3FFF, tsum_hi: 0xA5 },
+            WindowWord { valid: false, last: true, row: 17, tsum_hi: 0 },
+        ] {
+            assert_eq!(WindowWord::unpack(w.pack()), w);
+        }
+    }
+
+    #[test]
+    fn bad_configs_name_their_field() {
+        let mut c = EngineConfig::default();
+        c.lda.key_bits = 104;
+        assert!(c.validate().unwrap_err().to_string().contains("lda.key_bits"));
+        let mut c = EngineConfig::default();
+        c.link.uart.baud = 0;
+        assert!(c.validate().unwrap_err().to_string().contains("baud"));
+        let mut c = EngineConfig::default();
+        c.lda.rows = 100;
+        assert!(c.validate().unwrap_err().to_string().contains("rows"));
+    }
+}

@@ -1,0 +1,353 @@
+//! `netmeas board read|build`: the measurement engine on a board (or its
+//! Verilator model on a simulated serial line), and its bitstreams.
+
+use clap::{Args, Subcommand};
+use netmeas_sim::board::engine::EngineConfig;
+use netmeas_sim::board::host::{ByteLink, LinkHost};
+use netmeas_sim::board::reader::{EngineReader, EpochReport};
+use netmeas_sim::board::source::{SourceSettings, delay_table};
+use netmeas_sim::traffic::DelayDist;
+use netmeas_synth::board::{Board, build_board};
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// `netmeas board …`.
+#[derive(Subcommand)]
+pub enum BoardCmd {
+    /// Configure the engine, read each epoch's synopses, estimate, and check
+    /// against the on-chip source's ground truth and the golden models.
+    Read(BoardRead),
+    /// Build the engine's bitstream for a board (Yosys, nextpnr, ecppack/icepack) with a timing and resource report.
+    Build(BoardBuild),
+}
+
+/// Flags of `board read`.
+#[derive(Args)]
+pub struct BoardRead {
+    /// Serial device of the board (e.g. /dev/ttyUSB0), or `sim` for the
+    /// Verilator model of the ULX3S engine on a simulated serial line.
+    #[arg(long)]
+    port: String,
+    /// The board on the port (sets the engine's geometry, clock and baud rate): ulx3s | ice40-hx8k.
+    #[arg(long, default_value = "ulx3s")]
+    board: String,
+    /// Epochs to read.
+    #[arg(long, default_value_t = 3)]
+    epochs: u32,
+    /// Packets per epoch.
+    #[arg(long, default_value_t = 65_536)]
+    packets: u32,
+    /// Clocks between packets (1 = one packet per clock).
+    #[arg(long, default_value_t = 1)]
+    gap: u16,
+    /// One-way delay: weibull:SCALE_US:SHAPE | pareto:SCALE_US:SHAPE | const:DELAY_US (256-entry table).
+    #[arg(long, default_value = "weibull:2:0.8")]
+    delay: String,
+    /// Loss probability.
+    #[arg(long, default_value_t = 0.01)]
+    loss: f64,
+    /// Probability that a delivered packet is held back (reordering; it may cross into the next epoch).
+    #[arg(long, default_value_t = 0.0)]
+    reorder: f64,
+    /// PRNG seed of the source.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// With `--port sim`: probability that a bit on the simulated line is inverted.
+    #[arg(long, default_value_t = 0.0)]
+    bit_errors: f64,
+    /// Print one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Flags of `board build`.
+#[derive(Args)]
+pub struct BoardBuild {
+    /// ulx3s | ice40-hx8k
+    board: String,
+    /// Output folder (default build/board/<board>).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Print one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+/// A serial device in raw 8N1 mode.
+struct SerialPort {
+    file: std::fs::File,
+    timeout: Duration,
+}
+
+impl SerialPort {
+    fn open(path: &str, baud: u32, timeout: Duration) -> Result<Self, String> {
+        use std::os::unix::fs::OpenOptionsExt;
+        use std::os::unix::io::AsRawFd;
+        let speed = match baud {
+            9_600 => libc::B9600,
+            19_200 => libc::B19200,
+            38_400 => libc::B38400,
+            57_600 => libc::B57600,
+            115_200 => libc::B115200,
+            230_400 => libc::B230400,
+            460_800 => libc::B460800,
+            921_600 => libc::B921600,
+            1_000_000 => libc::B1000000,
+            2_000_000 => libc::B2000000,
+            3_000_000 => libc::B3000000,
+            other => return Err(format!("{other} baud is not a rate the serial driver can be set to")),
+        };
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .custom_flags(libc::O_NOCTTY)
+            .open(path)
+            .map_err(|e| format!("cannot open {path}: {e}"))?;
+        let fd = file.as_raw_fd();
+        // SAFETY: termios is plain data, filled by tcgetattr on an open descriptor.
+        let mut t: libc::termios = unsafe { std::mem::zeroed() };
+        let ok = unsafe {
+            libc::tcgetattr(fd, &mut t) == 0 && {
+                libc::cfmakeraw(&mut t);
+                t.c_cflag |= libc::CLOCAL | libc::CREAD;
+                t.c_cflag &= !(libc::CSTOPB | libc::PARENB | libc::CRTSCTS);
+                t.c_cc[libc::VMIN] = 0;
+                t.c_cc[libc::VTIME] = 1;
+                libc::cfsetispeed(&mut t, speed) == 0
+                    && libc::cfsetospeed(&mut t, speed) == 0
+                    && libc::tcsetattr(fd, libc::TCSANOW, &t) == 0
+                    && libc::tcflush(fd, libc::TCIOFLUSH) == 0
+            }
+        };
+        if !ok {
+            return Err(format!("{path} is not a serial port that takes 8N1 at {baud} baud"));
+        }
+        Ok(Self { file, timeout })
+    }
+}
+
+impl ByteLink for SerialPort {
+    fn send(&mut self, bytes: &[u8]) -> Result<(), String> {
+        self.file.write_all(bytes).map_err(|e| format!("serial write: {e}"))
+    }
+
+    fn receive(&mut self, n: usize) -> Result<Vec<u8>, String> {
+        let end = Instant::now() + self.timeout;
+        let mut out = vec![0u8; n];
+        let mut got = 0;
+        while got < n && Instant::now() < end {
+            got += self.file.read(&mut out[got..]).map_err(|e| format!("serial read: {e}"))?;
+        }
+        out.truncate(got);
+        Ok(out)
+    }
+
+    fn discard_input(&mut self) -> Result<(), String> {
+        use std::os::unix::io::AsRawFd;
+        std::thread::sleep(Duration::from_millis(20));
+        // SAFETY: flushing the input queue of an open descriptor.
+        if unsafe { libc::tcflush(self.file.as_raw_fd(), libc::TCIFLUSH) } != 0 {
+            return Err("serial flush failed".into());
+        }
+        Ok(())
+    }
+}
+
+/// What one reading session measured.
+struct Session {
+    reports: Vec<EpochReport>,
+    requests: u64,
+    retries: u64,
+    polls: u32,
+    /// Bit times on the line per epoch read (from the second epoch on), when known.
+    bit_times_per_epoch: Option<f64>,
+    /// Seconds per epoch read: link time in simulation, wall time on a board.
+    seconds_per_epoch: f64,
+}
+
+fn session<L: ByteLink>(
+    host: LinkHost<L>,
+    cfg: &EngineConfig,
+    s: &SourceSettings,
+    epochs: u32,
+    clocks: impl Fn(&mut LinkHost<L>) -> Option<u64>,
+) -> Result<Session, String> {
+    let mut reader = EngineReader::start(host, cfg, s)?;
+    let mut reports = Vec::new();
+    let (mut t0, mut c0) = (Instant::now(), clocks(reader.host_mut()));
+    let (mut span_t, mut span_c) = (0.0, 0u64);
+    for k in 0..epochs {
+        let r = reader.next_epoch()?;
+        let (t1, c1) = (Instant::now(), clocks(reader.host_mut()));
+        // The first epoch includes the configuration and its own filling: time the others.
+        if k > 0 || epochs == 1 {
+            span_t += (t1 - t0).as_secs_f64();
+            span_c += c1.zip(c0).map_or(0, |(a, b)| a - b);
+        }
+        (t0, c0) = (t1, c1);
+        reports.push(r);
+    }
+    let n = if epochs > 1 { epochs - 1 } else { 1 } as f64;
+    let st = reader.host_mut().stats();
+    let divisor = cfg.link.uart.divisor() as f64;
+    let simulated = c0.is_some();
+    Ok(Session {
+        reports,
+        requests: st.requests,
+        retries: st.retries,
+        polls: reader.polls(),
+        bit_times_per_epoch: simulated.then(|| span_c as f64 / n / divisor),
+        seconds_per_epoch: if simulated { span_c as f64 / n / cfg.link.uart.clock_hz as f64 } else { span_t / n },
+    })
+}
+
+/// `netmeas board read`.
+pub fn read(a: &BoardRead) -> Result<(), String> {
+    let board = Board::parse(&a.board)?;
+    let cfg = board.engine();
+    let dist: DelayDist = a.delay.parse()?;
+    for (name, p) in [("--loss", a.loss), ("--reorder", a.reorder)] {
+        if !(0.0..=1.0).contains(&p) {
+            return Err(format!("{name} {p} is not a probability in [0, 1]"));
+        }
+    }
+    if a.epochs == 0 {
+        return Err("--epochs must be at least 1".into());
+    }
+    if !(0.0..0.5).contains(&a.bit_errors) || (a.bit_errors > 0.0 && a.port != "sim") {
+        return Err("--bit-errors takes a probability below 0.5, and only with --port sim".into());
+    }
+    let settings = SourceSettings {
+        seed: a.seed,
+        epoch_packets: a.packets,
+        gap: a.gap,
+        loss: SourceSettings::threshold(a.loss),
+        reorder: SourceSettings::threshold(a.reorder),
+        delays: delay_table(&dist, cfg.link.uart.clock_hz)?,
+    };
+    settings.validate()?;
+    let s = if a.port == "sim" {
+        if board != Board::Ulx3s {
+            return Err(format!("--port sim runs the Verilated ULX3S engine; there is none for {}", board.name()));
+        }
+        let mut line = netmeas_testbench::engine::rtl_engine_default()?;
+        line.set_bit_errors(a.bit_errors, a.seed ^ 0x11);
+        session(LinkHost::new(line, 20), &cfg, &settings, a.epochs, |h| Some(h.link_mut().clocks))?
+    } else {
+        // A response takes 80 bit times; allow for the USB adapter's latency.
+        let timeout = Duration::from_millis(100);
+        let port = SerialPort::open(&a.port, cfg.link.uart.baud, timeout)?;
+        session(LinkHost::new(port, 5), &cfg, &settings, a.epochs, |_| None)?
+    };
+    let tick_us = 1e6 / cfg.link.uart.clock_hz as f64;
+    let rates = s.bit_times_per_epoch.map(|b| [115_200.0 / b, 3_000_000.0 / b]);
+    if a.json {
+        println!(
+            "{}",
+            serde_json::json!({
+                "board": board.name(),
+                "port": a.port,
+                "engine": cfg,
+                "tick_us": tick_us,
+                "source": { "packets_per_epoch": a.packets, "gap": a.gap, "delay": dist.to_string(),
+                            "loss": a.loss, "reorder": a.reorder, "seed": a.seed },
+                "epochs": s.reports,
+                "link": { "requests": s.requests, "retries": s.retries, "polls": s.polls },
+                "seconds_per_epoch": s.seconds_per_epoch,
+                "bit_times_per_epoch": s.bit_times_per_epoch,
+                "epochs_per_s_at_115200": rates.map(|r| r[0]),
+                "epochs_per_s_at_3000000": rates.map(|r| r[1]),
+            })
+        );
+        return Ok(());
+    }
+    println!(
+        "engine on {} ({}): sender and receiver LDA, {} x {} rows, {}-bit keys, {} MHz, {} baud",
+        board.name(),
+        a.port,
+        cfg.lda.banks,
+        cfg.lda.rows,
+        cfg.lda.key_bits,
+        cfg.link.uart.clock_hz as f64 / 1e6,
+        cfg.link.uart.baud
+    );
+    println!(
+        "source: {} packets/epoch every {} clock(s), delay {dist}, loss {:.2} %, reorder {:.2} %, seed {}",
+        a.packets,
+        a.gap,
+        100.0 * a.loss,
+        100.0 * a.reorder,
+        a.seed
+    );
+    println!(
+        "{:>5} {:>9} {:>9} {:>7} | {:>10} {:>10} {:>8} | {:>10} {:>10} {:>8} | {:>7} synopses",
+        "epoch",
+        "sent",
+        "received",
+        "loss %",
+        "mean µs",
+        "true µs",
+        "rel err",
+        "std µs",
+        "true µs",
+        "rel err",
+        "samples"
+    );
+    for r in &s.reports {
+        let (e, t) = (&r.estimates, &r.truth);
+        println!(
+            "{:>5} {:>9} {:>9} {:>7.3} | {:>10.4} {:>10.4} {:>8.2e} | {:>10.4} {:>10.4} {:>8.2e} | {:>7} {}",
+            r.seq,
+            t.sent,
+            t.received,
+            100.0 * t.loss,
+            e.mean * tick_us,
+            t.mean * tick_us,
+            r.rel_error.mean,
+            e.std * tick_us,
+            t.std * tick_us,
+            r.rel_error.std,
+            e.samples,
+            if r.synopses_match { "= golden" } else { "DIFFER" }
+        );
+    }
+    println!("link: {} requests, {} retries, {} status polls", s.requests, s.retries, s.polls);
+    match (s.bit_times_per_epoch, rates) {
+        (Some(b), Some([slow, fast])) => println!(
+            "read-out: {b:.0} bit times per epoch ({:.3} s of link time): {slow:.3} epochs/s at 115 200 baud, \
+             {fast:.2} at 3 000 000",
+            s.seconds_per_epoch
+        ),
+        _ => println!("read-out: {:.3} s per epoch ({:.2} epochs/s)", s.seconds_per_epoch, 1.0 / s.seconds_per_epoch),
+    }
+    Ok(())
+}
+
+/// `netmeas board build`.
+pub fn build(a: &BoardBuild) -> Result<(), String> {
+    let board = Board::parse(&a.board)?;
+    let dir =
+        a.out.clone().unwrap_or_else(|| netmeas_hdl::tools::repo_root().join("build").join("board").join(board.name()));
+    eprintln!("[board] {} (Yosys, nextpnr, pack) in {} …", board.name(), dir.display());
+    let r = build_board(board, &dir)?;
+    if a.json {
+        println!("{}", serde_json::to_string(&r).expect("serializes"));
+    } else {
+        let f = &r.figures;
+        println!(
+            "{}: {} at {} MHz: Fmax {:.1} MHz, LUT {} / {}, FF {}, BRAM {} / {}",
+            board.name(),
+            r.engine_top,
+            r.clock_mhz,
+            f.fmax_mhz,
+            f.luts,
+            r.available.0,
+            f.ffs,
+            f.brams,
+            r.available.1
+        );
+        println!("bitstream: {}", r.bitstream.display());
+    }
+    Ok(())
+}

