@@ -229,7 +229,10 @@ pub fn read(a: &BoardRead) -> Result<(), String> {
     settings.validate()?;
     let s = if a.port == "sim" {
         if board != Board::Ulx3s {
-            return Err(format!("--port sim runs the Verilated ULX3S engine; there is none for {}", board.name()));
+            return Err(format!(
+                "--port sim runs the Verilated ULX3S engine; there is no Verilated engine for {}",
+                board.name()
+            ));
         }
         let mut line = netmeas_testbench::engine::rtl_engine_default()?;
         line.set_bit_errors(a.bit_errors, a.seed ^ 0x11);

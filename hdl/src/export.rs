@@ -17,7 +17,7 @@ use crate::lda::LdaCore;
 use crate::rda::RdaCore;
 use crate::svbf::SvbfCore;
 use netmeas_sim::ConfigError;
-use netmeas_sim::board::engine::{EngineConfig, engine_registers};
+use netmeas_sim::board::engine::{EngineConfig, engine_registers, engine_registers_markdown};
 use netmeas_sim::board::link::LinkConfig;
 use netmeas_sim::counter_bank::CounterBankConfig;
 use netmeas_sim::dbm::{DbmConfig, ExpbConfig};
@@ -266,17 +266,21 @@ impl Exported {
             (format!("{}.core", self.top), self.fusesoc_core()),
         ];
         let regs = self.config.registers();
+        // The engine's register map: csr.json and the Markdown table of docs/board.md.
         let engine_csr = match &self.config {
-            BlockConfig::Engine(c) => Some((
-                format!("{}.csr.json", self.top),
-                serde_json::to_string_pretty(&serde_json::json!({
-                    "top": self.top,
-                    "bus": { "link": "UART frames with CRC-16 (docs/board.md)", "addr_bits": 16, "data_bits": 32 },
-                    "registers": engine_registers(c),
-                }))
-                .expect("serializes"),
-            )),
-            _ => None,
+            BlockConfig::Engine(c) => vec![
+                (
+                    format!("{}.csr.json", self.top),
+                    serde_json::to_string_pretty(&serde_json::json!({
+                        "top": self.top,
+                        "bus": { "link": "UART frames with CRC-16 (docs/board.md)", "addr_bits": 16, "data_bits": 32 },
+                        "registers": engine_registers(c),
+                    }))
+                    .expect("serializes"),
+                ),
+                (format!("{}.registers.md", self.top), engine_registers_markdown(c)),
+            ],
+            _ => Vec::new(),
         };
         let csr = (!regs.is_empty()).then(|| {
             (
@@ -467,6 +471,7 @@ macro_rules! engine_rows {
 
 fn export_engine(c: &EngineConfig) -> (String, Vec<Port>) {
     match c.lda.key_bits {
+        32 => engine_rows!(c, 32),
         64 => engine_rows!(c, 64),
         120 => engine_rows!(c, 120),
         other => unreachable!("engine key_bits {other} passed validation but has no instance"),

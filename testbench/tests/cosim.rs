@@ -690,6 +690,19 @@ fn engine_measures_its_own_traffic_through_the_reader() {
     assert!(stats.retries > 0, "the noisy line cost no retry: {stats:?}");
     // The link's error counters are readable, and an address outside the map is refused.
     let h = reader.host_mut();
+    // A window read repeated (its response lost) gets the same word and takes nothing;
+    // a read at the wrong row shows the presented row and takes nothing.
+    use netmeas_sim::board::engine::{STATUS_FROZEN, WindowWord};
+    while h.read(reg::STATUS).unwrap() & STATUS_FROZEN == 0 {}
+    let w0 = h.read(reg::SENDER_WINDOW).unwrap();
+    assert_eq!(h.read(reg::SENDER_WINDOW).unwrap(), w0, "a repeated read answers the row taken");
+    let w = WindowWord::unpack(w0);
+    assert!(w.valid && w.row == 0 && !w.last, "{w:?}");
+    let shown = WindowWord::unpack(h.read(reg::SENDER_WINDOW + 5).unwrap());
+    assert!(shown.valid && shown.row == 1, "{shown:?}");
+    let w1 = WindowWord::unpack(h.read(reg::SENDER_WINDOW + 1).unwrap());
+    assert_eq!((w1.row, shown), (1, w1));
+    assert_eq!(WindowWord::unpack(h.read(reg::SENDER_WINDOW + 2).unwrap()).row, 2);
     assert!(h.read(reg::LINK_REQUEST_ERRORS).unwrap() & 0xFFFF > 0, "CRC errors were counted");
     assert!(h.read(0x3000).unwrap_err().contains("BusTimeout"));
 }

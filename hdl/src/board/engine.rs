@@ -504,9 +504,11 @@ mod tests {
         let files = e.write(&dir).unwrap();
         let r = crate::tools::lint(&files[0], &e.top);
         let csr = std::fs::read_to_string(dir.join(format!("{}.csr.json", e.top))).unwrap();
+        let md = std::fs::read_to_string(dir.join(format!("{}.registers.md", e.top))).unwrap();
         let _ = std::fs::remove_dir_all(&dir);
         r.unwrap();
         assert!(csr.contains("\"SENDER_WINDOW\""), "csr.json lists the read-out windows");
+        assert!(md.contains("| 0x4000–0x43FF | `SENDER_WINDOW` | rc |"), "{md}");
         let ports: Vec<&str> = e.ports.iter().map(|p| p.name.as_str()).collect();
         assert_eq!(ports, ["clock", "reset", "rx", "tx", "leds"]);
     }

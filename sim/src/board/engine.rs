@@ -11,8 +11,8 @@ use crate::lda::LdaConfig;
 use serde::{Deserialize, Serialize};
 
 /// Key widths the engine is built for (the source's keys are 120 bits: the
-/// 56-bit packet number above 64 PRNG bits; a 64-bit core sees the PRNG bits).
-pub const ENGINE_KEY_BITS: &[usize] = &[64, 120];
+/// 56-bit packet number above 64 PRNG bits; a 64- or 32-bit core sees PRNG bits).
+pub const ENGINE_KEY_BITS: &[usize] = &[32, 64, 120];
 /// Entries of the source's delay table (an 8-bit PRNG draw picks one).
 pub const DELAY_TABLE_ENTRIES: usize = 256;
 /// Width of a delay-table entry in timestamp ticks (clocks).
@@ -470,6 +470,16 @@ mod tests {
             let md = engine_registers_markdown(&cfg);
             assert_eq!(md.lines().count(), regs.len() + 2);
         }
+    }
+
+    #[test]
+    fn the_board_page_holds_the_generated_register_map() {
+        let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/board.md")).unwrap();
+        let table = engine_registers_markdown(&EngineConfig::default());
+        if std::env::var_os("NETMEAS_PRINT_REGISTERS").is_some() {
+            println!("{table}");
+        }
+        assert!(doc.contains(&table), "docs/board.md does not hold the current register map");
     }
 
     #[test]

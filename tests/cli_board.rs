@@ -1,0 +1,62 @@
+//! `netmeas board read` and `netmeas export engine` as a user runs them: the
+//! reader against the Verilated engine on a simulated serial line (JSON with
+//! estimates, truth and the link's figures), the exported register map, and
+//! bad input (clear error, non-zero exit, nothing on stdout).
+
+mod common;
+
+use common::{assert_refused, json, netmeas};
+
+#[test]
+fn the_reader_measures_the_simulated_engine() {
+    let o = netmeas(&["board", "read", "--port", "sim", "--epochs", "2", "--packets", "5000", "--json"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v = json(&o);
+    let epochs = v["epochs"].as_array().unwrap();
+    assert_eq!(epochs.len(), 2);
+    for (k, e) in epochs.iter().enumerate() {
+        assert_eq!(e["seq"], k as u64);
+        assert_eq!(e["synopses_match"], true);
+        assert_eq!(e["truth"]["sent"], 5000);
+        let (est, truth) = (e["estimates"]["mean"].as_f64().unwrap(), e["truth"]["mean"].as_f64().unwrap());
+        assert!((est - truth).abs() <= e["estimates"]["mean_bound_98"].as_f64().unwrap(), "{e}");
+    }
+    // 2 × 1024 rows × 3 reads of 138.5 bit times and a few more: about 0.86 M bit times an epoch.
+    let bits = v["bit_times_per_epoch"].as_f64().unwrap();
+    assert!((850_000.0..900_000.0).contains(&bits), "{bits}");
+}
+
+#[test]
+fn the_engine_exports_its_register_map() {
+    let dir = std::env::temp_dir().join(format!("netmeas-engine-export-{}", std::process::id()));
+    let o = netmeas(&["export", "engine", "--out", dir.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let files = String::from_utf8_lossy(&o.stdout).to_string();
+    for ext in [".v", ".interface.json", ".core", ".csr.json", ".registers.md"] {
+        assert!(files.lines().any(|l| l.ends_with(ext)), "no {ext} in {files}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_input_is_refused_without_output() {
+    for (args, want) in [
+        (vec!["--loss", "1.5"], "not a probability"),
+        (vec!["--reorder=-0.1"], "not a probability"),
+        (vec!["--packets", "0"], "epoch_packets"),
+        (vec!["--gap", "0"], "gap"),
+        (vec!["--epochs", "0"], "--epochs"),
+        (vec!["--delay", "weibull:2"], "delay"),
+        (vec!["--delay", "const:1000000"], "outside"),
+        (vec!["--board", "arty"], "unknown board"),
+        (vec!["--board", "ice40-hx8k"], "no Verilated"),
+        (vec!["--bit-errors", "0.7"], "--bit-errors"),
+    ] {
+        let mut a = vec!["board", "read", "--port", "sim", "--json"];
+        a.extend(args.iter());
+        assert_refused(&a, want);
+    }
+    assert_refused(&["board", "read", "--port", "/nonexistent/tty", "--json"], "cannot open /nonexistent/tty");
+    assert_refused(&["board", "read", "--port", "/dev/null", "--json"], "not a serial port");
+    assert_refused(&["board", "build", "de10-nano"], "unknown board");
+}
