@@ -2,10 +2,11 @@
 //! Verilator model on a simulated serial line), and its bitstreams.
 
 use clap::{Args, Subcommand};
-use netmeas_sim::board::engine::EngineConfig;
+use netmeas_sim::board::engine::{EngineConfig, ExternalBeat};
 use netmeas_sim::board::host::{ByteLink, LinkHost};
-use netmeas_sim::board::reader::{EngineReader, EpochReport};
-use netmeas_sim::board::source::{SourceSettings, delay_table};
+use netmeas_sim::board::reader::EngineReader;
+use netmeas_sim::board::source::{EpochTraffic, SourceModel, SourceSettings, delay_table};
+use netmeas_sim::lda::LdaEstimate;
 use netmeas_sim::traffic::DelayDist;
 use netmeas_synth::board::{Board, build_board};
 use std::io::{Read, Write};
@@ -16,7 +17,8 @@ use std::time::{Duration, Instant};
 #[derive(Subcommand)]
 pub enum BoardCmd {
     /// Configure the engine, read each epoch's synopses, estimate, and check
-    /// against the on-chip source's ground truth and the golden models.
+    /// against the on-chip source's ground truth and the golden models (or
+    /// measure the engine's external packet-metadata streams).
     Read(BoardRead),
     /// Build the engine's bitstream for a board (Yosys, nextpnr, ecppack/icepack) with a timing and resource report.
     Build(BoardBuild),
@@ -32,6 +34,14 @@ pub struct BoardRead {
     /// The board on the port (sets the engine's geometry, clock and baud rate): ulx3s | ice40-hx8k.
     #[arg(long, default_value = "ulx3s")]
     board: String,
+    /// What the cores measure: `onchip`, the on-chip traffic source; or
+    /// `external`, the engine's external packet-metadata streams (x_tx_*,
+    /// x_rx_*), whose flips end the epochs. With `--port sim` the Verilated
+    /// engine's external ports are fed the packets the source's model
+    /// generates, as a NIC would deliver them, and checked as with `onchip`;
+    /// on a board the estimates are printed without a ground truth.
+    #[arg(long, default_value = "onchip")]
+    source: String,
     /// Epochs to read.
     #[arg(long, default_value_t = 3)]
     epochs: u32,
@@ -155,8 +165,8 @@ impl ByteLink for SerialPort {
 }
 
 /// What one reading session measured.
-struct Session {
-    reports: Vec<EpochReport>,
+struct Session<R> {
+    reports: Vec<R>,
     requests: u64,
     retries: u64,
     polls: u32,
@@ -166,19 +176,19 @@ struct Session {
     seconds_per_epoch: f64,
 }
 
-fn session<L: ByteLink>(
-    host: LinkHost<L>,
+/// Reads `epochs` epochs with `next`, timing them on the line (`clocks`) or by the wall clock.
+fn session<L: ByteLink, R>(
+    mut reader: EngineReader<L>,
     cfg: &EngineConfig,
-    s: &SourceSettings,
     epochs: u32,
     clocks: impl Fn(&mut LinkHost<L>) -> Option<u64>,
-) -> Result<Session, String> {
-    let mut reader = EngineReader::start(host, cfg, s)?;
+    mut next: impl FnMut(&mut EngineReader<L>) -> Result<R, String>,
+) -> Result<Session<R>, String> {
     let mut reports = Vec::new();
     let (mut t0, mut c0) = (Instant::now(), clocks(reader.host_mut()));
     let (mut span_t, mut span_c) = (0.0, 0u64);
     for k in 0..epochs {
-        let r = reader.next_epoch()?;
+        let r = next(&mut reader)?;
         let (t1, c1) = (Instant::now(), clocks(reader.host_mut()));
         // The first epoch includes the configuration and its own filling: time the others.
         if k > 0 || epochs == 1 {
@@ -200,6 +210,17 @@ fn session<L: ByteLink>(
         bit_times_per_epoch: simulated.then(|| span_c as f64 / n / divisor),
         seconds_per_epoch: if simulated { span_c as f64 / n / cfg.link.uart.clock_hz as f64 } else { span_t / n },
     })
+}
+
+/// The beats of one point's packets, the last one carrying the epoch's flip
+/// (a flip alone when the point saw no packet).
+fn beats(packets: &[(u128, u64)]) -> impl Iterator<Item = ExternalBeat> + '_ {
+    let n = packets.len();
+    packets
+        .iter()
+        .enumerate()
+        .map(move |(i, &(key, ts))| ExternalBeat { valid: true, key, ts, class: 0, flip: i + 1 == n })
+        .chain((n == 0).then(|| ExternalBeat { flip: true, ..Default::default() }))
 }
 
 /// `netmeas board read`.
@@ -227,6 +248,11 @@ pub fn read(a: &BoardRead) -> Result<(), String> {
         delays: delay_table(&dist, cfg.link.uart.clock_hz)?,
     };
     settings.validate()?;
+    let external = match a.source.as_str() {
+        "onchip" => false,
+        "external" => true,
+        other => return Err(format!("--source {other}: use onchip or external")),
+    };
     let s = if a.port == "sim" {
         if board != Board::Ulx3s {
             return Err(format!(
@@ -236,12 +262,40 @@ pub fn read(a: &BoardRead) -> Result<(), String> {
         }
         let mut line = netmeas_testbench::engine::rtl_engine_default()?;
         line.set_bit_errors(a.bit_errors, a.seed ^ 0x11);
-        session(LinkHost::new(line, 20), &cfg, &settings, a.epochs, |h| Some(h.link_mut().clocks))?
+        let host = LinkHost::new(line, 20);
+        type Line = netmeas_sim::board::host::SimulatedLine<
+            netmeas_testbench::engine::RtlEngineSide<netmeas_testbench::models::EngineDefault>,
+        >;
+        let clocks = |h: &mut LinkHost<Line>| Some(h.link_mut().clocks);
+        if external {
+            // The source's model plays the NIC: each epoch's packets go to the external ports.
+            let mut model = SourceModel::new(&settings)?;
+            let mut start = 0u64;
+            let reader = EngineReader::start_external(host, &cfg)?;
+            session(reader, &cfg, a.epochs, clocks, |r| {
+                let t: EpochTraffic = model.epoch(start);
+                start += a.packets as u64 * a.gap.max(1) as u64;
+                let feed = &mut r.host_mut().link_mut().board.feed;
+                feed.sender.extend(beats(&t.sender));
+                feed.receiver.extend(beats(&t.receiver));
+                let e = r.read_epoch()?;
+                r.check(e, &t)
+            })?
+        } else {
+            let reader = EngineReader::start(host, &cfg, &settings)?;
+            session(reader, &cfg, a.epochs, clocks, |r| r.next_epoch())?
+        }
     } else {
         // A response takes 80 bit times; allow for the USB adapter's latency.
         let timeout = Duration::from_millis(100);
         let port = SerialPort::open(&a.port, cfg.link.uart.baud, timeout)?;
-        session(LinkHost::new(port, 5), &cfg, &settings, a.epochs, |_| None)?
+        if external {
+            let reader = EngineReader::start_external(LinkHost::new(port, 5), &cfg)?;
+            let s = session(reader, &cfg, a.epochs, |_| None, |r| r.next_external_epoch().map(|(_, e)| e))?;
+            return print_external(a, &board, &cfg, &s);
+        }
+        let reader = EngineReader::start(LinkHost::new(port, 5), &cfg, &settings)?;
+        session(reader, &cfg, a.epochs, |_| None, |r| r.next_epoch())?
     };
     let tick_us = 1e6 / cfg.link.uart.clock_hz as f64;
     let rates = s.bit_times_per_epoch.map(|b| [115_200.0 / b, 3_000_000.0 / b]);
@@ -253,8 +307,8 @@ pub fn read(a: &BoardRead) -> Result<(), String> {
                 "port": a.port,
                 "engine": cfg,
                 "tick_us": tick_us,
-                "source": { "packets_per_epoch": a.packets, "gap": a.gap, "delay": dist.to_string(),
-                            "loss": a.loss, "reorder": a.reorder, "seed": a.seed },
+                "source": { "kind": a.source, "packets_per_epoch": a.packets, "gap": a.gap,
+                            "delay": dist.to_string(), "loss": a.loss, "reorder": a.reorder, "seed": a.seed },
                 "epochs": s.reports,
                 "link": { "requests": s.requests, "retries": s.retries, "polls": s.polls },
                 "seconds_per_epoch": s.seconds_per_epoch,
@@ -276,7 +330,8 @@ pub fn read(a: &BoardRead) -> Result<(), String> {
         cfg.link.uart.baud
     );
     println!(
-        "source: {} packets/epoch every {} clock(s), delay {dist}, loss {:.2} %, reorder {:.2} %, seed {}",
+        "source: {}{} packets/epoch every {} clock(s), delay {dist}, loss {:.2} %, reorder {:.2} %, seed {}",
+        if external { "external ports fed by the source's model, " } else { "" },
         a.packets,
         a.gap,
         100.0 * a.loss,
@@ -324,6 +379,48 @@ pub fn read(a: &BoardRead) -> Result<(), String> {
         ),
         _ => println!("read-out: {:.3} s per epoch ({:.2} epochs/s)", s.seconds_per_epoch, 1.0 / s.seconds_per_epoch),
     }
+    Ok(())
+}
+
+/// Prints what a board measured on its external streams: estimates, no ground truth.
+fn print_external(a: &BoardRead, board: &Board, cfg: &EngineConfig, s: &Session<LdaEstimate>) -> Result<(), String> {
+    let tick_us = 1e6 / cfg.link.uart.clock_hz as f64;
+    if a.json {
+        println!(
+            "{}",
+            serde_json::json!({
+                "board": board.name(),
+                "port": a.port,
+                "engine": cfg,
+                "tick_us": tick_us,
+                "source": { "kind": "external" },
+                "epochs": s.reports,
+                "link": { "requests": s.requests, "retries": s.retries, "polls": s.polls },
+                "seconds_per_epoch": s.seconds_per_epoch,
+            })
+        );
+        return Ok(());
+    }
+    println!("engine on {} ({}): external packet-metadata streams", board.name(), a.port);
+    println!(
+        "{:>5} {:>9} {:>9} {:>7} | {:>10} {:>10} | {:>10} | {:>7}",
+        "epoch", "sent", "received", "loss %", "mean µs", "±98 % µs", "std µs", "samples"
+    );
+    for (k, e) in s.reports.iter().enumerate() {
+        println!(
+            "{:>5} {:>9} {:>9} {:>7.3} | {:>10.4} {:>10.4} | {:>10.4} | {:>7}",
+            k,
+            e.sent,
+            e.received,
+            100.0 * e.loss,
+            e.mean * tick_us,
+            e.mean_bound_98 * tick_us,
+            e.std * tick_us,
+            e.samples
+        );
+    }
+    println!("link: {} requests, {} retries, {} status polls", s.requests, s.retries, s.polls);
+    println!("read-out: {:.3} s per epoch", s.seconds_per_epoch);
     Ok(())
 }
 

@@ -27,6 +27,29 @@ fn the_reader_measures_the_simulated_engine() {
 }
 
 #[test]
+fn the_reader_measures_the_simulated_engines_external_streams() {
+    let o = netmeas(&[
+        "board", "read", "--port", "sim", "--source", "external", "--epochs", "2", "--packets", "5000", "--loss", "0.05",
+        "--reorder", "0.01", "--json",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v = json(&o);
+    assert_eq!(v["source"]["kind"], "external");
+    let epochs = v["epochs"].as_array().unwrap();
+    assert_eq!(epochs.len(), 2);
+    for (k, e) in epochs.iter().enumerate() {
+        assert_eq!(e["seq"], k as u64);
+        assert_eq!(e["synopses_match"], true);
+        assert_eq!(e["truth"]["sent"], 5000);
+        assert_eq!(e["estimates"]["received"], e["truth"]["received"]);
+        let received = e["truth"]["received"].as_u64().unwrap();
+        assert!((4_600..4_900).contains(&received), "5 % loss: {received}");
+        let (est, truth) = (e["estimates"]["mean"].as_f64().unwrap(), e["truth"]["mean"].as_f64().unwrap());
+        assert!((est - truth).abs() <= e["estimates"]["mean_bound_98"].as_f64().unwrap(), "{e}");
+    }
+}
+
+#[test]
 fn the_engine_exports_its_register_map() {
     let dir = std::env::temp_dir().join(format!("netmeas-engine-export-{}", std::process::id()));
     let o = netmeas(&["export", "engine", "--out", dir.to_str().unwrap()]);
@@ -51,6 +74,7 @@ fn bad_input_is_refused_without_output() {
         (vec!["--board", "arty"], "unknown board"),
         (vec!["--board", "ice40-hx8k"], "no Verilated"),
         (vec!["--bit-errors", "0.7"], "--bit-errors"),
+        (vec!["--source", "nic"], "--source nic"),
     ] {
         let mut a = vec!["board", "read", "--port", "sim", "--json"];
         a.extend(args.iter());

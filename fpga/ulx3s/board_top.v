@@ -3,7 +3,8 @@
 // VCO 600 MHz), reset is held until the PLL locks and for 16 clocks after
 // FIRE2 is released, the FT231X serial lines go to the engine's host link,
 // LEDs 0-3 show its status (running, frozen epoch, source waiting, overflow),
-// LED 7 the PLL lock. `ENGINE_TOP` is the exported engine's module.
+// LED 7 the PLL lock. `ENGINE_TOP` is the exported engine's
+// module, `KEY_BITS` its key width.
 `default_nettype none
 module netmeas_ulx3s (
     input  wire       clk_25mhz,
@@ -43,7 +44,13 @@ module netmeas_ulx3s (
         .reset(reset),
         .rx(ftdi_txd),
         .tx(ftdi_rxd),
-        .leds(status)
+        .leds(status),
+        // No NIC on this board: the external packet-metadata streams are idle
+        // (CTRL.external stays clear; the on-chip source feeds the cores).
+        .x_tx_valid(1'b0), .x_tx_key({KEY_BITS{1'b0}}), .x_tx_ts(40'd0), .x_tx_class(8'd0), .x_tx_flip(1'b0),
+        .x_tx_ready(),
+        .x_rx_valid(1'b0), .x_rx_key({KEY_BITS{1'b0}}), .x_rx_ts(40'd0), .x_rx_class(8'd0), .x_rx_flip(1'b0),
+        .x_rx_ready()
     );
     assign led = {locked, 3'b000, status};
 endmodule

@@ -138,7 +138,8 @@ pub fn build_board(board: Board, dir: &Path) -> Result<BoardReport, String> {
     let e = export(&BlockConfig::Engine(cfg.clone())).map_err(|e| e.to_string())?;
     let src = tools::repo_root().join("fpga").join(board.name());
     let read = |f: &str| std::fs::read_to_string(src.join(f)).map_err(|e| format!("{}: {e}", src.join(f).display()));
-    let top_v = read("board_top.v")?.replace("ENGINE_TOP", &e.top);
+    let top_v =
+        read("board_top.v")?.replace("ENGINE_TOP", &e.top).replace("KEY_BITS", &cfg.lda.key_bits.to_string());
     let constraints = read(board.constraints())?;
     std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
     std::fs::write(dir.join(board.constraints()), constraints).map_err(|e| e.to_string())?;

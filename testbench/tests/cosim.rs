@@ -652,6 +652,109 @@ fn link_matches_golden_and_the_host_reads_through_it() {
 /// epochs of both cores, estimate. Every synopsis equals the golden LDA's on
 /// the packets the source model regenerates, the source's truth counters
 /// equal the model's, and the estimates are within the LDA's own bounds.
+/// The external packet-metadata streams: the Verilated engine switched to
+/// `CTRL.external` measures packets fed on its `x_tx_*`/`x_rx_*` ports (random
+/// keys and classes, 1 % loss, adjacent swaps, idle clocks, one epoch ended by
+/// a flip riding a packet and one by a flip alone), read by the host reader
+/// over a noisy line; both synopses of every epoch equal the golden LDA's on
+/// the same packets, the classifier set by register drops the same packets,
+/// and a flip waiting for the previous epoch's read-out holds its stream back.
+#[test]
+fn engine_measures_external_streams_through_the_reader() {
+    use netmeas_sim::board::engine::{ExternalBeat, reg};
+    use netmeas_sim::board::host::LinkHost;
+    use netmeas_sim::board::reader::EngineReader;
+    use netmeas_sim::lda::{LDA_REG_CLASS_MASK, LDA_REG_CLASS_MATCH, LdaGolden, LdaPacket};
+    use netmeas_sim::prng::SplitMix64;
+    use netmeas_testbench::models::EngineDefault;
+    let cfg = EngineDefault::config();
+    let mut line = netmeas_testbench::engine::rtl_engine_default().unwrap();
+    line.set_bit_errors(1e-5, 29);
+    let mut reader = EngineReader::start_external(LinkHost::new(line, 20), &cfg).unwrap();
+    assert!(reader.next_epoch().unwrap_err().contains("external"));
+    // Classifier: odd classes are not measured, at both points.
+    let mut golden = [LdaGolden::new(&cfg.lda), LdaGolden::new(&cfg.lda)];
+    for (base, g) in [reg::SENDER, reg::RECEIVER].into_iter().zip(golden.iter_mut()) {
+        reader.host_mut().write(base + reg::CORE_CSR + LDA_REG_CLASS_MASK as u16, 1).unwrap();
+        reader.host_mut().write(base + reg::CORE_CSR + LDA_REG_CLASS_MATCH as u16, 0).unwrap();
+        g.write_csr(LDA_REG_CLASS_MASK, 1);
+        g.write_csr(LDA_REG_CLASS_MATCH, 0);
+    }
+    assert_eq!(reader.host_mut().read(reg::CTRL).unwrap(), 2, "CTRL reads external, source stopped");
+    let mut rng = SplitMix64::new(0xE7);
+    let mut want = Vec::new();
+    let (epochs, packets) = (3u32, 30_000u64);
+    let mut ts = 1u64 << 39; // the timestamp sums wrap within the epochs
+    for epoch in 0..epochs {
+        let mut beats = [Vec::new(), Vec::new()];
+        let mut true_delays = Vec::new();
+        let mut held: Option<ExternalBeat> = None;
+        for _ in 0..packets {
+            ts = (ts + 1 + rng.below(3)) & ((1 << 40) - 1);
+            let key = (rng.next_u64() as u128) << 56 ^ rng.next_u64() as u128;
+            let class = rng.next_u64() as u8;
+            let b = ExternalBeat { valid: true, key, ts, class, flip: false };
+            beats[0].push(b);
+            if rng.below(100) == 0 {
+                continue; // lost
+            }
+            let delay = 20 + rng.below(400) + rng.below(4) * rng.below(2000);
+            let r = ExternalBeat { ts: (ts + delay) & ((1 << 40) - 1), ..b };
+            if class & 1 == 0 {
+                true_delays.push(delay as f64);
+            }
+            // Swap with the next delivered packet now and then.
+            match held.take() {
+                Some(h) => {
+                    beats[1].push(r);
+                    beats[1].push(h);
+                }
+                None if rng.below(50) == 0 => held = Some(r),
+                None => beats[1].push(r),
+            }
+            for q in beats.iter_mut() {
+                if rng.below(20) == 0 {
+                    q.push(ExternalBeat::default()); // an idle clock
+                }
+            }
+        }
+        beats[1].extend(held.take());
+        for (q, g) in beats.iter_mut().zip(golden.iter_mut()) {
+            for b in q.iter().filter(|b| b.valid) {
+                g.packet(&LdaPacket { key: b.key, ts: b.ts, class: b.class });
+            }
+            // Epoch 1 ends with a flip alone, the others with a flip riding the last packet.
+            match q.last_mut() {
+                Some(last) if epoch != 1 && last.valid => last.flip = true,
+                _ => q.push(ExternalBeat { flip: true, ..Default::default() }),
+            }
+        }
+        want.push((golden[0].end_epoch(), golden[1].end_epoch(), true_delays));
+        let feed = &mut reader.host_mut().link_mut().board.feed;
+        feed.sender.extend(beats[0].drain(..));
+        feed.receiver.extend(beats[1].drain(..));
+    }
+    for (epoch, (sender, receiver, delays)) in want.into_iter().enumerate() {
+        let (e, est) = reader.next_external_epoch().unwrap_or_else(|e| panic!("epoch {epoch}: {e}"));
+        assert_eq!(e.sender.seq, epoch as u32);
+        assert!(e.sender == sender, "epoch {epoch}: the sender's synopsis differs from the golden model");
+        assert!(e.receiver == receiver, "epoch {epoch}: the receiver's synopsis differs from the golden model");
+        assert_eq!((e.sent, e.received, e.lost), (0, 0, 0), "no source truth in external mode");
+        let n = delays.len() as f64;
+        let mean = delays.iter().sum::<f64>() / n;
+        eprintln!(
+            "external epoch {epoch}: measured {} / {} (true {}), mean {:.2} (truth {mean:.2}, bound {:.2}), {} samples",
+            est.sent, est.received, n, est.mean, est.mean_bound_98, est.samples
+        );
+        assert!(est.sent > packets as u64 * 4 / 10 && est.sent < packets as u64 * 6 / 10, "{est:?}");
+        assert_eq!(est.received, n as u64);
+        assert!((est.mean - mean).abs() <= est.mean_bound_98, "mean {} vs truth {mean}", est.mean);
+    }
+    let feed = &reader.host_mut().link_mut().board.feed;
+    assert!(feed.sender.is_empty() && feed.receiver.is_empty());
+    assert!(feed.stalls[0] > 0 && feed.stalls[1] > 0, "a flip waited for the read-out: {:?}", feed.stalls);
+}
+
 #[test]
 fn engine_measures_its_own_traffic_through_the_reader() {
     use netmeas_sim::board::engine::reg;

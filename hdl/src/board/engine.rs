@@ -1,6 +1,9 @@
 //! The measurement engine: what a board runs. A sender and a receiver LDA
 //! core (Kompella et al., ToN 2012, §III-B..C, §V) measure the on-chip
-//! traffic source's two packet streams; one 40-bit timestamp counter (one
+//! traffic source's two packet streams, or, with `CTRL.external`, two
+//! external packet-metadata streams (`x_tx_*`, `x_rx_*`: a NIC's or a
+//! switch's ingress and egress points), each ending its epochs with its own
+//! flip; one 40-bit timestamp counter (one
 //! tick per clock) stamps the source's epochs; the host reaches everything
 //! through the host link ([`LinkTop`]) on a 16-bit register bus whose map is
 //! [`engine_registers`](netmeas_sim::board::engine::engine_registers)
@@ -41,6 +44,34 @@ pub struct Engine<const K: usize, const RB: usize, const A: usize> {
     // --- status lights ---
     /// Bit 0 running, 1 frozen epoch waiting for read-out, 2 source waiting, 3 any overflow.
     pub leds: Signal<Out, Bits<4>>,
+    // --- external packet metadata at the sender point (used while CTRL.external is set) ---
+    /// A packet is offered.
+    pub x_tx_valid: Signal<In, Bit>,
+    /// This clock's packet and flip are taken (low while CTRL.external is clear, while the core
+    /// clears its memory after a reset, in the clock after a flip, and while a flip waits for the
+    /// previous epoch's read-out).
+    pub x_tx_ready: Signal<Out, Bit>,
+    /// Packet key.
+    pub x_tx_key: Signal<In, Bits<K>>,
+    /// Timestamp in ticks (mod 2^40).
+    pub x_tx_ts: Signal<In, Bits<40>>,
+    /// Class field for the LDA classifier.
+    pub x_tx_class: Signal<In, Bits<8>>,
+    /// End the sender's epoch after this clock's packet (with or without one).
+    pub x_tx_flip: Signal<In, Bit>,
+    // --- external packet metadata at the receiver point (used while CTRL.external is set) ---
+    /// A packet is offered.
+    pub x_rx_valid: Signal<In, Bit>,
+    /// This clock's packet and flip are taken (as `x_tx_ready`).
+    pub x_rx_ready: Signal<Out, Bit>,
+    /// Packet key.
+    pub x_rx_key: Signal<In, Bits<K>>,
+    /// Timestamp in ticks (mod 2^40).
+    pub x_rx_ts: Signal<In, Bits<40>>,
+    /// Class field for the LDA classifier.
+    pub x_rx_class: Signal<In, Bits<8>>,
+    /// End the receiver's epoch after this clock's packet (with or without one).
+    pub x_rx_flip: Signal<In, Bit>,
     // --- blocks ---
     link: LinkTop,
     source: TrafficSource,
@@ -64,6 +95,14 @@ pub struct Engine<const K: usize, const RB: usize, const A: usize> {
     // --- registers ---
     timestamp: DFF<Bits<40>>,
     run: DFF<Bit>,
+    external: DFF<Bit>,
+    core_reset_q: DFF<Bit>,
+    tx_s_ready: DFF<Bit>,
+    tx_flip_ready: DFF<Bit>,
+    tx_flipped: DFF<Bit>,
+    rx_s_ready: DFF<Bit>,
+    rx_flip_ready: DFF<Bit>,
+    rx_flipped: DFF<Bit>,
     meas_reset: DFF<Bit>,
     seed_lo: DFF<Bits<32>>,
     seed_hi: DFF<Bits<32>>,
@@ -99,6 +138,18 @@ impl<const K: usize, const RB: usize, const A: usize> Engine<K, RB, A> {
             rx: Default::default(),
             tx: Default::default(),
             leds: Default::default(),
+            x_tx_valid: Default::default(),
+            x_tx_ready: Default::default(),
+            x_tx_key: Default::default(),
+            x_tx_ts: Default::default(),
+            x_tx_class: Default::default(),
+            x_tx_flip: Default::default(),
+            x_rx_valid: Default::default(),
+            x_rx_ready: Default::default(),
+            x_rx_key: Default::default(),
+            x_rx_ts: Default::default(),
+            x_rx_class: Default::default(),
+            x_rx_flip: Default::default(),
             link: LinkTop::new(&cfg.link),
             source: TrafficSource::default(),
             sender: LdaCore::new(&cfg.lda),
@@ -119,6 +170,14 @@ impl<const K: usize, const RB: usize, const A: usize> Engine<K, RB, A> {
             k2: core::array::from_fn(|j| Constant::new((j as u64).into())),
             timestamp: Default::default(),
             run: Default::default(),
+            external: Default::default(),
+            core_reset_q: Default::default(),
+            tx_s_ready: Default::default(),
+            tx_flip_ready: Default::default(),
+            tx_flipped: Default::default(),
+            rx_s_ready: Default::default(),
+            rx_flip_ready: Default::default(),
+            rx_flipped: Default::default(),
             meas_reset: Default::default(),
             seed_lo: Default::default(),
             seed_hi: Default::default(),
@@ -153,6 +212,14 @@ impl<const K: usize, const RB: usize, const A: usize> Logic for Engine<K, RB, A>
             clock,
             timestamp,
             run,
+            external,
+            core_reset_q,
+            tx_s_ready,
+            tx_flip_ready,
+            tx_flipped,
+            rx_s_ready,
+            rx_flip_ready,
+            rx_flipped,
             meas_reset,
             seed_lo,
             seed_hi,
@@ -180,8 +247,8 @@ impl<const K: usize, const RB: usize, const A: usize> Logic for Engine<K, RB, A>
         self.link.rx.next = self.rx.val();
         self.tx.next = self.link.tx.val();
 
-        // ---- source -> cores ----
-        self.source.run.next = self.run.q.val();
+        // ---- source -> cores, or the external streams -> cores (CTRL.external) ----
+        self.source.run.next = self.run.q.val() & !self.external.q.val();
         self.source.epoch_packets.next = self.epoch_packets.q.val();
         self.source.gap.next = self.gap.q.val();
         self.source.loss.next = self.loss.q.val();
@@ -189,18 +256,57 @@ impl<const K: usize, const RB: usize, const A: usize> Logic for Engine<K, RB, A>
         self.source.seed.next = bit_cast::<64, 32>(self.seed_hi.q.val()) << self.sh16.val() << self.sh16.val()
             | bit_cast::<64, 32>(self.seed_lo.q.val());
         self.source.now.next = self.timestamp.q.val();
-        self.source.sink_ready.next = self.sender.s_ready.val() & self.receiver.s_ready.val();
+        self.source.sink_ready.next =
+            self.sender.s_ready.val() & self.receiver.s_ready.val() & !self.external.q.val();
         self.source.flip_ready.next = self.sender.flip_ready.val() & self.receiver.flip_ready.val();
-        self.sender.s_valid.next = self.source.tx_valid.val();
-        self.sender.s_key.next = bit_cast::<K, 120>(self.source.tx_key.val());
-        self.sender.s_ts.next = self.source.tx_ts.val();
-        self.sender.s_class.next = self.zero8.val();
-        self.sender.flip.next = self.source.flip.val();
-        self.receiver.s_valid.next = self.source.rx_valid.val();
-        self.receiver.s_key.next = bit_cast::<K, 120>(self.source.rx_key.val());
-        self.receiver.s_ts.next = self.source.rx_ts.val();
-        self.receiver.s_class.next = self.zero8.val();
-        self.receiver.flip.next = self.source.flip.val();
+        // The external streams' ready comes from registers, never from a core's
+        // output in the same clock (no combinational path stream -> core -> stream,
+        // and the statements that read a core's outputs share no variable with
+        // those that drive its inputs). A core's `s_ready` falls only at reset, its
+        // `flip_ready` only at reset or at a flip the engine gives it; so last
+        // clock's values are this clock's except in the clock after a reset or a
+        // flip, which `core_reset_q` and `*_flipped` cover (a rise is seen one
+        // clock late).
+        self.core_reset_q.d.next = self.core_reset.val();
+        self.tx_s_ready.d.next = self.sender.s_ready.val();
+        self.rx_s_ready.d.next = self.receiver.s_ready.val();
+        self.tx_flip_ready.d.next = self.sender.flip_ready.val();
+        self.rx_flip_ready.d.next = self.receiver.flip_ready.val();
+        self.x_tx_ready.next = self.external.q.val()
+            & !self.core_reset.val()
+            & !self.core_reset_q.q.val()
+            & self.tx_s_ready.q.val()
+            & (!self.x_tx_flip.val() | (self.tx_flip_ready.q.val() & !self.tx_flipped.q.val()));
+        self.x_rx_ready.next = self.external.q.val()
+            & !self.core_reset.val()
+            & !self.core_reset_q.q.val()
+            & self.rx_s_ready.q.val()
+            & (!self.x_rx_flip.val() | (self.rx_flip_ready.q.val() & !self.rx_flipped.q.val()));
+        self.tx_flipped.d.next = self.x_tx_flip.val() & self.x_tx_ready.val();
+        self.rx_flipped.d.next = self.x_rx_flip.val() & self.x_rx_ready.val();
+        if self.external.q.val() {
+            self.sender.s_valid.next = self.x_tx_valid.val() & self.x_tx_ready.val();
+            self.sender.s_key.next = self.x_tx_key.val();
+            self.sender.s_ts.next = self.x_tx_ts.val();
+            self.sender.s_class.next = self.x_tx_class.val();
+            self.sender.flip.next = self.x_tx_flip.val() & self.x_tx_ready.val();
+            self.receiver.s_valid.next = self.x_rx_valid.val() & self.x_rx_ready.val();
+            self.receiver.s_key.next = self.x_rx_key.val();
+            self.receiver.s_ts.next = self.x_rx_ts.val();
+            self.receiver.s_class.next = self.x_rx_class.val();
+            self.receiver.flip.next = self.x_rx_flip.val() & self.x_rx_ready.val();
+        } else {
+            self.sender.s_valid.next = self.source.tx_valid.val();
+            self.sender.s_key.next = bit_cast::<K, 120>(self.source.tx_key.val());
+            self.sender.s_ts.next = self.source.tx_ts.val();
+            self.sender.s_class.next = self.zero8.val();
+            self.sender.flip.next = self.source.flip.val();
+            self.receiver.s_valid.next = self.source.rx_valid.val();
+            self.receiver.s_key.next = bit_cast::<K, 120>(self.source.rx_key.val());
+            self.receiver.s_ts.next = self.source.rx_ts.val();
+            self.receiver.s_class.next = self.zero8.val();
+            self.receiver.flip.next = self.source.flip.val();
+        }
 
         // ---- bus decode ----
         self.page.next = self.link.bus_addr.val().get_bits::<8>(8);
@@ -262,6 +368,7 @@ impl<const K: usize, const RB: usize, const A: usize> Logic for Engine<K, RB, A>
             if self.page.val() == self.w8[0].val() {
                 if self.word.val() == self.w8[2].val() {
                     self.run.d.next = self.link.bus_wdata.val().get_bit(0);
+                    self.external.d.next = self.link.bus_wdata.val().get_bit(1);
                 }
                 if self.word.val() == self.w8[3].val() {
                     self.meas_reset.d.next = self.link.bus_wdata.val().get_bit(0);
@@ -347,7 +454,8 @@ impl<const K: usize, const RB: usize, const A: usize> Logic for Engine<K, RB, A>
                     self.rdata.d.next = self.config_word.val();
                 }
                 if self.word.val() == self.w8[2].val() {
-                    self.rdata.d.next = bit_cast::<32, 1>(self.run.q.val().into());
+                    self.rdata.d.next = bit_cast::<32, 1>(self.run.q.val().into())
+                        | (bit_cast::<32, 1>(self.external.q.val().into()) << 1);
                 }
                 if self.word.val() == self.w8[4].val() {
                     self.rdata.d.next = self.seed_lo.q.val();
@@ -473,6 +581,7 @@ impl<const K: usize, const RB: usize, const A: usize> Logic for Engine<K, RB, A>
         // ---- synchronous reset (the link's `reset` only: the measurement reset keeps the settings) ----
         if self.reset.val() {
             self.run.d.next = false;
+            self.external.d.next = false;
             self.meas_reset.d.next = false;
             self.seed_lo.d.next = self.zero32.val();
             self.seed_hi.d.next = self.zero32.val();
@@ -510,6 +619,12 @@ mod tests {
         assert!(csr.contains("\"SENDER_WINDOW\""), "csr.json lists the read-out windows");
         assert!(md.contains("| 0x4000–0x43FF | `SENDER_WINDOW` | rc |"), "{md}");
         let ports: Vec<&str> = e.ports.iter().map(|p| p.name.as_str()).collect();
-        assert_eq!(ports, ["clock", "reset", "rx", "tx", "leds"]);
+        assert_eq!(
+            ports,
+            [
+                "clock", "reset", "rx", "tx", "leds", "x_tx_valid", "x_tx_ready", "x_tx_key", "x_tx_ts", "x_tx_class",
+                "x_tx_flip", "x_rx_valid", "x_rx_ready", "x_rx_key", "x_rx_ts", "x_rx_class", "x_rx_flip"
+            ]
+        );
     }
 }

@@ -114,7 +114,7 @@ pub mod reg {
     pub const ID: u16 = 0x0000;
     /// `CONFIG`: the geometry the bitstream was built for.
     pub const CONFIG: u16 = 0x0001;
-    /// `CTRL`: bit 0 runs the traffic source.
+    /// `CTRL`: bit 0 runs the traffic source, bit 1 feeds the cores from the external streams.
     pub const CTRL: u16 = 0x0002;
     /// `RESET`: writing bit 0 resets the measurement side.
     pub const RESET: u16 = 0x0003;
@@ -184,6 +184,10 @@ pub mod reg {
     pub const RECEIVER_WINDOW: u16 = 0x8000;
 }
 
+/// `CTRL` bit: the traffic source runs.
+pub const CTRL_RUN: u32 = 1 << 0;
+/// `CTRL` bit: the cores take the external streams (`x_tx_*`, `x_rx_*`); the source stops.
+pub const CTRL_EXTERNAL: u32 = 1 << 1;
 /// `STATUS` bit: the source runs.
 pub const STATUS_RUN: u32 = 1 << 0;
 /// `STATUS` bit: both cores present a frozen epoch for read-out.
@@ -246,7 +250,15 @@ pub fn engine_registers(cfg: &EngineConfig) -> Vec<EngineRegister> {
             cfg.config_word() as u64,
             "key bits [7:0], banks [11:8], row bits per bank [15:12] of both LDA cores",
         ),
-        r("CTRL", reg::CTRL, Rw, 1, 0, "bit 0: the traffic source runs"),
+        r(
+            "CTRL",
+            reg::CTRL,
+            Rw,
+            2,
+            0,
+            "bit 0: the traffic source runs; bit 1 (external): the cores take the external streams \
+             (x_tx_*, x_rx_*) instead and the source stops (change it with bit 0 clear, then RESET)",
+        ),
         r(
             "RESET",
             reg::RESET,
@@ -428,6 +440,22 @@ pub fn engine_registers_markdown(cfg: &EngineConfig) -> String {
     s
 }
 
+/// One clock of an external packet-metadata stream (`x_tx_*` or `x_rx_*`):
+/// taken, packet and flip together, in a clock whose `ready` is high.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ExternalBeat {
+    /// A packet is offered.
+    pub valid: bool,
+    /// Its key (the core's `key_bits` low bits).
+    pub key: u128,
+    /// Its timestamp (ticks, mod 2^40).
+    pub ts: u64,
+    /// Its class (the LDA classifier's field).
+    pub class: u8,
+    /// End this point's epoch after this clock's packet (with or without one).
+    pub flip: bool,
+}
+
 /// Inputs of the engine's exported top in one clock.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct EngineInputs {
@@ -435,6 +463,10 @@ pub struct EngineInputs {
     pub reset: bool,
     /// Serial line from the host.
     pub rx: bool,
+    /// External stream at the sender point (`x_tx_*`).
+    pub sender: ExternalBeat,
+    /// External stream at the receiver point (`x_rx_*`).
+    pub receiver: ExternalBeat,
 }
 
 /// Outputs of the engine's exported top in one clock.
@@ -444,6 +476,10 @@ pub struct EngineOutputs {
     pub tx: bool,
     /// Status lights: bit 0 running, 1 frozen epoch waiting, 2 source waiting, 3 any overflow.
     pub leds: u8,
+    /// The sender point takes this clock's beat (`x_tx_ready`).
+    pub sender_ready: bool,
+    /// The receiver point takes this clock's beat (`x_rx_ready`).
+    pub receiver_ready: bool,
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@
 //! synopses recomputed by [`LdaGolden`]. A disagreement is an error, never a
 //! silently wrong estimate; link errors are retried by [`LinkHost`].
 
-use super::engine::{ENGINE_ID, EngineConfig, STATUS_FROZEN, STATUS_READY, WindowWord, reg};
+use super::engine::{CTRL_EXTERNAL, CTRL_RUN, ENGINE_ID, EngineConfig, STATUS_FROZEN, STATUS_READY, WindowWord, reg};
 use super::host::{ByteLink, LinkHost};
 use super::source::{EpochTraffic, SourceModel, SourceSettings};
 use crate::lda::{LdaEstimate, LdaGolden, LdaPacket, LdaSynopsis, RelError, estimate};
@@ -56,7 +56,8 @@ pub struct EpochReport {
 pub struct EngineReader<L> {
     host: LinkHost<L>,
     cfg: EngineConfig,
-    source: SourceModel,
+    /// The on-chip source's model; `None` when the cores take the external streams.
+    source: Option<SourceModel>,
     golden: [LdaGolden; 2],
     polls: u32,
 }
@@ -64,9 +65,41 @@ pub struct EngineReader<L> {
 impl<L: ByteLink> EngineReader<L> {
     /// Checks that the engine on `host` is built for `cfg`, resets its
     /// measurement side, loads `settings` and starts the source.
-    pub fn start(mut host: LinkHost<L>, cfg: &EngineConfig, settings: &SourceSettings) -> Result<Self, String> {
-        cfg.validate().map_err(|e| e.to_string())?;
+    pub fn start(host: LinkHost<L>, cfg: &EngineConfig, settings: &SourceSettings) -> Result<Self, String> {
         let source = SourceModel::new(settings)?;
+        let mut reader = Self::connect(host, cfg, 0, Some(source))?;
+        let h = &mut reader.host;
+        h.write(reg::EPOCH_PACKETS, settings.epoch_packets)?;
+        h.write(reg::GAP, settings.gap as u32)?;
+        h.write(reg::LOSS, settings.loss as u32)?;
+        h.write(reg::REORDER, settings.reorder as u32)?;
+        for (j, &d) in settings.delays.iter().enumerate() {
+            h.write(reg::DELAY, (j as u32) << 24 | d)?;
+        }
+        h.write(reg::SEED_LO, settings.seed as u32)?;
+        h.write(reg::SEED_HI, (settings.seed >> 32) as u32)?;
+        h.write(reg::CTRL, CTRL_RUN)?;
+        Ok(reader)
+    }
+
+    /// Checks that the engine on `host` is built for `cfg`, switches its
+    /// cores to the external packet-metadata streams (`CTRL.external`, the
+    /// source stopped) and resets its measurement side. Epochs end where
+    /// the streams flip; [`next_external_epoch`](Self::next_external_epoch) reads them.
+    pub fn start_external(host: LinkHost<L>, cfg: &EngineConfig) -> Result<Self, String> {
+        Self::connect(host, cfg, CTRL_EXTERNAL, None)
+    }
+
+    /// Checks `ID` and `CONFIG`, stops the source, sets `CTRL` to `ctrl`
+    /// (without the run bit), resets the measurement side and waits until
+    /// the cores' memories are clear.
+    fn connect(
+        mut host: LinkHost<L>,
+        cfg: &EngineConfig,
+        ctrl: u32,
+        source: Option<SourceModel>,
+    ) -> Result<Self, String> {
+        cfg.validate().map_err(|e| e.to_string())?;
         let id = host.read(reg::ID)?;
         if id != ENGINE_ID {
             return Err(format!("no netmeas engine answers: ID reads 0x{id:08X}, not 0x{ENGINE_ID:08X}"));
@@ -84,21 +117,11 @@ impl<L: ByteLink> EngineReader<L> {
             ));
         }
         host.write(reg::CTRL, 0)?;
+        host.write(reg::CTRL, ctrl)?;
         host.write(reg::RESET, 1)?;
         let mut reader =
             Self { host, cfg: cfg.clone(), source, golden: [0, 1].map(|_| LdaGolden::new(&cfg.lda)), polls: 0 };
         reader.wait_for(STATUS_READY)?;
-        let h = &mut reader.host;
-        h.write(reg::EPOCH_PACKETS, settings.epoch_packets)?;
-        h.write(reg::GAP, settings.gap as u32)?;
-        h.write(reg::LOSS, settings.loss as u32)?;
-        h.write(reg::REORDER, settings.reorder as u32)?;
-        for (j, &d) in settings.delays.iter().enumerate() {
-            h.write(reg::DELAY, (j as u32) << 24 | d)?;
-        }
-        h.write(reg::SEED_LO, settings.seed as u32)?;
-        h.write(reg::SEED_HI, (settings.seed >> 32) as u32)?;
-        h.write(reg::CTRL, 1)?;
         Ok(reader)
     }
 
@@ -161,10 +184,25 @@ impl<L: ByteLink> EngineReader<L> {
         Ok(EpochRead { start, sent, received, lost, delay_sum, sender, receiver })
     }
 
+    /// Reads the next epoch of the external streams and estimates from the
+    /// two synopses (the engine knows no ground truth for them).
+    pub fn next_external_epoch(&mut self) -> Result<(EpochRead, LdaEstimate), String> {
+        if self.source.is_some() {
+            return Err("the engine measures its on-chip source: use next_epoch".into());
+        }
+        let e = self.read_epoch()?;
+        let est = estimate(&e.sender, &e.receiver).map_err(|err| format!("epoch {}: {err}", e.sender.seq))?;
+        Ok((e, est))
+    }
+
     /// Reads the next epoch, checks it against the golden models and estimates.
     pub fn next_epoch(&mut self) -> Result<EpochReport, String> {
+        const EXTERNAL: &str = "the engine measures its external streams: use next_external_epoch";
+        if self.source.is_none() {
+            return Err(EXTERNAL.into());
+        }
         let e = self.read_epoch()?;
-        let t: EpochTraffic = self.source.epoch(e.start);
+        let t: EpochTraffic = self.source.as_mut().ok_or(EXTERNAL)?.epoch(e.start);
         let want = (t.sender.len() as u64, t.receiver.len() as u64, t.lost, t.delay_sum());
         let got = (e.sent, e.received, e.lost, e.delay_sum);
         if got != want {
@@ -173,6 +211,13 @@ impl<L: ByteLink> EngineReader<L> {
                 e.sender.seq
             ));
         }
+        self.check(e, &t)
+    }
+
+    /// Checks an epoch read from the engine against the golden models fed
+    /// the epoch's packets `t` (an error when a synopsis differs), and
+    /// estimates next to `t`'s truth.
+    pub fn check(&mut self, e: EpochRead, t: &EpochTraffic) -> Result<EpochReport, String> {
         let golden: Vec<LdaSynopsis> = [&t.sender, &t.receiver]
             .into_iter()
             .zip(self.golden.iter_mut())
