@@ -292,7 +292,7 @@ pub fn read(a: &BoardRead) -> Result<(), String> {
         if external {
             let reader = EngineReader::start_external(LinkHost::new(port, 5), &cfg)?;
             let s = session(reader, &cfg, a.epochs, |_| None, |r| r.next_external_epoch().map(|(_, e)| e))?;
-            return print_external(a, &board, &cfg, &s);
+            return print_external(a, board, &cfg, &s);
         }
         let reader = EngineReader::start(LinkHost::new(port, 5), &cfg, &settings)?;
         session(reader, &cfg, a.epochs, |_| None, |r| r.next_epoch())?
@@ -300,23 +300,13 @@ pub fn read(a: &BoardRead) -> Result<(), String> {
     let tick_us = 1e6 / cfg.link.uart.clock_hz as f64;
     let rates = s.bit_times_per_epoch.map(|b| [115_200.0 / b, 3_000_000.0 / b]);
     if a.json {
-        println!(
-            "{}",
-            serde_json::json!({
-                "board": board.name(),
-                "port": a.port,
-                "engine": cfg,
-                "tick_us": tick_us,
-                "source": { "kind": a.source, "packets_per_epoch": a.packets, "gap": a.gap,
-                            "delay": dist.to_string(), "loss": a.loss, "reorder": a.reorder, "seed": a.seed },
-                "epochs": s.reports,
-                "link": { "requests": s.requests, "retries": s.retries, "polls": s.polls },
-                "seconds_per_epoch": s.seconds_per_epoch,
-                "bit_times_per_epoch": s.bit_times_per_epoch,
-                "epochs_per_s_at_115200": rates.map(|r| r[0]),
-                "epochs_per_s_at_3000000": rates.map(|r| r[1]),
-            })
-        );
+        let source = serde_json::json!({ "kind": a.source, "packets_per_epoch": a.packets, "gap": a.gap,
+            "delay": dist.to_string(), "loss": a.loss, "reorder": a.reorder, "seed": a.seed });
+        let mut v = session_json(a, board, &cfg, source, &s);
+        v["bit_times_per_epoch"] = serde_json::json!(s.bit_times_per_epoch);
+        v["epochs_per_s_at_115200"] = serde_json::json!(rates.map(|r| r[0]));
+        v["epochs_per_s_at_3000000"] = serde_json::json!(rates.map(|r| r[1]));
+        println!("{v}");
         return Ok(());
     }
     println!(
@@ -382,23 +372,31 @@ pub fn read(a: &BoardRead) -> Result<(), String> {
     Ok(())
 }
 
+/// The JSON report of a reading session: board, port, engine, tick, `source`, epochs, link.
+fn session_json<R: serde::Serialize>(
+    a: &BoardRead,
+    board: Board,
+    cfg: &EngineConfig,
+    source: serde_json::Value,
+    s: &Session<R>,
+) -> serde_json::Value {
+    serde_json::json!({
+        "board": board.name(),
+        "port": a.port,
+        "engine": cfg,
+        "tick_us": 1e6 / cfg.link.uart.clock_hz as f64,
+        "source": source,
+        "epochs": s.reports,
+        "link": { "requests": s.requests, "retries": s.retries, "polls": s.polls },
+        "seconds_per_epoch": s.seconds_per_epoch,
+    })
+}
+
 /// Prints what a board measured on its external streams: estimates, no ground truth.
-fn print_external(a: &BoardRead, board: &Board, cfg: &EngineConfig, s: &Session<LdaEstimate>) -> Result<(), String> {
+fn print_external(a: &BoardRead, board: Board, cfg: &EngineConfig, s: &Session<LdaEstimate>) -> Result<(), String> {
     let tick_us = 1e6 / cfg.link.uart.clock_hz as f64;
     if a.json {
-        println!(
-            "{}",
-            serde_json::json!({
-                "board": board.name(),
-                "port": a.port,
-                "engine": cfg,
-                "tick_us": tick_us,
-                "source": { "kind": "external" },
-                "epochs": s.reports,
-                "link": { "requests": s.requests, "retries": s.retries, "polls": s.polls },
-                "seconds_per_epoch": s.seconds_per_epoch,
-            })
-        );
+        println!("{}", session_json(a, board, cfg, serde_json::json!({ "kind": "external" }), s));
         return Ok(());
     }
     println!("engine on {} ({}): external packet-metadata streams", board.name(), a.port);

@@ -90,7 +90,8 @@ pub struct Engine<const K: usize, const RB: usize, const A: usize> {
     sh16: Constant<Bits<5>>,
     sh30: Constant<Bits<5>>,
     sh31: Constant<Bits<5>>,
-    w8: [Constant<Bits<8>>; 28],
+    pages: [Constant<Bits<8>>; 3],
+    csr_words: Constant<Bits<8>>,
     k2: [Constant<Bits<2>>; 3],
     // --- registers ---
     timestamp: DFF<Bits<40>>,
@@ -166,7 +167,8 @@ impl<const K: usize, const RB: usize, const A: usize> Engine<K, RB, A> {
             sh16: Constant::new(16u64.into()),
             sh30: Constant::new(30u64.into()),
             sh31: Constant::new(31u64.into()),
-            w8: core::array::from_fn(|j| Constant::new((j as u64).into())),
+            pages: core::array::from_fn(|j| Constant::new((j as u64).into())),
+            csr_words: Constant::new(8u64.into()),
             k2: core::array::from_fn(|j| Constant::new((j as u64).into())),
             timestamp: Default::default(),
             run: Default::default(),
@@ -365,59 +367,69 @@ impl<const K: usize, const RB: usize, const A: usize> Logic for Engine<K, RB, A>
         self.sender.ovf_clear.next = false;
         self.receiver.ovf_clear.next = false;
         if self.link.bus_we.val() & (self.region.val() == self.k2[0].val()) {
-            if self.page.val() == self.w8[0].val() {
-                if self.word.val() == self.w8[2].val() {
-                    self.run.d.next = self.link.bus_wdata.val().get_bit(0);
-                    self.external.d.next = self.link.bus_wdata.val().get_bit(1);
-                }
-                if self.word.val() == self.w8[3].val() {
-                    self.meas_reset.d.next = self.link.bus_wdata.val().get_bit(0);
-                }
-                if self.word.val() == self.w8[4].val() {
-                    self.seed_lo.d.next = self.link.bus_wdata.val();
-                }
-                if self.word.val() == self.w8[5].val() {
-                    self.seed_hi.d.next = self.link.bus_wdata.val();
-                    self.source.seed.next =
-                        (bit_cast::<64, 32>(self.link.bus_wdata.val()) << self.sh16.val() << self.sh16.val())
-                            | bit_cast::<64, 32>(self.seed_lo.q.val());
-                    self.source.seed_load.next = true;
-                }
-                if self.word.val() == self.w8[6].val() {
-                    self.epoch_packets.d.next = self.link.bus_wdata.val();
-                }
-                if self.word.val() == self.w8[7].val() {
-                    self.gap.d.next = self.link.bus_wdata.val().get_bits::<16>(0);
-                }
-                if self.word.val() == self.w8[8].val() {
-                    self.loss.d.next = self.link.bus_wdata.val().get_bits::<16>(0);
-                }
-                if self.word.val() == self.w8[9].val() {
-                    self.reorder.d.next = self.link.bus_wdata.val().get_bits::<16>(0);
-                }
-                if self.word.val() == self.w8[10].val() {
-                    self.source.table_we.next = true;
+            if self.page.val() == self.pages[0].val() {
+                match self.word.val().index() {
+                    2 => {
+                        self.run.d.next = self.link.bus_wdata.val().get_bit(0);
+                        self.external.d.next = self.link.bus_wdata.val().get_bit(1);
+                    }
+                    3 => {
+                        self.meas_reset.d.next = self.link.bus_wdata.val().get_bit(0);
+                    }
+                    4 => {
+                        self.seed_lo.d.next = self.link.bus_wdata.val();
+                    }
+                    5 => {
+                        self.seed_hi.d.next = self.link.bus_wdata.val();
+                        self.source.seed.next =
+                            (bit_cast::<64, 32>(self.link.bus_wdata.val()) << self.sh16.val() << self.sh16.val())
+                                | bit_cast::<64, 32>(self.seed_lo.q.val());
+                        self.source.seed_load.next = true;
+                    }
+                    6 => {
+                        self.epoch_packets.d.next = self.link.bus_wdata.val();
+                    }
+                    7 => {
+                        self.gap.d.next = self.link.bus_wdata.val().get_bits::<16>(0);
+                    }
+                    8 => {
+                        self.loss.d.next = self.link.bus_wdata.val().get_bits::<16>(0);
+                    }
+                    9 => {
+                        self.reorder.d.next = self.link.bus_wdata.val().get_bits::<16>(0);
+                    }
+                    10 => {
+                        self.source.table_we.next = true;
+                    }
+                    _ => {}
                 }
             }
-            if self.page.val() == self.w8[1].val() {
-                if self.word.val() < self.w8[8].val() {
+            if self.page.val() == self.pages[1].val() {
+                if self.word.val() < self.csr_words.val() {
                     self.sender.csr_we.next = true;
                 }
-                if self.word.val() == self.w8[13].val() {
-                    self.sender.ovf_clear.next = true;
+                match self.word.val().index() {
+                    13 => {
+                        self.sender.ovf_clear.next = true;
+                    }
+                    _ => {}
                 }
             }
-            if self.page.val() == self.w8[2].val() {
-                if self.word.val() < self.w8[8].val() {
+            if self.page.val() == self.pages[2].val() {
+                if self.word.val() < self.csr_words.val() {
                     self.receiver.csr_we.next = true;
                 }
-                if self.word.val() == self.w8[13].val() {
-                    self.receiver.ovf_clear.next = true;
+                match self.word.val().index() {
+                    13 => {
+                        self.receiver.ovf_clear.next = true;
+                    }
+                    _ => {}
                 }
             }
         }
 
-        // ---- register reads (the answer is registered) ----
+        // ---- register reads (the answer is registered; each page's words are one
+        // `case`, a parallel multiplexer rather than a priority chain) ----
         self.ack.d.next = false;
         self.rdata.d.next = self.zero32.val();
         if self.strobe.val() {
@@ -445,127 +457,136 @@ impl<const K: usize, const RB: usize, const A: usize> Logic for Engine<K, RB, A>
                     self.rdata.d.next = self.rx_word.val();
                 }
             }
-            if (self.region.val() == self.k2[0].val()) & (self.page.val() == self.w8[0].val()) {
+            if (self.region.val() == self.k2[0].val()) & (self.page.val() == self.pages[0].val()) {
                 self.ack.d.next = true;
-                if self.word.val() == self.w8[0].val() {
-                    self.rdata.d.next = self.id.val();
-                }
-                if self.word.val() == self.w8[1].val() {
-                    self.rdata.d.next = self.config_word.val();
-                }
-                if self.word.val() == self.w8[2].val() {
-                    self.rdata.d.next = bit_cast::<32, 1>(self.run.q.val().into())
-                        | (bit_cast::<32, 1>(self.external.q.val().into()) << 1);
-                }
-                if self.word.val() == self.w8[4].val() {
-                    self.rdata.d.next = self.seed_lo.q.val();
-                }
-                if self.word.val() == self.w8[5].val() {
-                    self.rdata.d.next = self.seed_hi.q.val();
-                }
-                if self.word.val() == self.w8[6].val() {
-                    self.rdata.d.next = self.epoch_packets.q.val();
-                }
-                if self.word.val() == self.w8[7].val() {
-                    self.rdata.d.next = bit_cast::<32, 16>(self.gap.q.val());
-                }
-                if self.word.val() == self.w8[8].val() {
-                    self.rdata.d.next = bit_cast::<32, 16>(self.loss.q.val());
-                }
-                if self.word.val() == self.w8[9].val() {
-                    self.rdata.d.next = bit_cast::<32, 16>(self.reorder.q.val());
-                }
-                if self.word.val() == self.w8[16].val() {
-                    self.rdata.d.next = self.status.val();
-                }
-                if self.word.val() == self.w8[17].val() {
-                    self.rdata.d.next = self.timestamp.q.val().get_bits::<32>(0);
-                }
-                if self.word.val() == self.w8[18].val() {
-                    self.rdata.d.next = bit_cast::<32, 8>(self.timestamp.q.val().get_bits::<8>(32));
-                }
-                if self.word.val() == self.w8[19].val() {
-                    self.rdata.d.next = self.source.frozen_start.val().get_bits::<32>(0);
-                }
-                if self.word.val() == self.w8[20].val() {
-                    self.rdata.d.next = bit_cast::<32, 8>(self.source.frozen_start.val().get_bits::<8>(32));
-                }
-                if self.word.val() == self.w8[21].val() {
-                    self.rdata.d.next = self.source.frozen_sent.val();
-                }
-                if self.word.val() == self.w8[22].val() {
-                    self.rdata.d.next = self.source.frozen_received.val();
-                }
-                if self.word.val() == self.w8[23].val() {
-                    self.rdata.d.next = self.source.frozen_lost.val();
-                }
-                if self.word.val() == self.w8[24].val() {
-                    self.rdata.d.next = self.source.frozen_delay.val().get_bits::<32>(0);
-                }
-                if self.word.val() == self.w8[25].val() {
-                    self.rdata.d.next = self.source.frozen_delay.val().get_bits::<32>(32);
-                }
-                if self.word.val() == self.w8[26].val() {
-                    self.rdata.d.next = (bit_cast::<32, 16>(self.link.overruns.val()) << self.sh16.val())
-                        | bit_cast::<32, 16>(self.link.frame_errors.val());
-                }
-                if self.word.val() == self.w8[27].val() {
-                    self.rdata.d.next = (bit_cast::<32, 16>(self.link.truncated.val()) << self.sh16.val())
-                        | bit_cast::<32, 16>(self.link.crc_errors.val());
+                match self.word.val().index() {
+                    0 => {
+                        self.rdata.d.next = self.id.val();
+                    }
+                    1 => {
+                        self.rdata.d.next = self.config_word.val();
+                    }
+                    2 => {
+                        self.rdata.d.next = bit_cast::<32, 1>(self.run.q.val().into())
+                            | (bit_cast::<32, 1>(self.external.q.val().into()) << 1);
+                    }
+                    4 => {
+                        self.rdata.d.next = self.seed_lo.q.val();
+                    }
+                    5 => {
+                        self.rdata.d.next = self.seed_hi.q.val();
+                    }
+                    6 => {
+                        self.rdata.d.next = self.epoch_packets.q.val();
+                    }
+                    7 => {
+                        self.rdata.d.next = bit_cast::<32, 16>(self.gap.q.val());
+                    }
+                    8 => {
+                        self.rdata.d.next = bit_cast::<32, 16>(self.loss.q.val());
+                    }
+                    9 => {
+                        self.rdata.d.next = bit_cast::<32, 16>(self.reorder.q.val());
+                    }
+                    16 => {
+                        self.rdata.d.next = self.status.val();
+                    }
+                    17 => {
+                        self.rdata.d.next = self.timestamp.q.val().get_bits::<32>(0);
+                    }
+                    18 => {
+                        self.rdata.d.next = bit_cast::<32, 8>(self.timestamp.q.val().get_bits::<8>(32));
+                    }
+                    19 => {
+                        self.rdata.d.next = self.source.frozen_start.val().get_bits::<32>(0);
+                    }
+                    20 => {
+                        self.rdata.d.next = bit_cast::<32, 8>(self.source.frozen_start.val().get_bits::<8>(32));
+                    }
+                    21 => {
+                        self.rdata.d.next = self.source.frozen_sent.val();
+                    }
+                    22 => {
+                        self.rdata.d.next = self.source.frozen_received.val();
+                    }
+                    23 => {
+                        self.rdata.d.next = self.source.frozen_lost.val();
+                    }
+                    24 => {
+                        self.rdata.d.next = self.source.frozen_delay.val().get_bits::<32>(0);
+                    }
+                    25 => {
+                        self.rdata.d.next = self.source.frozen_delay.val().get_bits::<32>(32);
+                    }
+                    26 => {
+                        self.rdata.d.next = (bit_cast::<32, 16>(self.link.overruns.val()) << self.sh16.val())
+                            | bit_cast::<32, 16>(self.link.frame_errors.val());
+                    }
+                    27 => {
+                        self.rdata.d.next = (bit_cast::<32, 16>(self.link.truncated.val()) << self.sh16.val())
+                            | bit_cast::<32, 16>(self.link.crc_errors.val());
+                    }
+                    _ => {}
                 }
             }
-            if (self.region.val() == self.k2[0].val()) & (self.page.val() == self.w8[1].val()) {
+            if (self.region.val() == self.k2[0].val()) & (self.page.val() == self.pages[1].val()) {
                 self.ack.d.next = true;
-                if self.word.val() == self.w8[8].val() {
-                    self.rdata.d.next = self.sender.frozen_seq.val();
-                }
-                if self.word.val() == self.w8[9].val() {
-                    self.rdata.d.next = self.sender.frozen_packets.val().get_bits::<32>(0);
-                }
-                if self.word.val() == self.w8[10].val() {
-                    self.rdata.d.next = bit_cast::<32, 16>(self.sender.frozen_packets.val().get_bits::<16>(32));
-                }
-                if self.word.val() == self.w8[11].val() {
-                    self.rdata.d.next = self.sender.frozen_sampled.val().get_bits::<32>(0);
-                }
-                if self.word.val() == self.w8[12].val() {
-                    self.rdata.d.next = bit_cast::<32, 16>(self.sender.frozen_sampled.val().get_bits::<16>(32));
-                }
-                if self.word.val() == self.w8[13].val() {
-                    self.rdata.d.next = bit_cast::<32, 1>(self.sender.ovf_sticky.val().into());
-                }
-                if self.word.val() == self.w8[14].val() {
-                    self.rdata.d.next = self.sender.m_ro_count.val();
-                }
-                if self.word.val() == self.w8[15].val() {
-                    self.rdata.d.next = self.sender.m_ro_tsum.val().get_bits::<32>(0);
+                match self.word.val().index() {
+                    8 => {
+                        self.rdata.d.next = self.sender.frozen_seq.val();
+                    }
+                    9 => {
+                        self.rdata.d.next = self.sender.frozen_packets.val().get_bits::<32>(0);
+                    }
+                    10 => {
+                        self.rdata.d.next = bit_cast::<32, 16>(self.sender.frozen_packets.val().get_bits::<16>(32));
+                    }
+                    11 => {
+                        self.rdata.d.next = self.sender.frozen_sampled.val().get_bits::<32>(0);
+                    }
+                    12 => {
+                        self.rdata.d.next = bit_cast::<32, 16>(self.sender.frozen_sampled.val().get_bits::<16>(32));
+                    }
+                    13 => {
+                        self.rdata.d.next = bit_cast::<32, 1>(self.sender.ovf_sticky.val().into());
+                    }
+                    14 => {
+                        self.rdata.d.next = self.sender.m_ro_count.val();
+                    }
+                    15 => {
+                        self.rdata.d.next = self.sender.m_ro_tsum.val().get_bits::<32>(0);
+                    }
+                    _ => {}
                 }
             }
-            if (self.region.val() == self.k2[0].val()) & (self.page.val() == self.w8[2].val()) {
+            if (self.region.val() == self.k2[0].val()) & (self.page.val() == self.pages[2].val()) {
                 self.ack.d.next = true;
-                if self.word.val() == self.w8[8].val() {
-                    self.rdata.d.next = self.receiver.frozen_seq.val();
-                }
-                if self.word.val() == self.w8[9].val() {
-                    self.rdata.d.next = self.receiver.frozen_packets.val().get_bits::<32>(0);
-                }
-                if self.word.val() == self.w8[10].val() {
-                    self.rdata.d.next = bit_cast::<32, 16>(self.receiver.frozen_packets.val().get_bits::<16>(32));
-                }
-                if self.word.val() == self.w8[11].val() {
-                    self.rdata.d.next = self.receiver.frozen_sampled.val().get_bits::<32>(0);
-                }
-                if self.word.val() == self.w8[12].val() {
-                    self.rdata.d.next = bit_cast::<32, 16>(self.receiver.frozen_sampled.val().get_bits::<16>(32));
-                }
-                if self.word.val() == self.w8[13].val() {
-                    self.rdata.d.next = bit_cast::<32, 1>(self.receiver.ovf_sticky.val().into());
-                }
-                if self.word.val() == self.w8[14].val() {
-                    self.rdata.d.next = self.receiver.m_ro_count.val();
-                }
-                if self.word.val() == self.w8[15].val() {
-                    self.rdata.d.next = self.receiver.m_ro_tsum.val().get_bits::<32>(0);
+                match self.word.val().index() {
+                    8 => {
+                        self.rdata.d.next = self.receiver.frozen_seq.val();
+                    }
+                    9 => {
+                        self.rdata.d.next = self.receiver.frozen_packets.val().get_bits::<32>(0);
+                    }
+                    10 => {
+                        self.rdata.d.next = bit_cast::<32, 16>(self.receiver.frozen_packets.val().get_bits::<16>(32));
+                    }
+                    11 => {
+                        self.rdata.d.next = self.receiver.frozen_sampled.val().get_bits::<32>(0);
+                    }
+                    12 => {
+                        self.rdata.d.next = bit_cast::<32, 16>(self.receiver.frozen_sampled.val().get_bits::<16>(32));
+                    }
+                    13 => {
+                        self.rdata.d.next = bit_cast::<32, 1>(self.receiver.ovf_sticky.val().into());
+                    }
+                    14 => {
+                        self.rdata.d.next = self.receiver.m_ro_count.val();
+                    }
+                    15 => {
+                        self.rdata.d.next = self.receiver.m_ro_tsum.val().get_bits::<32>(0);
+                    }
+                    _ => {}
                 }
             }
         }
