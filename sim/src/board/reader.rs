@@ -5,6 +5,10 @@
 //! source regenerated packet by packet ([`SourceModel`]) and both cores'
 //! synopses recomputed by [`LdaGolden`]. A disagreement is an error, never a
 //! silently wrong estimate; link errors are retried by [`LinkHost`].
+//! With the engine on its external packet-metadata streams
+//! ([`EngineReader::start_external`]) it reads and estimates each epoch the
+//! streams end; whoever fed the streams can check the epoch with
+//! [`EngineReader::check`].
 
 use super::engine::{CTRL_EXTERNAL, CTRL_RUN, ENGINE_ID, EngineConfig, STATUS_FROZEN, STATUS_READY, WindowWord, reg};
 use super::host::{ByteLink, LinkHost};
