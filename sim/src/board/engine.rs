@@ -17,8 +17,8 @@ pub const ENGINE_KEY_BITS: &[usize] = &[32, 64, 120];
 pub const DELAY_TABLE_ENTRIES: usize = 256;
 /// Width of a delay-table entry in timestamp ticks (clocks).
 pub const DELAY_BITS: u32 = 24;
-/// Width of the timestamp counter (the LDA's timestamp width, §V).
-pub const TIME_BITS: u32 = 40;
+/// Width of the timestamp counter: the LDA's timestamp width (§V).
+pub const TIME_BITS: u32 = crate::lda::LDA_TS_BITS;
 /// The value of `ID`: "NME1".
 pub const ENGINE_ID: u32 = 0x4E4D_4531;
 /// Row-address bits of a read-out window (rows of one core: at most 2^14).
