@@ -1,5 +1,6 @@
-//! The measurement engine: what a board runs. A sender and a receiver LDA
-//! core (Kompella et al., ToN 2012, §III-B..C, §V) measure the on-chip
+//! The measurement engine: what a board runs. A sender and a receiver
+//! measurement point ([`EnginePoint`]: an LDA core, Kompella et al., ToN
+//! 2012, §III-B..C, §V, with its register page and read-out window) measure the on-chip
 //! traffic source's two packet streams, or, with `CTRL.external`, two
 //! external packet-metadata streams (`x_tx_*`, `x_rx_*`: a NIC's or a
 //! switch's ingress and egress points), each ending its epochs with its own
@@ -13,7 +14,8 @@
 //! `bus_rdata`) is registered and comes one clock later. Pages 0x00 (the
 //! engine), 0x01 (sender) and 0x02 (receiver) and the two read-out windows
 //! answer, unassigned words in them read 0; any other address is not
-//! answered, so the bridge reports a bus timeout.
+//! answered, so the bridge reports a bus timeout. Each point decodes its
+//! page and its window itself; the engine registers the answer.
 //!
 //! Read-out: each core's frozen epoch streams out one row at a time; the
 //! presented row's count and timestamp-sum low word are plain registers, and
@@ -22,10 +24,10 @@
 //! the host repeats after a lost response gets the same word back and takes
 //! nothing: reads over a noisy link never skip or repeat a row.
 
+use super::engine_point::EnginePoint;
 use super::link_top::LinkTop;
 use super::traffic_source::TrafficSource;
-use crate::lda::LdaCore;
-use netmeas_sim::board::engine::{ENGINE_ID, EngineConfig};
+use netmeas_sim::board::engine::{ENGINE_ID, EngineConfig, reg};
 use rust_hdl::prelude::*;
 
 /// The engine with `K`-bit LDA keys, `2^RB` rows per bank and `A`-bit row addresses.
@@ -75,35 +77,26 @@ pub struct Engine<const K: usize, const RB: usize, const A: usize> {
     // --- blocks ---
     link: LinkTop,
     source: TrafficSource,
-    sender: LdaCore<K, RB, A>,
-    receiver: LdaCore<K, RB, A>,
+    sender: EnginePoint<K, RB, A>,
+    receiver: EnginePoint<K, RB, A>,
     // --- constants ---
     id: Constant<Bits<32>>,
     config_word: Constant<Bits<32>>,
     epoch_packets_reset: Constant<Bits<32>>,
     one16: Constant<Bits<16>>,
     one40: Constant<Bits<40>>,
-    zero8: Constant<Bits<8>>,
     zero16: Constant<Bits<16>>,
     zero32: Constant<Bits<32>>,
     zero64: Constant<Bits<64>>,
     sh16: Constant<Bits<5>>,
-    sh30: Constant<Bits<5>>,
-    sh31: Constant<Bits<5>>,
-    pages: [Constant<Bits<8>>; 3],
-    csr_words: Constant<Bits<8>>,
-    k2: [Constant<Bits<2>>; 3],
+    page0: Constant<Bits<8>>,
+    sender_page: Constant<Bits<8>>,
+    receiver_page: Constant<Bits<8>>,
+    regions: [Constant<Bits<2>>; 3],
     // --- registers ---
     timestamp: DFF<Bits<40>>,
     run: DFF<Bit>,
     external: DFF<Bit>,
-    core_reset_q: DFF<Bit>,
-    tx_s_ready: DFF<Bit>,
-    tx_flip_ready: DFF<Bit>,
-    tx_flipped: DFF<Bit>,
-    rx_s_ready: DFF<Bit>,
-    rx_flip_ready: DFF<Bit>,
-    rx_flipped: DFF<Bit>,
     meas_reset: DFF<Bit>,
     seed_lo: DFF<Bits<32>>,
     seed_hi: DFF<Bits<32>>,
@@ -113,26 +106,18 @@ pub struct Engine<const K: usize, const RB: usize, const A: usize> {
     reorder: DFF<Bits<16>>,
     ack: DFF<Bit>,
     rdata: DFF<Bits<32>>,
-    tx_shadow: DFF<Bits<32>>,
-    rx_shadow: DFF<Bits<32>>,
     // --- combinational helpers ---
     core_reset: Signal<Local, Bit>,
     page: Signal<Local, Bits<8>>,
     word: Signal<Local, Bits<8>>,
     region: Signal<Local, Bits<2>>,
-    row: Signal<Local, Bits<14>>,
     strobe: Signal<Local, Bit>,
-    tx_word: Signal<Local, Bits<32>>,
-    rx_word: Signal<Local, Bits<32>>,
-    tx_take: Signal<Local, Bit>,
-    rx_take: Signal<Local, Bit>,
     status: Signal<Local, Bits<32>>,
 }
 
 impl<const K: usize, const RB: usize, const A: usize> Engine<K, RB, A> {
     /// The engine for `cfg` (validated by the caller; its widths must match the type's).
     pub fn new(cfg: &EngineConfig) -> Self {
-        assert!(A <= 14, "read-out windows hold 2^14 rows");
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -153,33 +138,24 @@ impl<const K: usize, const RB: usize, const A: usize> Engine<K, RB, A> {
             x_rx_flip: Default::default(),
             link: LinkTop::new(&cfg.link),
             source: TrafficSource::default(),
-            sender: LdaCore::new(&cfg.lda),
-            receiver: LdaCore::new(&cfg.lda),
+            sender: EnginePoint::new(&cfg.lda, (reg::SENDER >> 8) as u8, (reg::SENDER_WINDOW >> 14) as u8),
+            receiver: EnginePoint::new(&cfg.lda, (reg::RECEIVER >> 8) as u8, (reg::RECEIVER_WINDOW >> 14) as u8),
             id: Constant::new((ENGINE_ID as u64).into()),
             config_word: Constant::new((cfg.config_word() as u64).into()),
             epoch_packets_reset: Constant::new(65_536u64.into()),
             one16: Constant::new(1u64.into()),
             one40: Constant::new(1u64.into()),
-            zero8: Constant::new(0u64.into()),
             zero16: Constant::new(0u64.into()),
             zero32: Constant::new(0u64.into()),
             zero64: Constant::new(0u64.into()),
             sh16: Constant::new(16u64.into()),
-            sh30: Constant::new(30u64.into()),
-            sh31: Constant::new(31u64.into()),
-            pages: core::array::from_fn(|j| Constant::new((j as u64).into())),
-            csr_words: Constant::new(8u64.into()),
-            k2: core::array::from_fn(|j| Constant::new((j as u64).into())),
+            page0: Constant::new(0u64.into()),
+            sender_page: Constant::new(((reg::SENDER >> 8) as u64).into()),
+            receiver_page: Constant::new(((reg::RECEIVER >> 8) as u64).into()),
+            regions: core::array::from_fn(|j| Constant::new((j as u64).into())),
             timestamp: Default::default(),
             run: Default::default(),
             external: Default::default(),
-            core_reset_q: Default::default(),
-            tx_s_ready: Default::default(),
-            tx_flip_ready: Default::default(),
-            tx_flipped: Default::default(),
-            rx_s_ready: Default::default(),
-            rx_flip_ready: Default::default(),
-            rx_flipped: Default::default(),
             meas_reset: Default::default(),
             seed_lo: Default::default(),
             seed_hi: Default::default(),
@@ -189,18 +165,11 @@ impl<const K: usize, const RB: usize, const A: usize> Engine<K, RB, A> {
             reorder: Default::default(),
             ack: Default::default(),
             rdata: Default::default(),
-            tx_shadow: Default::default(),
-            rx_shadow: Default::default(),
             core_reset: Default::default(),
             page: Default::default(),
             word: Default::default(),
             region: Default::default(),
-            row: Default::default(),
             strobe: Default::default(),
-            tx_word: Default::default(),
-            rx_word: Default::default(),
-            tx_take: Default::default(),
-            rx_take: Default::default(),
             status: Default::default(),
         }
     }
@@ -215,13 +184,6 @@ impl<const K: usize, const RB: usize, const A: usize> Logic for Engine<K, RB, A>
             timestamp,
             run,
             external,
-            core_reset_q,
-            tx_s_ready,
-            tx_flip_ready,
-            tx_flipped,
-            rx_s_ready,
-            rx_flip_ready,
-            rx_flipped,
             meas_reset,
             seed_lo,
             seed_hi,
@@ -230,9 +192,7 @@ impl<const K: usize, const RB: usize, const A: usize> Logic for Engine<K, RB, A>
             loss,
             reorder,
             ack,
-            rdata,
-            tx_shadow,
-            rx_shadow
+            rdata
         );
         self.link.clock.next = self.clock.val();
         self.source.clock.next = self.clock.val();
@@ -249,7 +209,7 @@ impl<const K: usize, const RB: usize, const A: usize> Logic for Engine<K, RB, A>
         self.link.rx.next = self.rx.val();
         self.tx.next = self.link.tx.val();
 
-        // ---- source -> cores, or the external streams -> cores (CTRL.external) ----
+        // ---- source -> points; the external streams -> points (CTRL.external) ----
         self.source.run.next = self.run.q.val() & !self.external.q.val();
         self.source.epoch_packets.next = self.epoch_packets.q.val();
         self.source.gap.next = self.gap.q.val();
@@ -261,63 +221,44 @@ impl<const K: usize, const RB: usize, const A: usize> Logic for Engine<K, RB, A>
         self.source.sink_ready.next =
             self.sender.s_ready.val() & self.receiver.s_ready.val() & !self.external.q.val();
         self.source.flip_ready.next = self.sender.flip_ready.val() & self.receiver.flip_ready.val();
-        // The external streams' ready comes from registers, never from a core's
-        // output in the same clock (no combinational path stream -> core -> stream,
-        // and the statements that read a core's outputs share no variable with
-        // those that drive its inputs). A core's `s_ready` falls only at reset, its
-        // `flip_ready` only at reset or at a flip the engine gives it; so last
-        // clock's values are this clock's except in the clock after a reset or a
-        // flip, which `core_reset_q` and `*_flipped` cover (a rise is seen one
-        // clock late).
-        self.core_reset_q.d.next = self.core_reset.val();
-        self.tx_s_ready.d.next = self.sender.s_ready.val();
-        self.rx_s_ready.d.next = self.receiver.s_ready.val();
-        self.tx_flip_ready.d.next = self.sender.flip_ready.val();
-        self.rx_flip_ready.d.next = self.receiver.flip_ready.val();
-        self.x_tx_ready.next = self.external.q.val()
-            & !self.core_reset.val()
-            & !self.core_reset_q.q.val()
-            & self.tx_s_ready.q.val()
-            & (!self.x_tx_flip.val() | (self.tx_flip_ready.q.val() & !self.tx_flipped.q.val()));
-        self.x_rx_ready.next = self.external.q.val()
-            & !self.core_reset.val()
-            & !self.core_reset_q.q.val()
-            & self.rx_s_ready.q.val()
-            & (!self.x_rx_flip.val() | (self.rx_flip_ready.q.val() & !self.rx_flipped.q.val()));
-        self.tx_flipped.d.next = self.x_tx_flip.val() & self.x_tx_ready.val();
-        self.rx_flipped.d.next = self.x_rx_flip.val() & self.x_rx_ready.val();
-        if self.external.q.val() {
-            self.sender.s_valid.next = self.x_tx_valid.val() & self.x_tx_ready.val();
-            self.sender.s_key.next = self.x_tx_key.val();
-            self.sender.s_ts.next = self.x_tx_ts.val();
-            self.sender.s_class.next = self.x_tx_class.val();
-            self.sender.flip.next = self.x_tx_flip.val() & self.x_tx_ready.val();
-            self.receiver.s_valid.next = self.x_rx_valid.val() & self.x_rx_ready.val();
-            self.receiver.s_key.next = self.x_rx_key.val();
-            self.receiver.s_ts.next = self.x_rx_ts.val();
-            self.receiver.s_class.next = self.x_rx_class.val();
-            self.receiver.flip.next = self.x_rx_flip.val() & self.x_rx_ready.val();
-        } else {
-            self.sender.s_valid.next = self.source.tx_valid.val();
-            self.sender.s_key.next = bit_cast::<K, 120>(self.source.tx_key.val());
-            self.sender.s_ts.next = self.source.tx_ts.val();
-            self.sender.s_class.next = self.zero8.val();
-            self.sender.flip.next = self.source.flip.val();
-            self.receiver.s_valid.next = self.source.rx_valid.val();
-            self.receiver.s_key.next = bit_cast::<K, 120>(self.source.rx_key.val());
-            self.receiver.s_ts.next = self.source.rx_ts.val();
-            self.receiver.s_class.next = self.zero8.val();
-            self.receiver.flip.next = self.source.flip.val();
-        }
+        self.sender.external.next = self.external.q.val();
+        self.sender.src_valid.next = self.source.tx_valid.val();
+        self.sender.src_key.next = bit_cast::<K, 120>(self.source.tx_key.val());
+        self.sender.src_ts.next = self.source.tx_ts.val();
+        self.sender.src_flip.next = self.source.flip.val();
+        self.sender.x_valid.next = self.x_tx_valid.val();
+        self.sender.x_key.next = self.x_tx_key.val();
+        self.sender.x_ts.next = self.x_tx_ts.val();
+        self.sender.x_class.next = self.x_tx_class.val();
+        self.sender.x_flip.next = self.x_tx_flip.val();
+        self.x_tx_ready.next = self.sender.x_ready.val();
+        self.receiver.external.next = self.external.q.val();
+        self.receiver.src_valid.next = self.source.rx_valid.val();
+        self.receiver.src_key.next = bit_cast::<K, 120>(self.source.rx_key.val());
+        self.receiver.src_ts.next = self.source.rx_ts.val();
+        self.receiver.src_flip.next = self.source.flip.val();
+        self.receiver.x_valid.next = self.x_rx_valid.val();
+        self.receiver.x_key.next = self.x_rx_key.val();
+        self.receiver.x_ts.next = self.x_rx_ts.val();
+        self.receiver.x_class.next = self.x_rx_class.val();
+        self.receiver.x_flip.next = self.x_rx_flip.val();
+        self.x_rx_ready.next = self.receiver.x_ready.val();
 
-        // ---- bus decode ----
+        // ---- bus: the points decode their pages and windows themselves ----
+        self.sender.bus_addr.next = self.link.bus_addr.val();
+        self.sender.bus_re.next = self.link.bus_re.val();
+        self.sender.bus_we.next = self.link.bus_we.val();
+        self.sender.bus_wdata.next = self.link.bus_wdata.val().get_bits::<8>(0);
+        self.receiver.bus_addr.next = self.link.bus_addr.val();
+        self.receiver.bus_re.next = self.link.bus_re.val();
+        self.receiver.bus_we.next = self.link.bus_we.val();
+        self.receiver.bus_wdata.next = self.link.bus_wdata.val().get_bits::<8>(0);
         self.page.next = self.link.bus_addr.val().get_bits::<8>(8);
         self.word.next = self.link.bus_addr.val().get_bits::<8>(0);
         self.region.next = self.link.bus_addr.val().get_bits::<2>(14);
-        self.row.next = self.link.bus_addr.val().get_bits::<14>(0);
         self.strobe.next = self.link.bus_re.val() | self.link.bus_we.val();
         self.status.next = bit_cast::<32, 1>(self.run.q.val().into())
-            | (bit_cast::<32, 1>((self.sender.m_ro_valid.val() & self.receiver.m_ro_valid.val()).into()) << 1)
+            | (bit_cast::<32, 1>((self.sender.ro_valid.val() & self.receiver.ro_valid.val()).into()) << 1)
             | (bit_cast::<32, 1>(self.source.waiting.val().into()) << 2)
             | (bit_cast::<32, 1>(self.sender.ovf_sticky.val().into()) << 3)
             | (bit_cast::<32, 1>(self.receiver.ovf_sticky.val().into()) << 4)
@@ -326,138 +267,73 @@ impl<const K: usize, const RB: usize, const A: usize> Logic for Engine<K, RB, A>
             | (bit_cast::<32, 1>(self.receiver.epoch.val().into()) << 7)
             | (bit_cast::<32, 16>(self.source.epochs.val()) << self.sh16.val());
 
-        // ---- read-out windows: {valid, last, row, tsum[39:32]} ----
-        self.tx_word.next = (bit_cast::<32, 1>(self.sender.m_ro_valid.val().into()) << self.sh31.val())
-            | (bit_cast::<32, 1>(self.sender.m_ro_last.val().into()) << self.sh30.val())
-            | (bit_cast::<32, A>(self.sender.m_ro_addr.val()) << self.sh16.val())
-            | bit_cast::<32, 8>(self.sender.m_ro_tsum.val().get_bits::<8>(32));
-        self.rx_word.next = (bit_cast::<32, 1>(self.receiver.m_ro_valid.val().into()) << self.sh31.val())
-            | (bit_cast::<32, 1>(self.receiver.m_ro_last.val().into()) << self.sh30.val())
-            | (bit_cast::<32, A>(self.receiver.m_ro_addr.val()) << self.sh16.val())
-            | bit_cast::<32, 8>(self.receiver.m_ro_tsum.val().get_bits::<8>(32));
-        self.tx_take.next = self.link.bus_re.val()
-            & (self.region.val() == self.k2[1].val())
-            & self.sender.m_ro_valid.val()
-            & (bit_cast::<14, A>(self.sender.m_ro_addr.val()) == self.row.val());
-        self.rx_take.next = self.link.bus_re.val()
-            & (self.region.val() == self.k2[2].val())
-            & self.receiver.m_ro_valid.val()
-            & (bit_cast::<14, A>(self.receiver.m_ro_addr.val()) == self.row.val());
-        self.sender.m_ro_ready.next = self.tx_take.val();
-        self.receiver.m_ro_ready.next = self.rx_take.val();
-        if self.tx_take.val() {
-            self.tx_shadow.d.next = self.tx_word.val();
-        }
-        if self.rx_take.val() {
-            self.rx_shadow.d.next = self.rx_word.val();
-        }
-
-        // ---- register writes (effective from the next clock) ----
+        // ---- register writes of page 0x00 (effective from the next clock) ----
         self.meas_reset.d.next = false;
         self.source.seed_load.next = false;
         self.source.table_we.next = false;
         self.source.table_index.next = self.link.bus_wdata.val().get_bits::<8>(24);
         self.source.table_delay.next = self.link.bus_wdata.val().get_bits::<24>(0);
-        self.sender.csr_we.next = false;
-        self.receiver.csr_we.next = false;
-        self.sender.csr_addr.next = self.word.val().get_bits::<3>(0);
-        self.receiver.csr_addr.next = self.word.val().get_bits::<3>(0);
-        self.sender.csr_wdata.next = self.link.bus_wdata.val().get_bits::<8>(0);
-        self.receiver.csr_wdata.next = self.link.bus_wdata.val().get_bits::<8>(0);
-        self.sender.ovf_clear.next = false;
-        self.receiver.ovf_clear.next = false;
-        if self.link.bus_we.val() & (self.region.val() == self.k2[0].val()) {
-            if self.page.val() == self.pages[0].val() {
-                match self.word.val().index() {
-                    2 => {
-                        self.run.d.next = self.link.bus_wdata.val().get_bit(0);
-                        self.external.d.next = self.link.bus_wdata.val().get_bit(1);
-                    }
-                    3 => {
-                        self.meas_reset.d.next = self.link.bus_wdata.val().get_bit(0);
-                    }
-                    4 => {
-                        self.seed_lo.d.next = self.link.bus_wdata.val();
-                    }
-                    5 => {
-                        self.seed_hi.d.next = self.link.bus_wdata.val();
-                        self.source.seed.next =
-                            (bit_cast::<64, 32>(self.link.bus_wdata.val()) << self.sh16.val() << self.sh16.val())
-                                | bit_cast::<64, 32>(self.seed_lo.q.val());
-                        self.source.seed_load.next = true;
-                    }
-                    6 => {
-                        self.epoch_packets.d.next = self.link.bus_wdata.val();
-                    }
-                    7 => {
-                        self.gap.d.next = self.link.bus_wdata.val().get_bits::<16>(0);
-                    }
-                    8 => {
-                        self.loss.d.next = self.link.bus_wdata.val().get_bits::<16>(0);
-                    }
-                    9 => {
-                        self.reorder.d.next = self.link.bus_wdata.val().get_bits::<16>(0);
-                    }
-                    10 => {
-                        self.source.table_we.next = true;
-                    }
-                    _ => {}
+        if self.link.bus_we.val() & (self.region.val() == self.regions[0].val()) & (self.page.val() == self.page0.val())
+        {
+            match self.word.val().index() {
+                2 => {
+                    self.run.d.next = self.link.bus_wdata.val().get_bit(0);
+                    self.external.d.next = self.link.bus_wdata.val().get_bit(1);
                 }
-            }
-            if self.page.val() == self.pages[1].val() {
-                if self.word.val() < self.csr_words.val() {
-                    self.sender.csr_we.next = true;
+                3 => {
+                    self.meas_reset.d.next = self.link.bus_wdata.val().get_bit(0);
                 }
-                match self.word.val().index() {
-                    13 => {
-                        self.sender.ovf_clear.next = true;
-                    }
-                    _ => {}
+                4 => {
+                    self.seed_lo.d.next = self.link.bus_wdata.val();
                 }
-            }
-            if self.page.val() == self.pages[2].val() {
-                if self.word.val() < self.csr_words.val() {
-                    self.receiver.csr_we.next = true;
+                5 => {
+                    self.seed_hi.d.next = self.link.bus_wdata.val();
+                    self.source.seed.next =
+                        (bit_cast::<64, 32>(self.link.bus_wdata.val()) << self.sh16.val() << self.sh16.val())
+                            | bit_cast::<64, 32>(self.seed_lo.q.val());
+                    self.source.seed_load.next = true;
                 }
-                match self.word.val().index() {
-                    13 => {
-                        self.receiver.ovf_clear.next = true;
-                    }
-                    _ => {}
+                6 => {
+                    self.epoch_packets.d.next = self.link.bus_wdata.val();
                 }
+                7 => {
+                    self.gap.d.next = self.link.bus_wdata.val().get_bits::<16>(0);
+                }
+                8 => {
+                    self.loss.d.next = self.link.bus_wdata.val().get_bits::<16>(0);
+                }
+                9 => {
+                    self.reorder.d.next = self.link.bus_wdata.val().get_bits::<16>(0);
+                }
+                10 => {
+                    self.source.table_we.next = true;
+                }
+                _ => {}
             }
         }
 
-        // ---- register reads (the answer is registered; each page's words are one
-        // `case`, a parallel multiplexer rather than a priority chain) ----
+        // ---- register reads (the answer is registered; page 0x00 is one `case`,
+        // a parallel multiplexer rather than a priority chain) ----
         self.ack.d.next = false;
         self.rdata.d.next = self.zero32.val();
         if self.strobe.val() {
-            if self.region.val() == self.k2[1].val() {
+            if self.region.val() == self.regions[1].val() {
                 self.ack.d.next = true;
-                if self.tx_take.val() {
-                    self.rdata.d.next = self.tx_word.val();
-                } else if self.tx_shadow.q.val().get_bit(31)
-                    & (self.tx_shadow.q.val().get_bits::<14>(16) == self.row.val())
-                {
-                    self.rdata.d.next = self.tx_shadow.q.val();
-                } else {
-                    self.rdata.d.next = self.tx_word.val();
-                }
+                self.rdata.d.next = self.sender.window_rdata.val();
             }
-            if self.region.val() == self.k2[2].val() {
+            if self.region.val() == self.regions[2].val() {
                 self.ack.d.next = true;
-                if self.rx_take.val() {
-                    self.rdata.d.next = self.rx_word.val();
-                } else if self.rx_shadow.q.val().get_bit(31)
-                    & (self.rx_shadow.q.val().get_bits::<14>(16) == self.row.val())
-                {
-                    self.rdata.d.next = self.rx_shadow.q.val();
-                } else {
-                    self.rdata.d.next = self.rx_word.val();
-                }
+                self.rdata.d.next = self.receiver.window_rdata.val();
             }
-            if (self.region.val() == self.k2[0].val()) & (self.page.val() == self.pages[0].val()) {
+            if (self.region.val() == self.regions[0].val()) & (self.page.val() == self.sender_page.val()) {
+                self.ack.d.next = true;
+                self.rdata.d.next = self.sender.page_rdata.val();
+            }
+            if (self.region.val() == self.regions[0].val()) & (self.page.val() == self.receiver_page.val()) {
+                self.ack.d.next = true;
+                self.rdata.d.next = self.receiver.page_rdata.val();
+            }
+            if (self.region.val() == self.regions[0].val()) & (self.page.val() == self.page0.val()) {
                 self.ack.d.next = true;
                 match self.word.val().index() {
                     0 => {
@@ -529,73 +405,13 @@ impl<const K: usize, const RB: usize, const A: usize> Logic for Engine<K, RB, A>
                     _ => {}
                 }
             }
-            if (self.region.val() == self.k2[0].val()) & (self.page.val() == self.pages[1].val()) {
-                self.ack.d.next = true;
-                match self.word.val().index() {
-                    8 => {
-                        self.rdata.d.next = self.sender.frozen_seq.val();
-                    }
-                    9 => {
-                        self.rdata.d.next = self.sender.frozen_packets.val().get_bits::<32>(0);
-                    }
-                    10 => {
-                        self.rdata.d.next = bit_cast::<32, 16>(self.sender.frozen_packets.val().get_bits::<16>(32));
-                    }
-                    11 => {
-                        self.rdata.d.next = self.sender.frozen_sampled.val().get_bits::<32>(0);
-                    }
-                    12 => {
-                        self.rdata.d.next = bit_cast::<32, 16>(self.sender.frozen_sampled.val().get_bits::<16>(32));
-                    }
-                    13 => {
-                        self.rdata.d.next = bit_cast::<32, 1>(self.sender.ovf_sticky.val().into());
-                    }
-                    14 => {
-                        self.rdata.d.next = self.sender.m_ro_count.val();
-                    }
-                    15 => {
-                        self.rdata.d.next = self.sender.m_ro_tsum.val().get_bits::<32>(0);
-                    }
-                    _ => {}
-                }
-            }
-            if (self.region.val() == self.k2[0].val()) & (self.page.val() == self.pages[2].val()) {
-                self.ack.d.next = true;
-                match self.word.val().index() {
-                    8 => {
-                        self.rdata.d.next = self.receiver.frozen_seq.val();
-                    }
-                    9 => {
-                        self.rdata.d.next = self.receiver.frozen_packets.val().get_bits::<32>(0);
-                    }
-                    10 => {
-                        self.rdata.d.next = bit_cast::<32, 16>(self.receiver.frozen_packets.val().get_bits::<16>(32));
-                    }
-                    11 => {
-                        self.rdata.d.next = self.receiver.frozen_sampled.val().get_bits::<32>(0);
-                    }
-                    12 => {
-                        self.rdata.d.next = bit_cast::<32, 16>(self.receiver.frozen_sampled.val().get_bits::<16>(32));
-                    }
-                    13 => {
-                        self.rdata.d.next = bit_cast::<32, 1>(self.receiver.ovf_sticky.val().into());
-                    }
-                    14 => {
-                        self.rdata.d.next = self.receiver.m_ro_count.val();
-                    }
-                    15 => {
-                        self.rdata.d.next = self.receiver.m_ro_tsum.val().get_bits::<32>(0);
-                    }
-                    _ => {}
-                }
-            }
         }
         self.link.bus_ack.next = self.ack.q.val();
         self.link.bus_rdata.next = self.rdata.q.val();
 
         // ---- lights ----
         self.leds.next = bit_cast::<4, 1>(self.run.q.val().into())
-            | (bit_cast::<4, 1>((self.sender.m_ro_valid.val() & self.receiver.m_ro_valid.val()).into()) << 1)
+            | (bit_cast::<4, 1>((self.sender.ro_valid.val() & self.receiver.ro_valid.val()).into()) << 1)
             | (bit_cast::<4, 1>(self.source.waiting.val().into()) << 2)
             | (bit_cast::<4, 1>((self.sender.ovf_sticky.val() | self.receiver.ovf_sticky.val()).into()) << 3);
 
@@ -611,13 +427,7 @@ impl<const K: usize, const RB: usize, const A: usize> Logic for Engine<K, RB, A>
             self.loss.d.next = self.zero16.val();
             self.reorder.d.next = self.zero16.val();
             self.ack.d.next = false;
-            self.tx_shadow.d.next = self.zero32.val();
-            self.rx_shadow.d.next = self.zero32.val();
             self.timestamp.d.next = self.zero64.val().get_bits::<40>(0);
-        }
-        if self.core_reset.val() {
-            self.tx_shadow.d.next = self.zero32.val();
-            self.rx_shadow.d.next = self.zero32.val();
         }
     }
 }

@@ -3,6 +3,7 @@
 
 pub mod crc16;
 pub mod engine;
+pub mod engine_point;
 pub mod link_top;
 pub mod reg_bridge;
 pub mod traffic_source;
