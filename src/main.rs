@@ -22,7 +22,7 @@ use netmeas_sim::prng::SplitMix64;
 use netmeas_sim::rda::RdaConfig;
 use netmeas_synth::{SynthReport, Target};
 use netmeas_testbench::models::*;
-use netmeas_testbench::{CbStimulus, cosim_counter_bank, cosim_h3};
+use netmeas_testbench::{CbDriver, CbStimulus, CoreRtl, cosim_counter_bank, cosim_h3};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
@@ -461,10 +461,11 @@ fn bench_fridge_cosim(cycles: u64) -> Result<f64, String> {
 }
 
 /// Co-simulated cycles per second of the default bank, and golden updates per second.
-fn bench(cycles: u64) -> Result<(f64, f64), String> {
+fn bench(cycles: u64) -> Result<(f64, f64, f64), String> {
     let t = Instant::now();
     let st = cosim_counter_bank::<CbDefault>(CbStimulus::default(), 1, cycles).map_err(|m| m.to_string())?;
     let cosim = st.cycles as f64 / t.elapsed().as_secs_f64();
+    let alone = bench_rtl_alone(cycles);
     let cfg = CounterBankConfig::default();
     let mut store = BankStore::<CountSum>::new(cfg.rows, cfg.layout());
     let mut rng = SplitMix64::new(5);
@@ -479,7 +480,22 @@ fn bench(cycles: u64) -> Result<(f64, f64), String> {
     }
     let golden = n as f64 / t.elapsed().as_secs_f64();
     std::hint::black_box((ovf, store.get(0, 1)));
-    Ok((cosim, golden))
+    Ok((cosim, alone, golden))
+}
+
+/// Cycles per second of the Verilated default bank alone, on one thread with
+/// no golden model and no checks: the co-simulation's stimulus (2^16 clocks
+/// of it, encoded beforehand, repeated) stepped through the model. The
+/// ceiling of the checked co-simulation.
+fn bench_rtl_alone(cycles: u64) -> f64 {
+    let mut drv = CbDriver::new(&CbDefault::config(), CbStimulus::default(), 1);
+    let ins: Vec<_> = (0..1 << 16).map(|_| CbDefault::encode(&drv.next())).collect();
+    let mut rtl = CbDefault::create();
+    let t = Instant::now();
+    for k in 0..cycles as usize {
+        std::hint::black_box(rtl.step_ports(&ins[k & 0xFFFF]));
+    }
+    cycles as f64 / t.elapsed().as_secs_f64()
 }
 
 fn demo(cycles: u64, no_synth: bool) -> Result<(), String> {
@@ -583,8 +599,9 @@ fn main() -> ExitCode {
         Cmd::Svbf { cmd } => svbf_cmd::run(&cmd),
         Cmd::Board { cmd: board_cmd::BoardCmd::Read(a) } => board_cmd::read(&a),
         Cmd::Board { cmd: board_cmd::BoardCmd::Build(a) } => board_cmd::build(&a),
-        Cmd::Bench { cycles } => bench(cycles).map(|(cosim, golden)| {
+        Cmd::Bench { cycles } => bench(cycles).map(|(cosim, alone, golden)| {
             println!("co-simulation (counter bank 1024x72, checked every cycle): {cosim:.3e} cycles/s");
+            println!("Verilated counter bank alone (one thread, no checks):     {alone:.3e} cycles/s");
             println!("golden counter bank (transaction level, random rows):     {golden:.3e} updates/s");
             println!("golden LDA core (2 x 512, 120-bit keys, one thread):     {:.3e} packets/s", bench_lda_golden());
             let [per_packet, one_thread, two_threads] = bench_rda_golden();
