@@ -90,9 +90,7 @@ pub struct Engine<const K: usize, const RB: usize, const A: usize> {
     zero64: Constant<Bits<64>>,
     sh16: Constant<Bits<5>>,
     page0: Constant<Bits<8>>,
-    sender_page: Constant<Bits<8>>,
-    receiver_page: Constant<Bits<8>>,
-    regions: [Constant<Bits<2>>; 3],
+    region0: Constant<Bits<2>>,
     // --- registers ---
     timestamp: DFF<Bits<40>>,
     run: DFF<Bit>,
@@ -150,9 +148,7 @@ impl<const K: usize, const RB: usize, const A: usize> Engine<K, RB, A> {
             zero64: Constant::new(0u64.into()),
             sh16: Constant::new(16u64.into()),
             page0: Constant::new(0u64.into()),
-            sender_page: Constant::new(((reg::SENDER >> 8) as u64).into()),
-            receiver_page: Constant::new(((reg::RECEIVER >> 8) as u64).into()),
-            regions: core::array::from_fn(|j| Constant::new((j as u64).into())),
+            region0: Constant::new(0u64.into()),
             timestamp: Default::default(),
             run: Default::default(),
             external: Default::default(),
@@ -273,8 +269,7 @@ impl<const K: usize, const RB: usize, const A: usize> Logic for Engine<K, RB, A>
         self.source.table_we.next = false;
         self.source.table_index.next = self.link.bus_wdata.val().get_bits::<8>(24);
         self.source.table_delay.next = self.link.bus_wdata.val().get_bits::<24>(0);
-        if self.link.bus_we.val() & (self.region.val() == self.regions[0].val()) & (self.page.val() == self.page0.val())
-        {
+        if self.link.bus_we.val() & (self.region.val() == self.region0.val()) & (self.page.val() == self.page0.val()) {
             match self.word.val().index() {
                 2 => {
                     self.run.d.next = self.link.bus_wdata.val().get_bit(0);
@@ -317,23 +312,15 @@ impl<const K: usize, const RB: usize, const A: usize> Logic for Engine<K, RB, A>
         self.ack.d.next = false;
         self.rdata.d.next = self.zero32.val();
         if self.strobe.val() {
-            if self.region.val() == self.regions[1].val() {
+            if self.sender.bus_hit.val() {
                 self.ack.d.next = true;
-                self.rdata.d.next = self.sender.window_rdata.val();
+                self.rdata.d.next = self.sender.bus_rdata.val();
             }
-            if self.region.val() == self.regions[2].val() {
+            if self.receiver.bus_hit.val() {
                 self.ack.d.next = true;
-                self.rdata.d.next = self.receiver.window_rdata.val();
+                self.rdata.d.next = self.receiver.bus_rdata.val();
             }
-            if (self.region.val() == self.regions[0].val()) & (self.page.val() == self.sender_page.val()) {
-                self.ack.d.next = true;
-                self.rdata.d.next = self.sender.page_rdata.val();
-            }
-            if (self.region.val() == self.regions[0].val()) & (self.page.val() == self.receiver_page.val()) {
-                self.ack.d.next = true;
-                self.rdata.d.next = self.receiver.page_rdata.val();
-            }
-            if (self.region.val() == self.regions[0].val()) & (self.page.val() == self.page0.val()) {
+            if (self.region.val() == self.region0.val()) & (self.page.val() == self.page0.val()) {
                 self.ack.d.next = true;
                 match self.word.val().index() {
                     0 => {

@@ -1,8 +1,10 @@
 //! One measurement point of the engine: an LDA core (Kompella et al., ToN
 //! 2012, §III-B..C, §V) with its packet input, its register page and its
 //! read-out window. The engine holds two, the sender and the receiver; each
-//! decodes the register bus itself (`PAGE`, `WINDOW` of
-//! [`engine_registers`](netmeas_sim::board::engine::engine_registers)).
+//! decodes the register bus itself (its page and window of
+//! [`engine_registers`](netmeas_sim::board::engine::engine_registers)) and
+//! tells the engine whether an address is its own (`bus_hit`) and what it
+//! answers (`bus_rdata`).
 //!
 //! **Packets.** The on-chip source's stream (`src_*`), or with `external`
 //! the point's external packet-metadata stream (`x_*`). `x_ready` comes from
@@ -66,10 +68,10 @@ pub struct EnginePoint<const K: usize, const RB: usize, const A: usize> {
     pub bus_we: Signal<In, Bit>,
     /// Write data, bits 7:0 (the core's CSRs are 8 bits; the overflow clear takes no data).
     pub bus_wdata: Signal<In, Bits<8>>,
-    /// The addressed word of the page (0 where the page holds none).
-    pub page_rdata: Signal<Out, Bits<32>>,
-    /// The addressed word of the window.
-    pub window_rdata: Signal<Out, Bits<32>>,
+    /// The address is in this point's page or window.
+    pub bus_hit: Signal<Out, Bit>,
+    /// The answer at the address: the window word, or the page word (0 where the page holds none).
+    pub bus_rdata: Signal<Out, Bits<32>>,
     // --- status ---
     /// The core takes packets (low while it clears its memory).
     pub s_ready: Signal<Out, Bit>,
@@ -103,7 +105,11 @@ pub struct EnginePoint<const K: usize, const RB: usize, const A: usize> {
     region: Signal<Local, Bits<2>>,
     row: Signal<Local, Bits<14>>,
     word: Signal<Local, Bits<8>>,
+    page_hit: Signal<Local, Bit>,
+    window_hit: Signal<Local, Bit>,
+    page_word: Signal<Local, Bits<32>>,
     window_word: Signal<Local, Bits<32>>,
+    window_answer: Signal<Local, Bits<32>>,
     take: Signal<Local, Bit>,
 }
 
@@ -131,8 +137,8 @@ impl<const K: usize, const RB: usize, const A: usize> EnginePoint<K, RB, A> {
             bus_re: Default::default(),
             bus_we: Default::default(),
             bus_wdata: Default::default(),
-            page_rdata: Default::default(),
-            window_rdata: Default::default(),
+            bus_hit: Default::default(),
+            bus_rdata: Default::default(),
             s_ready: Default::default(),
             flip_ready: Default::default(),
             epoch: Default::default(),
@@ -156,7 +162,11 @@ impl<const K: usize, const RB: usize, const A: usize> EnginePoint<K, RB, A> {
             region: Default::default(),
             row: Default::default(),
             word: Default::default(),
+            page_hit: Default::default(),
+            window_hit: Default::default(),
+            page_word: Default::default(),
             window_word: Default::default(),
+            window_answer: Default::default(),
             take: Default::default(),
         }
     }
@@ -204,6 +214,10 @@ impl<const K: usize, const RB: usize, const A: usize> Logic for EnginePoint<K, R
         self.region.next = self.bus_addr.val().get_bits::<2>(14);
         self.row.next = self.bus_addr.val().get_bits::<14>(0);
         self.word.next = self.bus_addr.val().get_bits::<8>(0);
+        self.page_hit.next =
+            (self.region.val() == self.page_region.val()) & (self.bus_addr.val().get_bits::<8>(8) == self.page.val());
+        self.window_hit.next = self.region.val() == self.window.val();
+        self.bus_hit.next = self.page_hit.val() | self.window_hit.val();
 
         // ---- read-out window: {valid, last, row, tsum[39:32]}; a read at the presented row takes it ----
         self.window_word.next = (bit_cast::<32, 1>(self.core.m_ro_valid.val().into()) << self.sh31.val())
@@ -211,7 +225,7 @@ impl<const K: usize, const RB: usize, const A: usize> Logic for EnginePoint<K, R
             | (bit_cast::<32, A>(self.core.m_ro_addr.val()) << self.sh16.val())
             | bit_cast::<32, 8>(self.core.m_ro_tsum.val().get_bits::<8>(32));
         self.take.next = self.bus_re.val()
-            & (self.region.val() == self.window.val())
+            & self.window_hit.val()
             & self.core.m_ro_valid.val()
             & (bit_cast::<14, A>(self.core.m_ro_addr.val()) == self.row.val());
         self.core.m_ro_ready.next = self.take.val();
@@ -219,11 +233,11 @@ impl<const K: usize, const RB: usize, const A: usize> Logic for EnginePoint<K, R
             self.shadow.d.next = self.window_word.val();
         }
         if self.take.val() {
-            self.window_rdata.next = self.window_word.val();
+            self.window_answer.next = self.window_word.val();
         } else if self.shadow.q.val().get_bit(31) & (self.shadow.q.val().get_bits::<14>(16) == self.row.val()) {
-            self.window_rdata.next = self.shadow.q.val();
+            self.window_answer.next = self.shadow.q.val();
         } else {
-            self.window_rdata.next = self.window_word.val();
+            self.window_answer.next = self.window_word.val();
         }
 
         // ---- page writes: the core's CSRs (words 0-7) and its overflow flag (word 13) ----
@@ -231,10 +245,7 @@ impl<const K: usize, const RB: usize, const A: usize> Logic for EnginePoint<K, R
         self.core.ovf_clear.next = false;
         self.core.csr_addr.next = self.word.val().get_bits::<3>(0);
         self.core.csr_wdata.next = self.bus_wdata.val();
-        if self.bus_we.val()
-            & (self.region.val() == self.page_region.val())
-            & (self.bus_addr.val().get_bits::<8>(8) == self.page.val())
-        {
+        if self.bus_we.val() & self.page_hit.val() {
             if self.word.val() < self.csr_words.val() {
                 self.core.csr_we.next = true;
             }
@@ -246,34 +257,39 @@ impl<const K: usize, const RB: usize, const A: usize> Logic for EnginePoint<K, R
             }
         }
 
-        // ---- page reads (one `case`: a parallel multiplexer) ----
-        self.page_rdata.next = self.zero32.val();
+        // ---- page reads (one `case`: a parallel multiplexer) and the answer ----
+        self.page_word.next = self.zero32.val();
         match self.word.val().index() {
             8 => {
-                self.page_rdata.next = self.core.frozen_seq.val();
+                self.page_word.next = self.core.frozen_seq.val();
             }
             9 => {
-                self.page_rdata.next = self.core.frozen_packets.val().get_bits::<32>(0);
+                self.page_word.next = self.core.frozen_packets.val().get_bits::<32>(0);
             }
             10 => {
-                self.page_rdata.next = bit_cast::<32, 16>(self.core.frozen_packets.val().get_bits::<16>(32));
+                self.page_word.next = bit_cast::<32, 16>(self.core.frozen_packets.val().get_bits::<16>(32));
             }
             11 => {
-                self.page_rdata.next = self.core.frozen_sampled.val().get_bits::<32>(0);
+                self.page_word.next = self.core.frozen_sampled.val().get_bits::<32>(0);
             }
             12 => {
-                self.page_rdata.next = bit_cast::<32, 16>(self.core.frozen_sampled.val().get_bits::<16>(32));
+                self.page_word.next = bit_cast::<32, 16>(self.core.frozen_sampled.val().get_bits::<16>(32));
             }
             13 => {
-                self.page_rdata.next = bit_cast::<32, 1>(self.core.ovf_sticky.val().into());
+                self.page_word.next = bit_cast::<32, 1>(self.core.ovf_sticky.val().into());
             }
             14 => {
-                self.page_rdata.next = self.core.m_ro_count.val();
+                self.page_word.next = self.core.m_ro_count.val();
             }
             15 => {
-                self.page_rdata.next = self.core.m_ro_tsum.val().get_bits::<32>(0);
+                self.page_word.next = self.core.m_ro_tsum.val().get_bits::<32>(0);
             }
             _ => {}
+        }
+        if self.window_hit.val() {
+            self.bus_rdata.next = self.window_answer.val();
+        } else {
+            self.bus_rdata.next = self.page_word.val();
         }
 
         // ---- synchronous reset: the window forgets the row it took last ----
