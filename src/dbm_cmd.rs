@@ -117,7 +117,9 @@ impl BwQuery {
             "p95" => Query::P95,
             s => match s.strip_prefix("coarsest:").map(str::parse::<f64>) {
                 Some(Ok(l)) if l.is_finite() && l > 0.0 => Query::Coarsest(l / 8.0 / 1e9),
-                _ => return Err(format!("--query `{s}`: expected max, std, p95, mean or coarsest:L (L in bits/s)")),
+                _ => {
+                    return Err(format!("--query `{s}`: expected max, std, p95, mean or coarsest:L (L in bits/s)"));
+                }
             },
         };
         let t = self.timescale_us * 1e3;
@@ -228,8 +230,8 @@ pub struct RunDbm {
     /// Seed of the culprit PRNG (§3.3).
     #[arg(long)]
     pub culprit_seed: Option<u32>,
-    /// Engine: golden (the bit-exact model), rtl (the Verilated per-packet DBM-mm core, for the
-    /// configs it was built from) or both (compared period by period).
+    /// Engine: golden (the bit-exact model), rtl (the Verilated DBM core, per packet or base
+    /// interval, for the configs it was built from) or both (compared period by period).
     #[arg(long, default_value = "golden", value_parser = ["golden", "rtl", "both"])]
     pub engine: String,
     /// Write the first period's bucket partition over the true S_T as an SVG (Fig. 5 style).

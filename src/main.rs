@@ -183,8 +183,9 @@ fn block_config(block: &str, config: Option<&Path>, target: Option<Target>) -> R
             None => netmeas_sim::dbm::ExpbConfig::default(),
         }),
         "dbm" if target == Some(Target::Ice40Hx8k) => {
-            return Err("dbm: two copies of m × 322-bit bucket records and 32 lanes of merge keys (about 700 kbit \
-                        at 1024 buckets) exceed the HX8K's 128 kbit of EBR; build it for ecp5-85k"
+            return Err("dbm: two copies of m × 322-bit (per packet) or 416-bit (base interval) bucket records and \
+                        the merge keys (about 700 kbit at 1024 buckets) exceed the HX8K's 128 kbit of EBR; build it \
+                        for ecp5-85k"
                 .into());
         }
         "dbm" => BlockConfig::Dbm(match config {

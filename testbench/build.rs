@@ -420,7 +420,7 @@ fn adapter_rs(name: &str, block: &str) -> String {
                 last: o.m_ro_last_ts.to_u128() as u64,
                 mass: o.m_ro_mass.to_u128() as u64,
                 n: o.m_ro_n.to_u128() as u32,
-                sumsq: 0,
+                sumsq: o.m_ro_sumsq.to_u128(),
                 max: o.m_ro_max.to_u128() as u64,
                 min: o.m_ro_min.to_u128() as u64,
                 flow: o.m_ro_flow.to_u128() as u32,
@@ -432,6 +432,7 @@ fn adapter_rs(name: &str, block: &str) -> String {
             period_tail_joins: o.period_tail_joins.to_u128() as u64,
             period_key_saturated: o.period_key_saturated.to_u128() != 0,
             period_mass_saturated: o.period_mass_saturated.to_u128() != 0,
+            period_interval_saturated: o.period_interval_saturated.to_u128() != 0,
         }",
         ),
         "link" => (

@@ -54,6 +54,13 @@ pub const VARIANTS: &[(&str, &str, &str)] = &[
     // DBM: two buckets, the structure always empty: every merge is the pred pair's; periods of 2^40 ticks
     // (closed by time jumps) let keys pass 2^48.
     ("dbm_two", "dbm", r#"{"buckets": 2, "period_ticks": 1099511627776, "seed": 5}"#),
+    // Base-interval DBM: the paper's 1000 buckets (1024) by variance and by range over 78.125 µs sums, 2 s periods (§4.1).
+    ("dbm_mv", "dbm", r#"{"buckets": 1024, "rule": "mv", "base_ticks": 78125, "period_ticks": 2000000000}"#),
+    ("dbm_mr", "dbm", r#"{"buckets": 1024, "rule": "mr", "base_ticks": 78125, "period_ticks": 2000000000}"#),
+    // Base-interval DBM: five buckets by variance, 16 intervals a period: a merge on nearly every interval.
+    ("dbm_mv_small", "dbm", r#"{"buckets": 5, "rule": "mv", "base_ticks": 10, "period_ticks": 160, "seed": 9}"#),
+    // Base-interval DBM: 33 buckets by mass (one slot in a second group), 70 intervals a period.
+    ("dbm_mm_mid", "dbm", r#"{"buckets": 33, "rule": "mm", "base_ticks": 6, "period_ticks": 420, "seed": 3}"#),
     // SVBF: the default store, 9 partitions of 2^17 bits (two banks of 1024 × 64 bits each).
     // Host link: 50 MHz at 3 Mbaud (17 clocks per bit), a request timeout of 2000 clocks.
     ("link_default", "link", r#"{"uart": {"clock_hz": 50000000, "baud": 3000000}, "bridge": {"timeout_clocks": 2000}}"#),

@@ -216,3 +216,15 @@ fn bad_input_is_refused_without_output() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn base_interval_dbm_rtl_equals_golden_on_the_paper_config() {
+    // The Verilated base-interval cores (1024 buckets, 78.125 us sums, 2 s) on the default bursty trace.
+    for mode in ["mv", "mr"] {
+        let v = json(&netmeas(&["run", "dbm", "--mode", mode, "--engine", "both", "--query", "p95", "--json"]));
+        assert_eq!(v["synopsis_match"], true, "{mode}");
+        let p = &v["periods"][0];
+        assert_eq!(p["buckets"].as_u64(), Some(1024), "{mode}: {p}");
+        assert!(v["timing"]["rtl"]["cycles"].as_u64().unwrap() > 25_600, "{mode}");
+    }
+}

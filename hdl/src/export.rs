@@ -10,7 +10,7 @@ use crate::board::engine::Engine;
 use crate::board::link_top::LinkTop;
 use crate::common::counter_bank::CounterBank;
 use crate::common::h3::H3Unit;
-use crate::dbm::DbmCore;
+use crate::dbm::{DbmCore, DbmIntervalCore};
 use crate::expb::ExpbCore;
 use crate::fridge::FridgeCore;
 use crate::lda::LdaCore;
@@ -45,7 +45,9 @@ pub enum BlockConfig {
     Fridge(FridgeConfig),
     /// The EXPB core (bandwidth at exponential time scales).
     Expb(ExpbConfig),
-    /// The per-packet DBM core (bandwidth at all time scales by dynamic bucket merge).
+    /// A DBM core (bandwidth at all time scales by dynamic bucket merge): per
+    /// packet by mass (`base_ticks` = 0) or over base-interval sums by mass,
+    /// range or variance.
     Dbm(DbmConfig),
     /// The MAPLE packet latency store (SVBF) with its query engine.
     Svbf(SvbfConfig),
@@ -101,16 +103,7 @@ impl BlockConfig {
             BlockConfig::Rda(c) => c.validate(),
             BlockConfig::Fridge(c) => c.validate(),
             BlockConfig::Expb(c) => c.validate(),
-            BlockConfig::Dbm(c) => c.validate().and_then(|()| {
-                if c.base_ticks == 0 {
-                    Ok(())
-                } else {
-                    Err(ConfigError::new(
-                        "dbm.base_ticks",
-                        "the DBM core is per-packet DBM-mm (base_ticks = 0); the base-interval modes run on the golden model",
-                    ))
-                }
-            }),
+            BlockConfig::Dbm(c) => c.validate(),
             BlockConfig::Svbf(c) => c.validate_rtl(),
             BlockConfig::Link(c) => c.validate(),
             BlockConfig::Engine(c) => c.validate(),
@@ -177,10 +170,16 @@ impl BlockConfig {
                  Algorithm 2's trailing-zero cascade one scale per clock, {count, sum, sum of squares, max} per scale \
                  with a majority culprit, ping-pong periods streamed out"
             }
-            BlockConfig::Dbm(_) => {
+            BlockConfig::Dbm(c) if c.base_ticks == 0 => {
                 "DBM core (Uyeda et al., NSDI 2011, §3.1, §3.3, §5): per-packet dynamic bucket merge by mass, \
                  m buckets as a time-ordered list in block RAM, merge keys in a two-level radix-32 min structure, \
                  a join of the tail in one clock, a real merge in 18, culprits, ping-pong periods streamed out"
+            }
+            BlockConfig::Dbm(_) => {
+                "DBM core (Uyeda et al., NSDI 2011, §3.1.3, §3.3, §5): dynamic bucket merge over base-interval \
+                 byte sums by mass, range or variance, an interval front end taking one packet per clock, a \
+                 sequential list back end with m buckets in block RAM and merge keys in a two-level radix-32 min \
+                 structure, culprits, ping-pong periods streamed out"
             }
             BlockConfig::Svbf(_) => {
                 "SVBF store (Lee et al., SIGMETRICS 2012, §3.3.3, §4, §6): delay-center classifier, one partition \
@@ -313,7 +312,8 @@ pub fn export(cfg: &BlockConfig) -> Result<Exported, ConfigError> {
         BlockConfig::Rda(c) => export_rda(c),
         BlockConfig::Fridge(c) => export_fridge(c),
         BlockConfig::Expb(c) => generate(ExpbCore::new(c)),
-        BlockConfig::Dbm(c) => generate(DbmCore::new(c)),
+        BlockConfig::Dbm(c) if c.base_ticks == 0 => generate(DbmCore::new(c)),
+        BlockConfig::Dbm(c) => generate(DbmIntervalCore::new(c)),
         BlockConfig::Svbf(c) => export_svbf(c),
         BlockConfig::Link(c) => generate(LinkTop::new(c)),
         BlockConfig::Engine(c) => export_engine(c),
@@ -464,7 +464,9 @@ macro_rules! engine_rows {
             (11, 0) => generate(Engine::<$k, 11, 11>::new($c)),
             (11, 1) => generate(Engine::<$k, 11, 12>::new($c)),
             (11, 2) => generate(Engine::<$k, 11, 13>::new($c)),
-            other => unreachable!("engine geometry {other:?} passed validation but has no instance"),
+            other => {
+                unreachable!("engine geometry {other:?} passed validation but has no instance")
+            }
         }
     };
 }

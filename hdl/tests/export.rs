@@ -227,8 +227,8 @@ fn expb_exports_at_every_scale_count_and_corners_lint_clean() {
 }
 
 #[test]
-fn dbm_exports_at_the_size_corners_lint_clean_and_base_interval_configs_are_refused() {
-    use netmeas_sim::dbm::DbmConfig;
+fn dbm_exports_at_the_size_corners_lint_clean() {
+    use netmeas_sim::dbm::{DbmConfig, MergeRule};
     for buckets in [2, 31, 32, 33, 1000, 1024] {
         let e = export(&BlockConfig::Dbm(DbmConfig { buckets, ..Default::default() })).unwrap();
         let width = |n: &str| e.ports.iter().find(|p| p.name == n).unwrap().bits;
@@ -243,7 +243,7 @@ fn dbm_exports_at_the_size_corners_lint_clean_and_base_interval_configs_are_refu
             ),
             (48, 32, 48, 56, 48, 64)
         );
-        assert_eq!(e.ports.iter().filter(|p| p.dir == Dir::Out).count(), 17);
+        assert_eq!(e.ports.iter().filter(|p| p.dir == Dir::Out).count(), 19);
         assert!(e.top.starts_with(&format!("netmeas_dbm_m{buckets}_")));
     }
     // The paper's 1000 buckets (1024 here: the radix-32 structure's size), the smallest, and a partial group.
@@ -255,8 +255,23 @@ fn dbm_exports_at_the_size_corners_lint_clean_and_base_interval_configs_are_refu
         seed: 7,
         ..Default::default()
     }));
-    let bad = export(&BlockConfig::Dbm(DbmConfig { base_ticks: 10, period_ticks: 100, ..Default::default() }));
-    assert_eq!(bad.unwrap_err().field, "dbm.base_ticks");
+    // Base-interval cores: the paper's 1024 buckets by variance and by range at 78.125 µs, the smallest, a
+    // partial group; their ports are the per-packet core's, so one reader serves both.
+    let per_packet = export(&BlockConfig::Dbm(DbmConfig::default())).unwrap();
+    for (buckets, rule, base, period) in [
+        (1024, MergeRule::Mv, 78_125, 2_000_000_000),
+        (1024, MergeRule::Mr, 78_125, 2_000_000_000),
+        (2, MergeRule::Mm, 1, 1),
+        (33, MergeRule::Mv, 7, 7 << 20),
+    ] {
+        let cfg = DbmConfig { buckets, rule, base_ticks: base, period_ticks: period, ..Default::default() };
+        let e = export(&BlockConfig::Dbm(cfg.clone())).unwrap();
+        assert_eq!(e.ports, per_packet.ports, "{cfg:?}");
+        assert!(e.top.starts_with("netmeas_dbm_m"), "{}", e.top);
+        export_and_lint(BlockConfig::Dbm(cfg));
+    }
+    let bad = export(&BlockConfig::Dbm(DbmConfig { base_ticks: 10, period_ticks: 105, ..Default::default() }));
+    assert_eq!(bad.unwrap_err().field, "dbm.period_ticks");
 }
 
 #[test]

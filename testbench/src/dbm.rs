@@ -1,10 +1,14 @@
-//! Verilated DBM cores: cycle-by-cycle co-simulation against [`DbmCycle`],
-//! and whole streams through the RTL for `netmeas run dbm --engine rtl|both`.
+//! Verilated DBM cores: cycle-by-cycle co-simulation of the per-packet core
+//! against [`DbmCycle`], period-by-period co-simulation of the base-interval
+//! core against [`DbmGolden`](netmeas_sim::dbm::DbmGolden), and whole streams
+//! through the RTL for `netmeas run dbm --engine rtl|both`.
 
 use crate::bw_driver::{BwDriver, BwLanes, BwPacketDraw};
-use crate::models::{DbmDefault, DbmMid, DbmSmall, DbmTwo};
+use crate::models::{DbmDefault, DbmMid, DbmMmMid, DbmMr, DbmMv, DbmMvSmall, DbmSmall, DbmTwo};
 use crate::{CoreRtl, Mismatch, cosim_model, differ, lane};
-use netmeas_sim::dbm::{BwPacket, DbmConfig, DbmCycle, DbmDrive, DbmInputs, DbmOutputs, TimeOrder, drive_dbm};
+use netmeas_sim::dbm::{
+    BwPacket, DbmConfig, DbmCycle, DbmDrive, DbmFlags, DbmInputs, DbmOutputs, DbmPeriod, TimeOrder, drive_dbm,
+};
 use netmeas_sim::prng::SplitMix64;
 
 /// A Verilated DBM core.
@@ -150,7 +154,16 @@ pub fn cosim_dbm<M: DbmRtl>(p: DbmStimulus, seed: u64, cycles: u64) -> Result<Db
 /// The configs the Verilated DBM models were built from (every parameter is
 /// baked into the netlist).
 pub fn rtl_dbm_configs() -> Vec<DbmConfig> {
-    vec![DbmDefault::config(), DbmSmall::config(), DbmMid::config(), DbmTwo::config()]
+    vec![
+        DbmDefault::config(),
+        DbmSmall::config(),
+        DbmMid::config(),
+        DbmTwo::config(),
+        DbmMv::config(),
+        DbmMr::config(),
+        DbmMvSmall::config(),
+        DbmMmMid::config(),
+    ]
 }
 
 /// Checks that a Verilated core runs `cfg`, with an error that lists what was built otherwise.
@@ -161,11 +174,19 @@ pub fn check_rtl_dbm_config(cfg: &DbmConfig) -> Result<(), String> {
     }
     let built: Vec<String> = rtl_dbm_configs()
         .iter()
-        .map(|c| format!("{} buckets, period {} ns, seed {:#x}", c.buckets, c.period_ticks, c.seed))
+        .map(|c| match c.base_ticks {
+            0 => format!("per packet, {} buckets, period {} ns, seed {:#x}", c.buckets, c.period_ticks, c.seed),
+            b => format!(
+                "{}, {} buckets, base {b} ns, period {} ns, seed {:#x}",
+                c.rule.name(),
+                c.buckets,
+                c.period_ticks,
+                c.seed
+            ),
+        })
         .collect();
     Err(format!(
-        "no Verilated DBM core has this config (all of it is baked into the netlist; the core is per-packet \
-         DBM-mm); built: {}",
+        "no Verilated DBM core has this config (all of it is baked into the netlist); built: {}",
         built.join("; ")
     ))
 }
@@ -192,7 +213,92 @@ pub fn rtl_dbm_run(cfg: &DbmConfig, packets: &[BwPacket]) -> Result<DbmDrive, St
         run_on::<DbmSmall>(cfg, packets)
     } else if *cfg == DbmMid::config() {
         run_on::<DbmMid>(cfg, packets)
-    } else {
+    } else if *cfg == DbmTwo::config() {
         run_on::<DbmTwo>(cfg, packets)
+    } else if *cfg == DbmMv::config() {
+        run_on::<DbmMv>(cfg, packets)
+    } else if *cfg == DbmMr::config() {
+        run_on::<DbmMr>(cfg, packets)
+    } else if *cfg == DbmMvSmall::config() {
+        run_on::<DbmMvSmall>(cfg, packets)
+    } else {
+        run_on::<DbmMmMid>(cfg, packets)
     })
+}
+
+/// Runs `packets` (in time order) through a fresh Verilated base-interval core
+/// `M` with `now` given on the clocks `now_every` picks and the read-out taken
+/// on those `ro_ready` picks, and compares every period (buckets, counts and
+/// flags) with the golden model's. Returns what the run measured.
+pub fn cosim_dbm_interval<M: DbmRtl>(
+    packets: &[BwPacket],
+    now_every: impl FnMut(u64) -> bool,
+    ro_ready: impl FnMut(u64) -> bool,
+) -> Result<DbmDrive, String> {
+    let cfg = M::config();
+    let want = netmeas_sim::dbm::run_dbm(&cfg, packets)?;
+    let mut m = M::create();
+    let got = drive_dbm(&cfg, packets, |i| m.cycle(i), now_every, ro_ready);
+    if got.periods.len() != want.len() {
+        return Err(format!(
+            "{}: {} periods read out, the golden model has {}",
+            M::NAME,
+            got.periods.len(),
+            want.len()
+        ));
+    }
+    for (g, w) in got.periods.iter().zip(&want) {
+        if g != w {
+            return Err(format!("{}: period {} differs:\n  rtl    {g:?}\n  golden {w:?}", M::NAME, w.index));
+        }
+    }
+    Ok(got)
+}
+
+/// Runs `packets` through a fresh Verilated core `M` in real time: clock c is
+/// time c · `ticks_per_clock`, a packet is offered from the clock its
+/// timestamp is reached (one per clock), `now` carries the time whenever no
+/// packet is offered, and the read-out is always taken; runs to the end of the
+/// last packet's period. Returns the periods and the clocks in which an
+/// offered packet was not taken.
+pub fn rtl_dbm_realtime<M: DbmRtl>(packets: &[BwPacket], ticks_per_clock: u64) -> (Vec<DbmPeriod>, u64) {
+    let cfg = M::config();
+    let end = packets.last().map_or(0, |p| p.ts) / cfg.period_ticks * cfg.period_ticks + cfg.period_ticks;
+    let periods_expected = (end / cfg.period_ticks) as usize;
+    let mut m = M::create();
+    let (mut next, mut stalls, mut clock) = (0usize, 0u64, 0u64);
+    let (mut out, mut buckets) = (Vec::new(), Vec::new());
+    while out.len() < periods_expected {
+        let t = (clock * ticks_per_clock).min(end);
+        let p = packets.get(next).filter(|p| p.ts <= t);
+        let i = DbmInputs { now: p.map_or(t, |p| p.ts), ..DbmInputs::offer(p, end, p.is_none(), true) };
+        let o = m.cycle(&i);
+        if i.valid {
+            if o.ready {
+                next += 1;
+            } else {
+                stalls += 1;
+            }
+        }
+        if o.ro_valid {
+            if o.ro_end {
+                out.push(DbmPeriod {
+                    index: o.period_index as u64,
+                    buckets: std::mem::take(&mut buckets),
+                    packets: o.period_packets,
+                    merges: o.period_merges,
+                    tail_joins: o.period_tail_joins,
+                    flags: DbmFlags {
+                        key_saturated: o.period_key_saturated,
+                        mass_saturated: o.period_mass_saturated,
+                        interval_saturated: o.period_interval_saturated,
+                    },
+                });
+            } else {
+                buckets.push(o.ro_bucket);
+            }
+        }
+        clock += 1;
+    }
+    (out, stalls)
 }

@@ -465,6 +465,96 @@ proptest! {
     }
 }
 
+/// A base-interval stream for `cfg`: bursts of back-to-back packets, quiet
+/// stretches of a few intervals, gaps over whole periods, three flows, and
+/// with probability `huge`/1000 a packet of about 2^32 bytes (saturated
+/// interval sums and keys).
+fn interval_stream(
+    seed: u64,
+    cfg: &netmeas_sim::dbm::DbmConfig,
+    n: usize,
+    huge: u64,
+) -> Vec<netmeas_sim::dbm::BwPacket> {
+    let mut rng = netmeas_sim::prng::SplitMix64::new(seed);
+    let mut ts = rng.below(cfg.base_ticks);
+    (0..n)
+        .map(|_| {
+            ts += match rng.below(40) {
+                0 => rng.below(2 * cfg.period_ticks),
+                1..=8 => rng.below(3 * cfg.base_ticks),
+                _ => rng.below(2),
+            };
+            let len = if rng.below(1000) < huge { u32::MAX - rng.below(3) as u32 } else { 40 + rng.below(1500) as u32 };
+            netmeas_sim::dbm::BwPacket { ts, len, flow: rng.below(3) as u32 }
+        })
+        .collect()
+}
+
+fn check_dbm_interval<M: DbmRtl>(
+    seed: u64,
+    n: usize,
+    huge: u64,
+    now_in: u64,
+    ro_in: u64,
+) -> netmeas_sim::dbm::DbmDrive {
+    let packets = interval_stream(seed, &M::config(), n, huge);
+    match cosim_dbm_interval::<M>(&packets, |c| c % now_in == 0, |c| c % ro_in == 0) {
+        Ok(d) => d,
+        Err(m) => panic!("{m} (seed {seed}, {n} packets, huge {huge}, now every {now_in}, read-out every {ro_in})"),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+
+    #[test]
+    fn dbm_mv_small_matches_golden(seed: u64, huge in 0u64..60, now_in in 1u64..4, ro_in in 1u64..4) {
+        check_dbm_interval::<DbmMvSmall>(seed, 3000, huge, now_in, ro_in);
+    }
+
+    #[test]
+    fn dbm_mm_mid_matches_golden(seed: u64, huge in 0u64..60, now_in in 1u64..4, ro_in in 1u64..4) {
+        check_dbm_interval::<DbmMmMid>(seed, 3000, huge, now_in, ro_in);
+    }
+}
+
+#[test]
+fn dbm_interval_streams_exercise_the_core() {
+    // Many merges, tail joins and real merges, saturated interval sums and keys.
+    let small = check_dbm_interval::<DbmMvSmall>(1, 20_000, 30, 2, 2);
+    let mid = check_dbm_interval::<DbmMmMid>(2, 20_000, 30, 1, 3);
+    for d in [&small, &mid] {
+        let merges: u64 = d.periods.iter().map(|p| p.merges).sum();
+        let joins: u64 = d.periods.iter().map(|p| p.tail_joins).sum();
+        assert!(merges - joins > 1000 && joins > 100, "{merges} merges, {joins} tail joins");
+        assert!(d.periods.iter().any(|p| p.flags.interval_saturated));
+        assert!(d.periods.iter().any(|p| p.flags.key_saturated));
+    }
+}
+
+#[test]
+fn dbm_interval_rtl_runs_the_paper_configs_in_real_time_without_stalls() {
+    use netmeas_sim::dbm::{BurstySpec, DBM_BASE_INSERT_CLOCKS, run_dbm};
+    // A bursty §4.1.2-style trace (2 s, three 4 ms microbursts) at 100 ns a
+    // clock (10 MHz): a 78.125 µs base interval lasts 781 clocks, above the
+    // back end's worst-case insert, so no packet may wait.
+    let packets = BurstySpec::default().generate().unwrap();
+    assert!(78_125 / 100 >= DBM_BASE_INSERT_CLOCKS);
+    for (name, cfg, (periods, stalls)) in [
+        ("mv", DbmMv::config(), rtl_dbm_realtime::<DbmMv>(&packets, 100)),
+        ("mr", DbmMr::config(), rtl_dbm_realtime::<DbmMr>(&packets, 100)),
+    ] {
+        let want = run_dbm(&cfg, &packets).unwrap();
+        assert_eq!(periods, want, "{name}");
+        assert_eq!(stalls, 0, "{name}");
+        assert_eq!(want[0].buckets.len(), 1024);
+        // The same stream offered back to back (time compressed): equal periods, the input held back.
+        let d = rtl_dbm_run(&cfg, &packets).unwrap();
+        assert_eq!(d.periods, want, "{name}");
+        assert!(d.stalls > 0);
+    }
+}
+
 #[test]
 fn dbm_default_stimulus_exercises_the_core() {
     let small = check_dbm::<DbmSmall>(DbmStimulus::default(), 3, 200_000);

@@ -120,6 +120,8 @@ pub struct DbmCore {
     pub m_ro_mass: Signal<Out, Bits<56>>,
     /// Its packets.
     pub m_ro_n: Signal<Out, Bits<32>>,
+    /// Σ s_i² of its interval sums: 0 per packet (the base-interval core's port).
+    pub m_ro_sumsq: Signal<Out, Bits<84>>,
     /// Its largest packet.
     pub m_ro_max: Signal<Out, Bits<32>>,
     /// Its smallest packet.
@@ -141,6 +143,10 @@ pub struct DbmCore {
     pub period_key_saturated: Signal<Out, Bit>,
     /// A bucket mass of the frozen period saturated.
     pub period_mass_saturated: Signal<Out, Bit>,
+    /// An interval sum saturated: never per packet (the base-interval core's port).
+    pub period_interval_saturated: Signal<Out, Bit>,
+    /// Zero Σs² (every per-packet bucket's).
+    zero84: Constant<Bits<84>>,
     // --- memories ---
     rec0: SyncRam<REC, 10>,
     rec1: SyncRam<REC, 10>,
@@ -446,6 +452,7 @@ impl DbmCore {
             m_ro_last_ts: Default::default(),
             m_ro_mass: Default::default(),
             m_ro_n: Default::default(),
+            m_ro_sumsq: Default::default(),
             m_ro_max: Default::default(),
             m_ro_min: Default::default(),
             m_ro_flow: Default::default(),
@@ -456,6 +463,8 @@ impl DbmCore {
             period_tail_joins: Default::default(),
             period_key_saturated: Default::default(),
             period_mass_saturated: Default::default(),
+            period_interval_saturated: Default::default(),
+            zero84: Constant::new(0u64.into()),
             rec0: SyncRam::with_depth(m),
             rec1: SyncRam::with_depth(m),
             prv: SyncRam::with_depth(m),
@@ -864,6 +873,8 @@ impl Logic for DbmCore {
         self.period_tail_joins.next = self.fz_joins.q.val();
         self.period_key_saturated.next = self.fz_ksat.q.val();
         self.period_mass_saturated.next = self.fz_msat.q.val();
+        self.m_ro_sumsq.next = self.zero84.val();
+        self.period_interval_saturated.next = false;
 
         // ---- the tail's pair with the packet: K(tail, b), packed with the tail's slot ----
         self.tl_mass.next = self.tail.q.val().get_bits::<56>(96);
@@ -1729,7 +1740,7 @@ mod tests {
                 last: uut.m_ro_last_ts.val().to_u64(),
                 mass: uut.m_ro_mass.val().to_u64(),
                 n: uut.m_ro_n.val().to_u64() as u32,
-                sumsq: 0,
+                sumsq: uut.m_ro_sumsq.val().to_u128(),
                 max: uut.m_ro_max.val().to_u64(),
                 min: uut.m_ro_min.val().to_u64(),
                 flow: uut.m_ro_flow.val().to_u64() as u32,
@@ -1741,6 +1752,7 @@ mod tests {
             period_tail_joins: uut.period_tail_joins.val().to_u64(),
             period_key_saturated: uut.period_key_saturated.val(),
             period_mass_saturated: uut.period_mass_saturated.val(),
+            period_interval_saturated: uut.period_interval_saturated.val(),
         };
         uut.clock.next = Clock { clk: true };
         assert!(simulate(uut, 1000));

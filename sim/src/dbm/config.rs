@@ -27,6 +27,11 @@ pub const INTERVAL_SUM_BITS: u32 = 32;
 pub const INTERVAL_SUM_MAX: u64 = (1 << INTERVAL_SUM_BITS) - 1;
 /// Most base intervals in one period (the paper's 2 s / 78.125 µs is 25 600).
 pub const MAX_INTERVALS: u64 = 1 << 20;
+/// Clocks the base-interval DBM core's list back end needs at most to insert
+/// one interval's bucket (merge by variance, the costliest rule: s², three
+/// keys of up to 147 clocks each, the culprit draw, three group scans). A base
+/// interval at least this many clocks long never holds a packet back.
+pub const DBM_BASE_INSERT_CLOCKS: u64 = 640;
 /// Width of a packet timestamp (ticks).
 pub const TS_BITS: u32 = 48;
 /// Width of a flow's byte count in a bucket's culprit (§3.3); it saturates.
@@ -139,7 +144,17 @@ impl DbmConfig {
 
     /// The exported core's Verilog top module name: buckets, period and PRNG seed.
     pub fn top_name(&self) -> String {
-        format!("netmeas_dbm_m{}_p{}_s{:08x}", self.buckets, self.period_ticks, self.seed)
+        if self.base_ticks == 0 {
+            return format!("netmeas_dbm_m{}_p{}_s{:08x}", self.buckets, self.period_ticks, self.seed);
+        }
+        format!(
+            "netmeas_dbm_m{}_{}_b{}_p{}_s{:08x}",
+            self.buckets,
+            self.rule.name(),
+            self.base_ticks,
+            self.period_ticks,
+            self.seed
+        )
     }
 }
 

@@ -83,6 +83,8 @@ pub struct DbmOutputs {
     pub period_key_saturated: bool,
     /// A bucket mass of the frozen period saturated.
     pub period_mass_saturated: bool,
+    /// A base-interval sum of the frozen period saturated (base-interval core only).
+    pub period_interval_saturated: bool,
 }
 
 /// The read-out of the frozen period.
@@ -550,8 +552,11 @@ pub fn drive_dbm(
     let mut d = DbmDrive::default();
     let mut buckets = Vec::new();
     let mut next = 0usize;
-    // Generous bound: a packet takes at most a merge, a period at most a close and its read-out.
+    // Generous bound: a packet takes at most a merge, a base interval at most
+    // an insert, a period at most a close and its read-out.
+    let intervals = end.checked_div(cfg.base_ticks).unwrap_or(0);
     let limit = DBM_MERGE_CYCLES * 4 * (packets.len() as u64 + 1)
+        + 2 * intervals * DBM_BASE_INSERT_CLOCKS
         + periods_expected * (DBM_CLOSE_CYCLES + 8 + 8 * cfg.buckets as u64)
         + 1000;
     while (d.periods.len() as u64) < periods_expected {
@@ -577,7 +582,7 @@ pub fn drive_dbm(
                     flags: DbmFlags {
                         key_saturated: o.period_key_saturated,
                         mass_saturated: o.period_mass_saturated,
-                        interval_saturated: false,
+                        interval_saturated: o.period_interval_saturated,
                     },
                 });
             } else {
