@@ -190,7 +190,7 @@ fn bad_input_is_refused_without_output() {
         (vec!["--pcap", junk.to_str().unwrap()], "not a pcap file"),
         (vec!["--pcap", "/nonexistent.pcap"], "cannot read"),
         (vec!["--engine", "rtl", "--buckets", "1000"], "no Verilated DBM core"),
-        (vec!["--engine", "both", "--mode", "mr"], "no Verilated DBM core"),
+        (vec!["--engine", "both", "--mode", "mr", "--buckets", "512"], "no Verilated DBM core"),
         (vec!["--engine", "fpga"], "invalid value"),
         (vec!["--peak-mbps", "0"], "peak rate"),
         (vec!["--culprit-seed", "0"], "dbm.seed"),
