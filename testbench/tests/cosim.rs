@@ -520,7 +520,9 @@ proptest! {
 
 #[test]
 fn dbm_interval_streams_exercise_the_core() {
-    // Many merges, tail joins and real merges, saturated interval sums and keys.
+    // Many merges, tail joins and real merges, saturated interval sums; saturated
+    // variance keys (a huge interval beside an empty one: about 2^62). Mass keys
+    // cannot saturate here: 70 intervals of at most 2^32 − 1 bytes stay below 2^39.
     let small = check_dbm_interval::<DbmMvSmall>(1, 20_000, 30, 2, 2);
     let mid = check_dbm_interval::<DbmMmMid>(2, 20_000, 30, 1, 3);
     for d in [&small, &mid] {
@@ -528,8 +530,8 @@ fn dbm_interval_streams_exercise_the_core() {
         let joins: u64 = d.periods.iter().map(|p| p.tail_joins).sum();
         assert!(merges - joins > 1000 && joins > 100, "{merges} merges, {joins} tail joins");
         assert!(d.periods.iter().any(|p| p.flags.interval_saturated));
-        assert!(d.periods.iter().any(|p| p.flags.key_saturated));
     }
+    assert!(small.periods.iter().any(|p| p.flags.key_saturated));
 }
 
 #[test]

@@ -1706,6 +1706,8 @@ mod tests {
             (MergeRule::Mv, 33, 48),
             (MergeRule::Mr, 2, 6),
             (MergeRule::Mv, 40, 64),
+            // Three groups: the groups of p, w and v differ (re-minimising each of them matters).
+            (MergeRule::Mm, 70, 300),
         ]
         .into_iter()
         .enumerate()
@@ -1713,7 +1715,7 @@ mod tests {
             let base = 10 + round as u64;
             let cfg =
                 DbmConfig { buckets, rule, base_ticks: base, period_ticks: base * intervals, seed: 3 + round as u32 };
-            let packets = stream(&mut rng, &cfg, 600);
+            let packets = stream(&mut rng, &cfg, if buckets > 64 { 3000 } else { 600 });
             let want = run_dbm(&cfg, &packets).unwrap();
             let mut uut = DbmIntervalCore::new(&cfg);
             uut.connect_all();
