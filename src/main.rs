@@ -22,7 +22,7 @@ use netmeas_sim::prng::SplitMix64;
 use netmeas_sim::rda::RdaConfig;
 use netmeas_synth::{SynthReport, Target};
 use netmeas_testbench::models::*;
-use netmeas_testbench::{CbDriver, CbStimulus, CoreRtl, cosim_counter_bank, cosim_h3};
+use netmeas_testbench::{CbDriver, CbStimulus, CoreRtl, cosim_counter_bank, cosim_counter_bank_streams, cosim_h3};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
@@ -461,11 +461,31 @@ fn bench_fridge_cosim(cycles: u64) -> Result<f64, String> {
     Ok(st.cycles as f64 / t.elapsed().as_secs_f64())
 }
 
-/// Co-simulated cycles per second of the default bank, and golden updates per second.
-fn bench(cycles: u64) -> Result<(f64, f64, f64), String> {
+/// Threads for co-simulation streams: one per core.
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// Checked co-simulation cycles per second of the default bank: one stream in
+/// lockstep on two threads, and `cores()` independent streams, one per core.
+struct CosimRates {
+    one_stream: f64,
+    streams: usize,
+    all_streams: f64,
+}
+
+/// Co-simulation rates of the default bank, the Verilated bank's rate alone,
+/// and golden updates per second.
+fn bench(cycles: u64) -> Result<(CosimRates, f64, f64), String> {
     let t = Instant::now();
     let st = cosim_counter_bank::<CbDefault>(CbStimulus::default(), 1, cycles).map_err(|m| m.to_string())?;
-    let cosim = st.cycles as f64 / t.elapsed().as_secs_f64();
+    let one_stream = st.cycles as f64 / t.elapsed().as_secs_f64();
+    let streams = cores();
+    let t = Instant::now();
+    let st = cosim_counter_bank_streams::<CbDefault>(CbStimulus::default(), 1, cycles, streams)
+        .map_err(|m| m.to_string())?;
+    let all_streams = st.cycles as f64 / t.elapsed().as_secs_f64();
+    let cosim = CosimRates { one_stream, streams, all_streams };
     let alone = bench_rtl_alone(cycles);
     let cfg = CounterBankConfig::default();
     let mut store = BankStore::<CountSum>::new(cfg.rows, cfg.layout());
@@ -511,19 +531,21 @@ fn demo(cycles: u64, no_synth: bool) -> Result<(), String> {
         eprintln!("[export] {} -> {} (lint clean)", block, files[0].display());
         report.push_str(&format!("| {block} | `{}` |\n", e.top));
     }
-    report.push_str("\n## Co-simulation (Verilator vs golden model, every output every cycle)\n\n| model | cycles | updates | hazards at distance 1, 2, 3, 4 | epochs read | cycles/s |\n|---|---:|---:|---:|---:|---:|\n");
+    report.push_str("\n## Co-simulation (Verilator vs golden model, every output every cycle)\n\n| model | streams | cycles | updates | hazards at distance 1, 2, 3, 4 | epochs read | cycles/s |\n|---|---:|---:|---:|---:|---:|---:|\n");
     let t = Instant::now();
-    eprintln!("[cosim] counter bank 1024x{{32,40}}: {cycles} cycles…");
-    let st = cosim_counter_bank::<CbDefault>(CbStimulus::default(), 2026, cycles).map_err(|m| m.to_string())?;
+    let streams = cores();
+    eprintln!("[cosim] counter bank 1024x{{32,40}}: {cycles} cycles in {streams} streams…");
+    let st = cosim_counter_bank_streams::<CbDefault>(CbStimulus::default(), 2026, cycles, streams)
+        .map_err(|m| m.to_string())?;
     let rate = st.cycles as f64 / t.elapsed().as_secs_f64();
     report.push_str(&format!(
-        "| cb_default | {} | {} | {:?} | {} | {:.2e} |\n",
+        "| cb_default | {streams} | {} | {} | {:?} | {} | {:.2e} |\n",
         st.cycles, st.updates, st.hazards, st.epochs_read, rate
     ));
     let t = Instant::now();
     eprintln!("[cosim] H3 128->64 bits: {cycles} cycles…");
     let n = cosim_h3::<H3Wide>(60000, 2026, cycles).map_err(|m| m.to_string())?;
-    report.push_str(&format!("| h3_wide | {n} | - | - | - | {:.2e} |\n", n as f64 / t.elapsed().as_secs_f64()));
+    report.push_str(&format!("| h3_wide | 1 | {n} | - | - | - | {:.2e} |\n", n as f64 / t.elapsed().as_secs_f64()));
     println!("co-simulation: {} + {} cycles bit-exact", st.cycles, n);
     if !no_synth {
         report.push_str("\n## Synthesis (Yosys + nextpnr, register-to-register harness)\n\n| block | target | Fmax MHz | ref Fmax MHz | ratio | LUT | FF | BRAM |\n|---|---|---:|---:|---:|---:|---:|---:|\n");
@@ -601,7 +623,14 @@ fn main() -> ExitCode {
         Cmd::Board { cmd: board_cmd::BoardCmd::Read(a) } => board_cmd::read(&a),
         Cmd::Board { cmd: board_cmd::BoardCmd::Build(a) } => board_cmd::build(&a),
         Cmd::Bench { cycles } => bench(cycles).map(|(cosim, alone, golden)| {
-            println!("co-simulation (counter bank 1024x72, checked every cycle): {cosim:.3e} cycles/s");
+            println!(
+                "co-simulation (counter bank 1024x72, checked every cycle), one stream on two threads: {:.3e} cycles/s",
+                cosim.one_stream
+            );
+            println!(
+                "co-simulation (counter bank 1024x72, checked every cycle), {} streams, one per core:  {:.3e} cycles/s",
+                cosim.streams, cosim.all_streams
+            );
             println!("Verilated counter bank alone (one thread, no checks):     {alone:.3e} cycles/s");
             println!("golden counter bank (transaction level, random rows):     {golden:.3e} updates/s");
             println!("golden LDA core (2 x 512, 120-bit keys, one thread):     {:.3e} packets/s", bench_lda_golden());

@@ -300,6 +300,26 @@ pub struct CbStats {
     pub overflows: u64,
 }
 
+impl CbStats {
+    /// The statistics of two runs together.
+    pub fn merged(&self, o: &CbStats) -> CbStats {
+        let mut hazards = self.hazards;
+        for (h, x) in hazards.iter_mut().zip(o.hazards) {
+            *h += x;
+        }
+        CbStats {
+            cycles: self.cycles + o.cycles,
+            updates: self.updates + o.updates,
+            hazards,
+            flips: self.flips + o.flips,
+            rows_read: self.rows_read + o.rows_read,
+            epochs_read: self.epochs_read + o.epochs_read,
+            resets: self.resets + o.resets,
+            overflows: self.overflows + o.overflows,
+        }
+    }
+}
+
 #[inline]
 pub(crate) fn differ<T: std::fmt::Debug + PartialEq>(
     model: &'static str,
@@ -408,61 +428,162 @@ pub fn cosim_model<M: CoreRtl>(
     )
 }
 
+/// [`cosim_model`] on the calling thread alone: each cycle draws the inputs
+/// and the golden outputs with `next`, steps the RTL and compares with
+/// `check`. Half the throughput of [`lockstep`] for one stream, but one thread
+/// per stream: the way to fill every core with [`cosim_streams`].
+pub fn cosim_model_fused<M: CoreRtl>(
+    cycles: u64,
+    mut next: impl FnMut() -> (M::In, M::Out),
+    mut check: impl FnMut(u64, &M::In, &M::Out, &M::Out) -> Result<(), Mismatch>,
+) -> Result<(), Mismatch> {
+    let mut rtl = M::create();
+    for cycle in 0..cycles {
+        let (i, g) = next();
+        let r = M::decode(&rtl.step_ports(&M::encode(&i)));
+        check(cycle, &i, &r, &g)?;
+    }
+    Ok(())
+}
+
+/// A mismatch in one stream of [`cosim_streams`], with what re-runs it alone.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StreamMismatch {
+    /// Stream index.
+    pub stream: usize,
+    /// The stream's seed.
+    pub seed: u64,
+    /// The stream's first mismatch.
+    pub mismatch: Mismatch,
+}
+
+impl std::fmt::Display for StreamMismatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "stream {} (seed {}): {}", self.stream, self.seed, self.mismatch)
+    }
+}
+
+impl std::error::Error for StreamMismatch {}
+
+/// Runs `streams` independent co-simulations at once, one thread each (the
+/// Verilated models are built on the thread that steps them): `run(k, seed + k)`
+/// is stream `k`. Returns the streams' results in order, or the mismatch of
+/// the lowest failing stream.
+pub fn cosim_streams<S: Send>(
+    streams: usize,
+    seed: u64,
+    run: impl Fn(usize, u64) -> Result<S, Mismatch> + Sync,
+) -> Result<Vec<S>, StreamMismatch> {
+    let run = &run;
+    let results: Vec<Result<S, Mismatch>> = std::thread::scope(|s| {
+        let handles: Vec<_> =
+            (0..streams.max(1)).map(|k| s.spawn(move || run(k, seed.wrapping_add(k as u64)))).collect();
+        handles.into_iter().map(|h| h.join().expect("co-simulation stream panicked")).collect()
+    });
+    results
+        .into_iter()
+        .enumerate()
+        .map(|(k, r)| r.map_err(|m| StreamMismatch { stream: k, seed: seed.wrapping_add(k as u64), mismatch: m }))
+        .collect()
+}
+
+/// `cycles` split into `streams` shares, the first ones one larger.
+pub fn stream_shares(cycles: u64, streams: usize) -> Vec<u64> {
+    let n = streams.max(1) as u64;
+    (0..n).map(|k| cycles / n + (k < cycles % n) as u64).collect()
+}
+
 /// Runs `cycles` cycles of `M` against the golden model, comparing every output
 /// every cycle (row, data and last only when `ro_valid`, as they mean nothing
 /// otherwise). The RTL and the golden model run in [`lockstep`] on two threads.
 pub fn cosim_counter_bank<M: CounterBankRtl>(p: CbStimulus, seed: u64, cycles: u64) -> Result<CbStats, Mismatch> {
+    let (next, mut checker) = counter_bank_stream::<M>(p, seed);
+    cosim_model::<M>(cycles, next, |cycle, i, r, g| checker.check(cycle, i, r, g))?;
+    Ok(checker.st)
+}
+
+/// [`cosim_counter_bank`] as `streams` independent streams, one per thread,
+/// each running its share of `cycles` with the RTL, the golden model and the
+/// comparison on its own thread ([`cosim_model_fused`]); stream `k` is seeded
+/// with `seed + k`. Returns the streams' statistics added up.
+pub fn cosim_counter_bank_streams<M: CounterBankRtl>(
+    p: CbStimulus,
+    seed: u64,
+    cycles: u64,
+    streams: usize,
+) -> Result<CbStats, StreamMismatch> {
+    let per = stream_shares(cycles, streams);
+    let stats = cosim_streams(streams, seed, |k, seed| {
+        let (next, mut checker) = counter_bank_stream::<M>(p, seed);
+        cosim_model_fused::<M>(per[k], next, |cycle, i, r, g| checker.check(cycle, i, r, g))?;
+        Ok(checker.st)
+    })?;
+    Ok(stats.into_iter().fold(CbStats::default(), |a, b| a.merged(&b)))
+}
+
+/// One counter-bank co-simulation stream: the stimulus and golden-model
+/// source, and the per-cycle comparison that also gathers the statistics.
+fn counter_bank_stream<M: CounterBankRtl>(
+    p: CbStimulus,
+    seed: u64,
+) -> (impl FnMut() -> (CbIn, CbOut) + Send, CbChecker) {
     let cfg = M::config();
     let mut golden = CounterBankCycle::<CountSum>::new(cfg.rows, cfg.layout());
     // The simulation top registers the inputs: its core first sees one all-zero cycle.
     golden.step(&CbIn::default());
     let mut drv = CbDriver::new(&cfg, p, seed);
-    let mut st = CbStats::default();
-    let mut prev_rows: [Option<u32>; FWD_DEPTH] = [None; FWD_DEPTH];
-    let mut prev_ovf = false;
-    let n = M::NAME;
-    cosim_model::<M>(
-        cycles,
-        || {
-            let i = drv.next();
-            (i, golden.step(&i))
-        },
-        |cycle, i, r, g| {
-            differ(n, cycle, "upd_ready", r.upd_ready, g.upd_ready)?;
-            differ(n, cycle, "flip_ready", r.flip_ready, g.flip_ready)?;
-            differ(n, cycle, "epoch", r.epoch, g.epoch)?;
-            differ(n, cycle, "ro_valid", r.ro_valid, g.ro_valid)?;
-            differ(n, cycle, "ovf_sticky", r.ovf_sticky, g.ovf_sticky)?;
-            if g.ro_valid {
-                differ(n, cycle, "ro_row", r.ro_row, g.ro_row)?;
-                differ(n, cycle, "ro_data", r.ro_data, g.ro_data)?;
-                differ(n, cycle, "ro_last", r.ro_last, g.ro_last)?;
-                if i.ro_ready {
-                    st.rows_read += 1;
-                    st.epochs_read += g.ro_last as u64;
-                }
+    let next = move || {
+        let i = drv.next();
+        (i, golden.step(&i))
+    };
+    (next, CbChecker { model: M::NAME, st: CbStats::default(), prev_rows: [None; FWD_DEPTH], prev_ovf: false })
+}
+
+/// The counter bank's per-cycle comparison, with what the run exercised.
+struct CbChecker {
+    model: &'static str,
+    st: CbStats,
+    prev_rows: [Option<u32>; FWD_DEPTH],
+    prev_ovf: bool,
+}
+
+impl CbChecker {
+    #[inline]
+    fn check(&mut self, cycle: u64, i: &CbIn, r: &CbOut, g: &CbOut) -> Result<(), Mismatch> {
+        let (n, st) = (self.model, &mut self.st);
+        differ(n, cycle, "upd_ready", r.upd_ready, g.upd_ready)?;
+        differ(n, cycle, "flip_ready", r.flip_ready, g.flip_ready)?;
+        differ(n, cycle, "epoch", r.epoch, g.epoch)?;
+        differ(n, cycle, "ro_valid", r.ro_valid, g.ro_valid)?;
+        differ(n, cycle, "ovf_sticky", r.ovf_sticky, g.ovf_sticky)?;
+        if g.ro_valid {
+            differ(n, cycle, "ro_row", r.ro_row, g.ro_row)?;
+            differ(n, cycle, "ro_data", r.ro_data, g.ro_data)?;
+            differ(n, cycle, "ro_last", r.ro_last, g.ro_last)?;
+            if i.ro_ready {
+                st.rows_read += 1;
+                st.epochs_read += g.ro_last as u64;
             }
-            st.resets += i.reset as u64;
-            st.overflows += (g.ovf_sticky && !prev_ovf) as u64;
-            prev_ovf = g.ovf_sticky;
-            let accepted = i.upd_valid && g.upd_ready && !i.reset;
-            if accepted {
-                st.updates += 1;
-                for (n, prev) in st.hazards.iter_mut().zip(prev_rows) {
-                    *n += (prev == Some(i.upd_row)) as u64;
-                }
+        }
+        st.resets += i.reset as u64;
+        st.overflows += (g.ovf_sticky && !self.prev_ovf) as u64;
+        self.prev_ovf = g.ovf_sticky;
+        let accepted = i.upd_valid && g.upd_ready && !i.reset;
+        if accepted {
+            st.updates += 1;
+            for (n, prev) in st.hazards.iter_mut().zip(self.prev_rows) {
+                *n += (prev == Some(i.upd_row)) as u64;
             }
-            prev_rows.rotate_right(1);
-            prev_rows[0] = if accepted { Some(i.upd_row) } else { None };
-            if i.reset {
-                prev_rows = [None; FWD_DEPTH];
-            }
-            st.flips += (i.flip && g.flip_ready && !i.reset) as u64;
-            st.cycles += 1;
-            Ok(())
-        },
-    )?;
-    Ok(st)
+        }
+        self.prev_rows.rotate_right(1);
+        self.prev_rows[0] = if accepted { Some(i.upd_row) } else { None };
+        if i.reset {
+            self.prev_rows = [None; FWD_DEPTH];
+        }
+        st.flips += (i.flip && g.flip_ready && !i.reset) as u64;
+        st.cycles += 1;
+        Ok(())
+    }
 }
 
 /// Runs `cycles` cycles of `M` against the golden H3 with random keys (valid with

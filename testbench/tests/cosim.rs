@@ -145,6 +145,57 @@ fn models_in_parallel_threads_are_independent() {
     }
 }
 
+/// Streams on their own threads (RTL, golden model and comparison on one
+/// thread each) cover exactly what the same streams run one by one in
+/// lockstep cover: stream k is seed + k over its share of the cycles.
+#[test]
+fn streams_add_up_to_their_single_runs() {
+    let (seed, cycles, streams) = (40, 90_001, 3);
+    let all = cosim_counter_bank_streams::<CbSmall>(CbStimulus::default(), seed, cycles, streams)
+        .unwrap_or_else(|m| panic!("{m}"));
+    let shares = stream_shares(cycles, streams);
+    assert_eq!(shares, [30_001, 30_000, 30_000]);
+    let one_by_one = shares
+        .iter()
+        .enumerate()
+        .map(|(k, &n)| check::<CbSmall>(CbStimulus::default(), seed + k as u64, n))
+        .fold(CbStats::default(), |a, b| a.merged(&b));
+    assert_eq!(all, one_by_one);
+    assert!(all.updates > 70_000 && all.epochs_read > 10, "{all:?}");
+}
+
+/// The one-thread runner compares every cycle: a golden output changed on one
+/// cycle is reported on that cycle, and in a stream with that stream's seed.
+#[test]
+fn fused_streams_report_the_first_mismatch_with_its_seed() {
+    use netmeas_sim::counter_bank::CounterBankCycle;
+    let run = |k: usize, seed: u64| {
+        let cfg = CbSmall::config();
+        let mut golden = CounterBankCycle::new(cfg.rows, cfg.layout());
+        golden.step(&CbIn::default());
+        let mut drv = CbDriver::new(&cfg, CbStimulus::default(), seed);
+        let mut cycle = 0u64;
+        let next = move || {
+            let i = drv.next();
+            let mut g = golden.step(&i);
+            // Stream 1 sees a wrong epoch on cycle 1000.
+            g.epoch ^= k == 1 && cycle == 1000;
+            cycle += 1;
+            (i, g)
+        };
+        cosim_model_fused::<CbSmall>(5000, next, |c, _, r, g| {
+            if r.epoch == g.epoch {
+                Ok(())
+            } else {
+                Err(Mismatch { model: "cb_small", cycle: c, field: "epoch", rtl: "-".into(), golden: "-".into() })
+            }
+        })
+    };
+    let e = cosim_streams(3, 70, run).expect_err("the changed cycle is caught");
+    assert_eq!((e.stream, e.seed, e.mismatch.cycle, e.mismatch.field), (1, 71, 1000, "epoch"));
+    assert!(cosim_streams(1, 70, run).is_ok());
+}
+
 /// The one-bank 1024-row LDA of the §IV single-bank evaluation, cycle by cycle.
 #[test]
 fn lda_single_matches_golden() {
