@@ -7,7 +7,7 @@ use crate::bw_driver::{BwDriver, BwLanes, BwPacketDraw};
 use crate::models::{DbmDefault, DbmMid, DbmMmMid, DbmMr, DbmMv, DbmMvSmall, DbmSmall, DbmTwo};
 use crate::{CoreRtl, Mismatch, cosim_model, differ, lane};
 use netmeas_sim::dbm::{
-    BwPacket, DbmConfig, DbmCycle, DbmDrive, DbmFlags, DbmInputs, DbmOutputs, DbmPeriod, TimeOrder, drive_dbm,
+    BwPacket, DbmConfig, DbmCycle, DbmDrive, DbmInputs, DbmOutputs, DbmPeriod, DbmReadOut, TimeOrder, drive_dbm,
 };
 use netmeas_sim::prng::SplitMix64;
 
@@ -207,23 +207,8 @@ pub fn rtl_dbm_run(cfg: &DbmConfig, packets: &[BwPacket]) -> Result<DbmDrive, St
     for p in packets {
         order.check(p.ts)?;
     }
-    Ok(if *cfg == DbmDefault::config() {
-        run_on::<DbmDefault>(cfg, packets)
-    } else if *cfg == DbmSmall::config() {
-        run_on::<DbmSmall>(cfg, packets)
-    } else if *cfg == DbmMid::config() {
-        run_on::<DbmMid>(cfg, packets)
-    } else if *cfg == DbmTwo::config() {
-        run_on::<DbmTwo>(cfg, packets)
-    } else if *cfg == DbmMv::config() {
-        run_on::<DbmMv>(cfg, packets)
-    } else if *cfg == DbmMr::config() {
-        run_on::<DbmMr>(cfg, packets)
-    } else if *cfg == DbmMvSmall::config() {
-        run_on::<DbmMvSmall>(cfg, packets)
-    } else {
-        run_on::<DbmMmMid>(cfg, packets)
-    })
+    on_variant!(cfg, [DbmDefault, DbmSmall, DbmMid, DbmTwo, DbmMv, DbmMr, DbmMvSmall, DbmMmMid], run_on(cfg, packets))
+        .ok_or_else(|| "no Verilated DBM core has this config".to_string())
 }
 
 /// Runs `packets` (in time order) through a fresh Verilated base-interval core
@@ -267,7 +252,7 @@ pub fn rtl_dbm_realtime<M: DbmRtl>(packets: &[BwPacket], ticks_per_clock: u64) -
     let periods_expected = (end / cfg.period_ticks) as usize;
     let mut m = M::create();
     let (mut next, mut stalls, mut clock) = (0usize, 0u64, 0u64);
-    let (mut out, mut buckets) = (Vec::new(), Vec::new());
+    let (mut out, mut ro) = (Vec::new(), DbmReadOut::default());
     while out.len() < periods_expected {
         let t = (clock * ticks_per_clock).min(end);
         let p = packets.get(next).filter(|p| p.ts <= t);
@@ -281,22 +266,7 @@ pub fn rtl_dbm_realtime<M: DbmRtl>(packets: &[BwPacket], ticks_per_clock: u64) -
             }
         }
         if o.ro_valid {
-            if o.ro_end {
-                out.push(DbmPeriod {
-                    index: o.period_index as u64,
-                    buckets: std::mem::take(&mut buckets),
-                    packets: o.period_packets,
-                    merges: o.period_merges,
-                    tail_joins: o.period_tail_joins,
-                    flags: DbmFlags {
-                        key_saturated: o.period_key_saturated,
-                        mass_saturated: o.period_mass_saturated,
-                        interval_saturated: o.period_interval_saturated,
-                    },
-                });
-            } else {
-                buckets.push(o.ro_bucket);
-            }
+            out.extend(ro.take(&o));
         }
         clock += 1;
     }

@@ -192,13 +192,6 @@ pub fn rtl_expb_run(cfg: &ExpbConfig, packets: &[BwPacket]) -> Result<(Vec<ExpbP
     for p in packets {
         order.check(p.ts)?;
     }
-    Ok(if *cfg == ExpbDefault::config() {
-        run_on::<ExpbDefault>(cfg, packets)
-    } else if *cfg == ExpbSmall::config() {
-        run_on::<ExpbSmall>(cfg, packets)
-    } else if *cfg == ExpbOne::config() {
-        run_on::<ExpbOne>(cfg, packets)
-    } else {
-        run_on::<ExpbWide>(cfg, packets)
-    })
+    on_variant!(cfg, [ExpbDefault, ExpbSmall, ExpbOne, ExpbWide], run_on(cfg, packets))
+        .ok_or_else(|| "no Verilated EXPB core has this config".to_string())
 }

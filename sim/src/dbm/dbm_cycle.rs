@@ -535,6 +535,36 @@ pub struct DbmDrive {
     pub stalls: u64,
 }
 
+/// Gathers a DBM core's read-out stream into periods: the buckets of the
+/// beats taken, then the frozen period's status on its end beat.
+#[derive(Clone, Debug, Default)]
+pub struct DbmReadOut {
+    buckets: Vec<Bucket>,
+}
+
+impl DbmReadOut {
+    /// Takes the beat presented on `o` (`ro_valid` and taken): the period
+    /// it ends, if it is the end beat.
+    pub fn take(&mut self, o: &DbmOutputs) -> Option<DbmPeriod> {
+        if !o.ro_end {
+            self.buckets.push(o.ro_bucket);
+            return None;
+        }
+        Some(DbmPeriod {
+            index: o.period_index as u64,
+            buckets: std::mem::take(&mut self.buckets),
+            packets: o.period_packets,
+            merges: o.period_merges,
+            tail_joins: o.period_tail_joins,
+            flags: DbmFlags {
+                key_saturated: o.period_key_saturated,
+                mass_saturated: o.period_mass_saturated,
+                interval_saturated: o.period_interval_saturated,
+            },
+        })
+    }
+}
+
 /// Drives a DBM core (this model or anything with its ports) with a packet
 /// stream in time order: each clock the next packet is offered, `now` (when
 /// `now_every` says so) carries that packet's timestamp, and after the last
@@ -550,7 +580,7 @@ pub fn drive_dbm(
     let end = packets.last().map_or(0, |p| p.ts) / cfg.period_ticks * cfg.period_ticks + cfg.period_ticks;
     let periods_expected = end / cfg.period_ticks;
     let mut d = DbmDrive::default();
-    let mut buckets = Vec::new();
+    let mut ro = DbmReadOut::default();
     let mut next = 0usize;
     // Generous bound: a packet takes at most a merge, a base interval at most
     // an insert, a period at most a close and its read-out.
@@ -572,22 +602,7 @@ pub fn drive_dbm(
             }
         }
         if o.ro_valid && i.ro_ready {
-            if o.ro_end {
-                d.periods.push(DbmPeriod {
-                    index: o.period_index as u64,
-                    buckets: std::mem::take(&mut buckets),
-                    packets: o.period_packets,
-                    merges: o.period_merges,
-                    tail_joins: o.period_tail_joins,
-                    flags: DbmFlags {
-                        key_saturated: o.period_key_saturated,
-                        mass_saturated: o.period_mass_saturated,
-                        interval_saturated: o.period_interval_saturated,
-                    },
-                });
-            } else {
-                buckets.push(o.ro_bucket);
-            }
+            d.periods.extend(ro.take(&o));
         }
         d.cycles += 1;
     }

@@ -16,7 +16,7 @@ pub mod stream;
 pub mod traffic;
 
 pub use config::*;
-pub use dbm_cycle::{DbmCycle, DbmDrive, DbmInputs, DbmOutputs, drive_dbm};
+pub use dbm_cycle::{DbmCycle, DbmDrive, DbmInputs, DbmOutputs, DbmReadOut, drive_dbm};
 pub use expb::{ExpbGolden, ExpbPeriod, ScaleStats, run_expb};
 pub use expb_cycle::{ExpbCycle, ExpbInputs, ExpbOutputs};
 pub use model::{Bucket, DbmFlags, DbmGolden, DbmPeriod, merge_key, run_dbm};
