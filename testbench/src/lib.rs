@@ -445,8 +445,9 @@ pub fn cosim_model<M: CoreRtl>(
 
 /// [`cosim_model`] on the calling thread alone: each cycle draws the inputs
 /// and the golden outputs with `next`, steps the RTL and compares with
-/// `check`. Half the throughput of [`lockstep`] for one stream, but one thread
-/// per stream: the way to fill every core with [`cosim_streams`].
+/// `check`. Slower than [`lockstep`] for one stream (its two sides do not
+/// overlap), but one thread per stream: the way to fill every core with
+/// [`cosim_streams`].
 pub fn cosim_model_fused<M: CoreRtl>(
     cycles: u64,
     mut next: impl FnMut() -> (M::In, M::Out),
