@@ -151,19 +151,27 @@ pub fn cosim_dbm<M: DbmRtl>(p: DbmStimulus, seed: u64, cycles: u64) -> Result<Db
     Ok(st)
 }
 
-/// The configs the Verilated DBM models were built from (every parameter is
-/// baked into the netlist).
-pub fn rtl_dbm_configs() -> Vec<DbmConfig> {
-    vec![
-        DbmDefault::config(),
-        DbmSmall::config(),
-        DbmMid::config(),
-        DbmTwo::config(),
-        DbmMv::config(),
-        DbmMr::config(),
-        DbmMvSmall::config(),
-        DbmMmMid::config(),
+/// Runs packets on one Verilated DBM model (see [`run_on`]).
+type DbmRun = fn(&DbmConfig, &[BwPacket]) -> DbmDrive;
+
+/// The Verilated DBM models: the config each was built from (every parameter
+/// is baked into the netlist) and its runner.
+fn rtl_dbm_variants() -> [(DbmConfig, DbmRun); 8] {
+    [
+        (DbmDefault::config(), run_on::<DbmDefault>),
+        (DbmSmall::config(), run_on::<DbmSmall>),
+        (DbmMid::config(), run_on::<DbmMid>),
+        (DbmTwo::config(), run_on::<DbmTwo>),
+        (DbmMv::config(), run_on::<DbmMv>),
+        (DbmMr::config(), run_on::<DbmMr>),
+        (DbmMvSmall::config(), run_on::<DbmMvSmall>),
+        (DbmMmMid::config(), run_on::<DbmMmMid>),
     ]
+}
+
+/// The configs the Verilated DBM models were built from.
+pub fn rtl_dbm_configs() -> Vec<DbmConfig> {
+    rtl_dbm_variants().into_iter().map(|(c, _)| c).collect()
 }
 
 /// Checks that a Verilated core runs `cfg`, with an error that lists what was built otherwise.
@@ -207,8 +215,9 @@ pub fn rtl_dbm_run(cfg: &DbmConfig, packets: &[BwPacket]) -> Result<DbmDrive, St
     for p in packets {
         order.check(p.ts)?;
     }
-    on_variant!(cfg, [DbmDefault, DbmSmall, DbmMid, DbmTwo, DbmMv, DbmMr, DbmMvSmall, DbmMmMid], run_on(cfg, packets))
-        .ok_or_else(|| "no Verilated DBM core has this config".to_string())
+    let (_, run) =
+        rtl_dbm_variants().into_iter().find(|(c, _)| c == cfg).ok_or("no Verilated DBM core has this config")?;
+    Ok(run(cfg, packets))
 }
 
 /// Runs `packets` (in time order) through a fresh Verilated base-interval core

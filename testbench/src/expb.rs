@@ -133,10 +133,23 @@ pub fn cosim_expb<M: ExpbRtl>(p: ExpbStimulus, seed: u64, cycles: u64) -> Result
     Ok(st)
 }
 
-/// The configs the Verilated EXPB models were built from (every parameter is
-/// baked into the netlist).
+/// Runs packets on one Verilated EXPB model (see [`run_on`]).
+type ExpbRun = fn(&ExpbConfig, &[BwPacket]) -> (Vec<ExpbPeriod>, ExpbRunCycles);
+
+/// The Verilated EXPB models: the config each was built from (every
+/// parameter is baked into the netlist) and its runner.
+fn rtl_expb_variants() -> [(ExpbConfig, ExpbRun); 4] {
+    [
+        (ExpbDefault::config(), run_on::<ExpbDefault>),
+        (ExpbSmall::config(), run_on::<ExpbSmall>),
+        (ExpbOne::config(), run_on::<ExpbOne>),
+        (ExpbWide::config(), run_on::<ExpbWide>),
+    ]
+}
+
+/// The configs the Verilated EXPB models were built from.
 pub fn rtl_expb_configs() -> Vec<ExpbConfig> {
-    vec![ExpbDefault::config(), ExpbSmall::config(), ExpbOne::config(), ExpbWide::config()]
+    rtl_expb_variants().into_iter().map(|(c, _)| c).collect()
 }
 
 /// Checks that a Verilated core runs `cfg`, with an error that lists what was built otherwise.
@@ -192,6 +205,7 @@ pub fn rtl_expb_run(cfg: &ExpbConfig, packets: &[BwPacket]) -> Result<(Vec<ExpbP
     for p in packets {
         order.check(p.ts)?;
     }
-    on_variant!(cfg, [ExpbDefault, ExpbSmall, ExpbOne, ExpbWide], run_on(cfg, packets))
-        .ok_or_else(|| "no Verilated EXPB core has this config".to_string())
+    let (_, run) =
+        rtl_expb_variants().into_iter().find(|(c, _)| c == cfg).ok_or("no Verilated EXPB core has this config")?;
+    Ok(run(cfg, packets))
 }

@@ -16,21 +16,6 @@ use netmeas_sim::rda::{
     RdaOutputs,
 };
 
-/// `$run::<M>(args…)` for the first Verilated variant `M` of the list whose
-/// config equals `*$cfg`; `None` when none of them has it.
-macro_rules! on_variant {
-    ($cfg:expr, [$($m:ty),+ $(,)?], $run:ident $args:tt) => {{
-        let cfg = $cfg;
-        let mut out = None;
-        $(
-            if out.is_none() && *cfg == <$m as $crate::CoreRtl>::config() {
-                out = Some($run::<$m> $args);
-            }
-        )+
-        out
-    }};
-}
-
 pub mod bw_driver;
 pub mod dbm;
 pub mod engine;
