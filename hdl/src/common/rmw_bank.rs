@@ -21,7 +21,9 @@
 //!   compared with the five older updates whose writes this read cannot have
 //!   seen.
 //! - **s2** `base` register = the newest matching result of the updates two
-//!   to five ahead (`w_data` … `w4_data`), else the live copy's read data.
+//!   to five ahead (`w_data` … `w4_data`), else the live copy's read data:
+//!   six candidates under one-hot selects registered in s1, merged by an OR
+//!   (with the RAM's AND-OR over its slices, one flat AND-OR behind registers).
 //! - **s3** the row's current record is the result of the update one ahead
 //!   (`alu_old_fwd`, i.e. `w_data`) if `alu_fwd`, else `alu_old_base`. The bank
 //!   hands the parent both candidates and the select, and the parent's result
@@ -190,6 +192,8 @@ pub struct RmwBank<const W: usize, const A: usize> {
     s2_hit3: DFF<Bit>,
     s2_hit4: DFF<Bit>,
     s2_hit5: DFF<Bit>,
+    s2_ram0: DFF<Bit>,
+    s2_ram1: DFF<Bit>,
     s3_valid: DFF<Bit>,
     s3_row: DFF<Bits<A>>,
     s3_op: DFF<Bits<W>>,
@@ -218,6 +222,12 @@ pub struct RmwBank<const W: usize, const A: usize> {
     hit3: Signal<Local, Bit>,
     hit4: Signal<Local, Bit>,
     hit5: Signal<Local, Bit>,
+    base_fwd2: Signal<Local, Bits<W>>,
+    base_fwd3: Signal<Local, Bits<W>>,
+    base_fwd4: Signal<Local, Bits<W>>,
+    base_fwd5: Signal<Local, Bits<W>>,
+    base_ram0: Signal<Local, Bits<W>>,
+    base_ram1: Signal<Local, Bits<W>>,
     pop: Signal<Local, Bit>,
     issue: Signal<Local, Bit>,
     ins0: Signal<Local, Bit>,
@@ -330,6 +340,8 @@ impl<const W: usize, const A: usize> RmwBank<W, A> {
             s2_hit3: Default::default(),
             s2_hit4: Default::default(),
             s2_hit5: Default::default(),
+            s2_ram0: Default::default(),
+            s2_ram1: Default::default(),
             s3_valid: Default::default(),
             s3_row: Default::default(),
             s3_op: Default::default(),
@@ -357,6 +369,12 @@ impl<const W: usize, const A: usize> RmwBank<W, A> {
             hit3: Default::default(),
             hit4: Default::default(),
             hit5: Default::default(),
+            base_fwd2: Default::default(),
+            base_fwd3: Default::default(),
+            base_fwd4: Default::default(),
+            base_fwd5: Default::default(),
+            base_ram0: Default::default(),
+            base_ram1: Default::default(),
             pop: Default::default(),
             issue: Default::default(),
             ins0: Default::default(),
@@ -378,9 +396,9 @@ impl<const W: usize, const A: usize> Logic for RmwBank<W, A> {
             self, clock, init_done, init_last, init_ptr, epoch_q, ovf_q, ro_state, drain_cnt, rd_ptr, issued_all,
             credits, inf1_valid, inf1_row, inf2_valid, inf2_row, b0_valid, b0_row, b0_data, b1_valid, b1_row, b1_data,
             b2_valid, b2_row, b2_data, sa_valid, sa_row, sa_op, sa_ep, s1_valid, s1_row, s1_op, s1_ep, s2_valid,
-            s2_row, s2_op, s2_ep, s2_fwd1, s2_hit2, s2_hit3, s2_hit4, s2_hit5, s3_valid, s3_row, s3_op, s3_ep, s3_fwd1,
-            s3_base, w_valid, w_row, w_ep, w_data, w2_valid, w2_row, w2_ep, w2_data, w3_valid, w3_row, w3_ep, w3_data,
-            w4_valid, w4_row, w4_ep, w4_data
+            s2_row, s2_op, s2_ep, s2_fwd1, s2_hit2, s2_hit3, s2_hit4, s2_hit5, s2_ram0, s2_ram1, s3_valid, s3_row,
+            s3_op, s3_ep, s3_fwd1, s3_base, w_valid, w_row, w_ep, w_data, w2_valid, w2_row, w2_ep, w2_data, w3_valid,
+            w3_row, w3_ep, w3_data, w4_valid, w4_row, w4_ep, w4_data
         );
         self.ram0.clock.next = self.clock.val();
         self.ram1.clock.next = self.clock.val();
@@ -435,6 +453,10 @@ impl<const W: usize, const A: usize> Logic for RmwBank<W, A> {
         self.s2_hit3.d.next = !self.hit2.val() & self.hit3.val();
         self.s2_hit4.d.next = !self.hit2.val() & !self.hit3.val() & self.hit4.val();
         self.s2_hit5.d.next = !self.hit2.val() & !self.hit3.val() & !self.hit4.val() & self.hit5.val();
+        self.s2_ram0.d.next =
+            !self.hit2.val() & !self.hit3.val() & !self.hit4.val() & !self.hit5.val() & !self.s1_ep.q.val();
+        self.s2_ram1.d.next =
+            !self.hit2.val() & !self.hit3.val() & !self.hit4.val() & !self.hit5.val() & self.s1_ep.q.val();
 
         // ---- s2: base record = forwarded result of two to five ahead, else the RAM's ----
         // Two ahead's result is in `w_data` now, three ahead's in `w2_data`, four's in
@@ -444,19 +466,38 @@ impl<const W: usize, const A: usize> Logic for RmwBank<W, A> {
         self.s3_op.d.next = self.s2_op.q.val();
         self.s3_ep.d.next = self.s2_ep.q.val();
         self.s3_fwd1.d.next = self.s2_fwd1.q.val();
+        // Six candidates under registered one-hot selects, merged by an OR: with the
+        // RAM's own AND-OR over its slices, one flat AND-OR from registers to `s3_base`.
+        self.base_fwd2.next = self.zero_w.val();
         if self.s2_hit2.q.val() {
-            self.s3_base.d.next = self.w_data.q.val();
-        } else if self.s2_hit3.q.val() {
-            self.s3_base.d.next = self.w2_data.q.val();
-        } else if self.s2_hit4.q.val() {
-            self.s3_base.d.next = self.w3_data.q.val();
-        } else if self.s2_hit5.q.val() {
-            self.s3_base.d.next = self.w4_data.q.val();
-        } else if self.s2_ep.q.val() {
-            self.s3_base.d.next = self.ram1.read_data.val();
-        } else {
-            self.s3_base.d.next = self.ram0.read_data.val();
+            self.base_fwd2.next = self.w_data.q.val();
         }
+        self.base_fwd3.next = self.zero_w.val();
+        if self.s2_hit3.q.val() {
+            self.base_fwd3.next = self.w2_data.q.val();
+        }
+        self.base_fwd4.next = self.zero_w.val();
+        if self.s2_hit4.q.val() {
+            self.base_fwd4.next = self.w3_data.q.val();
+        }
+        self.base_fwd5.next = self.zero_w.val();
+        if self.s2_hit5.q.val() {
+            self.base_fwd5.next = self.w4_data.q.val();
+        }
+        self.base_ram0.next = self.zero_w.val();
+        if self.s2_ram0.q.val() {
+            self.base_ram0.next = self.ram0.read_data.val();
+        }
+        self.base_ram1.next = self.zero_w.val();
+        if self.s2_ram1.q.val() {
+            self.base_ram1.next = self.ram1.read_data.val();
+        }
+        self.s3_base.d.next = self.base_fwd2.val()
+            | self.base_fwd3.val()
+            | self.base_fwd4.val()
+            | self.base_fwd5.val()
+            | self.base_ram0.val()
+            | self.base_ram1.val();
 
         // ---- s3: one ahead's result or base, selected by the parent; result registered ----
         self.alu_op.next = self.s3_op.q.val();

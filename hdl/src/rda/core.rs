@@ -173,6 +173,8 @@ pub struct RdaCore<const NB: usize, const TW: usize, const W: usize> {
     p2_flip: DFF<Bit>,
     // --- epoch counters ---
     live_packets: DFF<Bits<48>>,
+    /// The live interval saw a packet (a flag, not `live_packets != 0`: no wide compare before a flip).
+    live_any: DFF<Bit>,
     live_sampled: DFF<Bits<48>>,
     frz_packets: DFF<Bits<48>>,
     frz_sampled: DFF<Bits<48>>,
@@ -312,6 +314,7 @@ impl<const NB: usize, const TW: usize, const W: usize> RdaCore<NB, TW, W> {
             p2_ts: Default::default(),
             p2_flip: Default::default(),
             live_packets: Default::default(),
+            live_any: Default::default(),
             live_sampled: Default::default(),
             frz_packets: Default::default(),
             frz_sampled: Default::default(),
@@ -395,6 +398,7 @@ impl<const NB: usize, const TW: usize, const W: usize> Logic for RdaCore<NB, TW,
             p2_ts,
             p2_flip,
             live_packets,
+            live_any,
             live_sampled,
             frz_packets,
             frz_sampled,
@@ -456,7 +460,7 @@ impl<const NB: usize, const TW: usize, const W: usize> Logic for RdaCore<NB, TW,
         self.time_up.next = self.now_g2_valid.q.val() & self.time_due.val();
         self.crossing.next = !self.hold_q.q.val()
             & ((self.p1_valid.q.val() & self.ge_end.val()) | (!self.p1_valid.q.val() & self.time_up.val()));
-        self.need_flip.next = self.crossing.val() & (self.live_packets.q.val() != self.zero48.val());
+        self.need_flip.next = self.crossing.val() & self.live_any.q.val();
         self.step.next =
             self.crossing.val() & (!self.need_flip.val() | (self.lanes_flip_ready.val() & !self.p2_flip.q.val()));
         self.flip_now.next = self.step.val() & self.need_flip.val();
@@ -506,8 +510,10 @@ impl<const NB: usize, const TW: usize, const W: usize> Logic for RdaCore<NB, TW,
             self.frz_interval.d.next = self.interval.q.val();
             self.frz_packets.d.next = self.live_packets.q.val();
             self.live_packets.d.next = self.zero48.val();
+            self.live_any.d.next = false;
         } else if self.measured.val() {
             self.live_packets.d.next = self.live_packets.q.val() + self.one48.val();
+            self.live_any.d.next = true;
         }
         if self.advance.val() & !self.ge_start.val() {
             self.oov.d.next = self.oov.q.val() + self.one48.val();
@@ -624,6 +630,7 @@ impl<const NB: usize, const TW: usize, const W: usize> Logic for RdaCore<NB, TW,
             self.p2_v.d.next = false;
             self.p2_flip.d.next = false;
             self.live_packets.d.next = self.zero48.val();
+            self.live_any.d.next = false;
             self.live_sampled.d.next = self.zero48.val();
             self.frz_packets.d.next = self.zero48.val();
             self.frz_sampled.d.next = self.zero48.val();

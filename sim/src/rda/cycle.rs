@@ -127,6 +127,8 @@ pub struct RdaCycle {
     p1: P1,
     p2: P2,
     live_packets: u64,
+    /// The live interval saw a packet (the RTL's flag; `live_packets` wraps at 2^48).
+    live_any: bool,
     live_sampled: u64,
     frozen_packets: u64,
     frozen_sampled: u64,
@@ -168,6 +170,7 @@ impl RdaCycle {
             p1: P1::default(),
             p2: P2::default(),
             live_packets: 0,
+            live_any: false,
             live_sampled: 0,
             frozen_packets: 0,
             frozen_sampled: 0,
@@ -240,7 +243,7 @@ impl RdaCycle {
         let ge_start = ts_ge(self.p1.ts, self.start);
         let time_up = self.now_g2_valid && ts_ge(self.now_g2, self.end);
         let crossing = !hold && if self.p1.valid { ge_end } else { time_up };
-        let need_flip = crossing && self.live_packets != 0;
+        let need_flip = crossing && self.live_any;
         let step = crossing && (!need_flip || (lanes_flip_ready && !self.p2.flip));
         let flip_now = step && need_flip;
         let advance = !hold && self.p1.valid && !ge_end;
@@ -285,8 +288,10 @@ impl RdaCycle {
             self.frozen_interval = self.interval;
             self.frozen_packets = self.live_packets;
             self.live_packets = 0;
+            self.live_any = false;
         } else if measured {
             self.live_packets = (self.live_packets + 1) & EPOCH_MASK;
+            self.live_any = true;
         }
         if step {
             self.interval = self.interval.wrapping_add(1);
