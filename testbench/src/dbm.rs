@@ -5,7 +5,7 @@
 
 use crate::bw_driver::{BwDriver, BwLanes, BwPacketDraw};
 use crate::models::{DbmDefault, DbmMid, DbmMmMid, DbmMr, DbmMv, DbmMvSmall, DbmSmall, DbmTwo};
-use crate::{CoreRtl, Mismatch, cosim_model, differ, lane};
+use crate::{CoreRtl, Mismatch, built_variant, cosim_model, differ, lane};
 use netmeas_sim::dbm::{
     BwPacket, DbmConfig, DbmCycle, DbmDrive, DbmInputs, DbmOutputs, DbmPeriod, DbmReadOut, TimeOrder, drive_dbm,
 };
@@ -169,34 +169,29 @@ fn rtl_dbm_variants() -> [(DbmConfig, DbmRun); 8] {
     ]
 }
 
-/// The configs the Verilated DBM models were built from.
-pub fn rtl_dbm_configs() -> Vec<DbmConfig> {
-    rtl_dbm_variants().into_iter().map(|(c, _)| c).collect()
+/// A built config as the refusal of an unknown one lists it.
+fn describe_dbm(c: &DbmConfig) -> String {
+    match c.base_ticks {
+        0 => format!("per packet, {} buckets, period {} ns, seed {:#x}", c.buckets, c.period_ticks, c.seed),
+        b => format!(
+            "{}, {} buckets, base {b} ns, period {} ns, seed {:#x}",
+            c.rule.name(),
+            c.buckets,
+            c.period_ticks,
+            c.seed
+        ),
+    }
+}
+
+/// The runner of the Verilated core built for `cfg`, with an error that lists what was built otherwise.
+fn rtl_dbm_runner(cfg: &DbmConfig) -> Result<DbmRun, String> {
+    cfg.validate().map_err(|e| e.to_string())?;
+    built_variant(&rtl_dbm_variants(), cfg, "DBM", describe_dbm)
 }
 
 /// Checks that a Verilated core runs `cfg`, with an error that lists what was built otherwise.
 pub fn check_rtl_dbm_config(cfg: &DbmConfig) -> Result<(), String> {
-    cfg.validate().map_err(|e| e.to_string())?;
-    if rtl_dbm_configs().contains(cfg) {
-        return Ok(());
-    }
-    let built: Vec<String> = rtl_dbm_configs()
-        .iter()
-        .map(|c| match c.base_ticks {
-            0 => format!("per packet, {} buckets, period {} ns, seed {:#x}", c.buckets, c.period_ticks, c.seed),
-            b => format!(
-                "{}, {} buckets, base {b} ns, period {} ns, seed {:#x}",
-                c.rule.name(),
-                c.buckets,
-                c.period_ticks,
-                c.seed
-            ),
-        })
-        .collect();
-    Err(format!(
-        "no Verilated DBM core has this config (all of it is baked into the netlist); built: {}",
-        built.join("; ")
-    ))
+    rtl_dbm_runner(cfg).map(|_| ())
 }
 
 /// `packets` through a fresh Verilated core `M`, one packet offered per clock
@@ -210,13 +205,11 @@ fn run_on<M: DbmRtl>(cfg: &DbmConfig, packets: &[BwPacket]) -> DbmDrive {
 /// built for `cfg`: the periods (what [`run_dbm`](netmeas_sim::dbm::run_dbm)
 /// returns), the clocks and the input stalls.
 pub fn rtl_dbm_run(cfg: &DbmConfig, packets: &[BwPacket]) -> Result<DbmDrive, String> {
-    check_rtl_dbm_config(cfg)?;
+    let run = rtl_dbm_runner(cfg)?;
     let mut order = TimeOrder::default();
     for p in packets {
         order.check(p.ts)?;
     }
-    let (_, run) =
-        rtl_dbm_variants().into_iter().find(|(c, _)| c == cfg).ok_or("no Verilated DBM core has this config")?;
     Ok(run(cfg, packets))
 }
 

@@ -16,6 +16,26 @@ use netmeas_sim::rda::{
     RdaOutputs,
 };
 
+/// The runner that a table of Verilated variants (each the config its
+/// netlist was built from, with what runs it) holds for `cfg`; otherwise an
+/// error that names the core and lists every built config as `describe`
+/// writes it.
+pub(crate) fn built_variant<C: PartialEq, R: Copy>(
+    variants: &[(C, R)],
+    cfg: &C,
+    core: &str,
+    describe: impl Fn(&C) -> String,
+) -> Result<R, String> {
+    if let Some((_, run)) = variants.iter().find(|(c, _)| c == cfg) {
+        return Ok(*run);
+    }
+    let built: Vec<String> = variants.iter().map(|(c, _)| describe(c)).collect();
+    Err(format!(
+        "no Verilated {core} core has this config (all of it is baked into the netlist); built: {}",
+        built.join("; ")
+    ))
+}
+
 pub mod bw_driver;
 pub mod dbm;
 pub mod engine;
