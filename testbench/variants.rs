@@ -26,6 +26,9 @@ pub const VARIANTS: &[(&str, &str, &str)] = &[
     ("lda_single", "lda", r#"{"key_bits": 120, "banks": 1, "rows": 1024, "bank_prob_log2": [0]}"#),
     // LDA: three banks of 64 rows, low thresholds: dense sampling, same-row bursts, 104-bit key.
     ("lda_small", "lda", r#"{"key_bits": 104, "banks": 3, "rows": 64, "bank_prob_log2": [0, 1, 2], "seed": 5}"#),
+    // LDA: the HX8K engine's core, one bank of 128 rows with 32-bit keys and its timestamps in a
+    // block-RAM delay line instead of the pipeline registers (the same cycle behaviour).
+    ("lda_ts_ram", "lda", r#"{"key_bits": 32, "banks": 1, "rows": 128, "bank_prob_log2": [3], "ts_in_ram": true}"#),
     // RDA: the paper's k = 2 banks of m = 2500 buckets (Fu et al. §VII), 48-bit timestamp sums.
     ("rda_default", "rda", r#"{"banks": 2, "buckets": 2500, "tsum_bits": 48}"#),
     // RDA: four banks of 61 buckets, 32-bit sums: dense same-bucket bursts, frequent read-outs, wrapping sums.
@@ -61,11 +64,11 @@ pub const VARIANTS: &[(&str, &str, &str)] = &[
     ("dbm_mv_small", "dbm", r#"{"buckets": 5, "rule": "mv", "base_ticks": 10, "period_ticks": 160, "seed": 9}"#),
     // Base-interval DBM: 33 buckets by mass (one slot in a second group), 70 intervals a period.
     ("dbm_mm_mid", "dbm", r#"{"buckets": 33, "rule": "mm", "base_ticks": 6, "period_ticks": 420, "seed": 3}"#),
-    // SVBF: the default store, 9 partitions of 2^17 bits (two banks of 1024 × 64 bits each).
     // Host link: 50 MHz at 3 Mbaud (17 clocks per bit), a request timeout of 2000 clocks.
     ("link_default", "link", r#"{"uart": {"clock_hz": 50000000, "baud": 3000000}, "bridge": {"timeout_clocks": 2000}}"#),
     // Measurement engine: the default LDA pair (120-bit keys, 2 × 512 rows) behind the default link (50 MHz, 3 Mbaud).
     ("engine_default", "engine", r#"{}"#),
+    // SVBF: the default store, 9 partitions of 2^17 bits (two banks of 1024 × 64 bits each).
     ("svbf_default", "svbf", r#"{"hashes": 9, "partition_log2": 17}"#),
     // SVBF: 4 partitions of 2^10 bits: dense windows, frequent Multi-Matches, short clears.
     ("svbf_small", "svbf", r#"{"hashes": 4, "partition_log2": 10, "seed": 5}"#),

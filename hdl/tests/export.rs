@@ -157,9 +157,12 @@ fn every_lda_geometry_exports_and_corners_lint_clean() {
             netmeas_hdl::export::export(&BlockConfig::Lda(c)).unwrap();
         }
     }
-    for (key_bits, banks, rows) in [(120, 2, 512), (32, 1, 64), (128, 4, 2048), (104, 3, 256)] {
+    for (key_bits, banks, rows, ts_in_ram) in
+        [(120, 2, 512, false), (32, 1, 64, false), (128, 4, 2048, false), (104, 3, 256, false), (32, 1, 128, true)]
+    {
         let bank_prob_log2 = (0..banks as u32).map(|j| 3 + 4 * j).collect();
-        export_and_lint(BlockConfig::Lda(LdaConfig { key_bits, banks, rows, bank_prob_log2, ..Default::default() }));
+        let c = LdaConfig { key_bits, banks, rows, bank_prob_log2, ts_in_ram, ..Default::default() };
+        export_and_lint(BlockConfig::Lda(c));
     }
 }
 

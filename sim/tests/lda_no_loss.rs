@@ -17,7 +17,7 @@ fn config() -> impl Strategy<Value = LdaConfig> {
         .prop_map(|(key_bits, banks, rows, seed, mut k)| {
             k.truncate(banks);
             k.sort();
-            LdaConfig { key_bits, banks, rows, bank_prob_log2: k, seed, name: None }
+            LdaConfig { key_bits, banks, rows, bank_prob_log2: k, seed, ts_in_ram: false, name: None }
         })
 }
 

@@ -15,6 +15,7 @@ use netmeas_hdl::export::{BlockConfig, Dir, Exported, Port};
 use netmeas_hdl::tools;
 use netmeas_sim::dbm::expb_cycle::{EXPB_COUNT_BITS, EXPB_INDEX_BITS, EXPB_SUM_BITS, EXPB_SUMSQ_BITS, EXPB_V_BITS};
 use serde::Serialize;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -414,6 +415,13 @@ pub fn synth(e: &Exported, target: Target, build_root: &Path) -> Result<SynthRep
 /// Yosys only (no place and route): the number of block RAM cells inferred for
 /// `e` on `target`, from `stat -json`. The synthesizability smoke test.
 pub fn inferred_brams(e: &Exported, target: Target, dir: &Path) -> Result<u64, String> {
+    Ok(synth_cells(e, target, dir)?.get(target.bram_cell()).copied().unwrap_or(0))
+}
+
+/// Yosys's cell counts by type of an exported block synthesized alone for
+/// `target` (its ports left as ports, no place and route), in `dir`.
+pub fn synth_cells(e: &Exported, target: Target, dir: &Path) -> Result<BTreeMap<String, u64>, String> {
     let stat = yosys(dir, &[("design.v", &e.verilog)], &e.top, target)?;
-    Ok(stat["design"]["num_cells_by_type"][target.bram_cell()].as_u64().unwrap_or(0))
+    let cells = stat["design"]["num_cells_by_type"].as_object().ok_or("stat.json: no num_cells_by_type")?;
+    Ok(cells.iter().map(|(k, v)| (k.clone(), v.as_u64().unwrap_or(0))).collect())
 }

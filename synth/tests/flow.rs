@@ -37,6 +37,26 @@ fn ice40_flip_flops_are_counted_from_yosys_cells() {
 }
 
 #[test]
+fn lda_timestamp_delay_line_trades_flip_flops_for_block_ram_on_ice40() {
+    use netmeas_sim::lda::LdaConfig;
+    // The HX8K engine's core with its timestamps in registers and in the delay line: the
+    // line is one 256 × 40 RAM (three 256 × 16 EBRs) and takes out the six 40-bit pipeline
+    // registers the timestamp rode (p2, p3, the bank's four operand stages) for two 8-bit pointers.
+    let regs = LdaConfig { key_bits: 32, banks: 1, rows: 128, bank_prob_log2: vec![3], ..Default::default() };
+    let ram = LdaConfig { ts_in_ram: true, ..regs.clone() };
+    let cells = |c: &LdaConfig, d: &str| {
+        let e = export(&BlockConfig::Lda(c.clone())).unwrap();
+        let cells = netmeas_synth::synth_cells(&e, Target::Ice40Hx8k, &dir(d)).unwrap();
+        let ffs: u64 = cells.iter().filter(|(k, _)| k.starts_with("SB_DFF")).map(|(_, n)| n).sum();
+        (ffs, cells.get("SB_RAM40_4K").copied().unwrap_or(0))
+    };
+    let (ffs_regs, brams_regs) = cells(&regs, "lda-ts-regs-ice40");
+    let (ffs_ram, brams_ram) = cells(&ram, "lda-ts-ram-ice40");
+    assert_eq!(brams_ram, brams_regs + 3, "EBRs: {brams_regs} in registers, {brams_ram} in RAM");
+    assert_eq!(ffs_regs - ffs_ram, 6 * 40 - 2 * 8, "flip-flops: {ffs_regs} in registers, {ffs_ram} in RAM");
+}
+
+#[test]
 fn rda_bank_copies_land_in_block_ram_on_ice40() {
     use netmeas_sim::rda::RdaConfig;
     // The iCE40-HX8K default: one bank of 512 × 128 bits = 16 EBRs (512 × 8 each) per copy, two copies.

@@ -4,7 +4,7 @@
 //! its epoch and the frozen copy is read out row by row into a synopsis
 //! (Kompella et al. §V: read-out of the second copy while the first counts).
 
-use crate::models::{LdaDefault, LdaSingle, LdaSmall};
+use crate::models::{LdaDefault, LdaSingle, LdaSmall, LdaTsRam};
 use crate::{CoreRtl, LdaRtl, RtlRunCycles, both_ends};
 use netmeas_sim::lda::{
     LDA_REG_BANK_LZ, LdaConfig, LdaInputs, LdaOutputs, LdaPacket, LdaPair, LdaReadout, LdaSynopsis,
@@ -13,14 +13,15 @@ use netmeas_sim::traffic::Trace;
 
 /// Whether model config `built` runs `cfg`: same key width, geometry and hash
 /// seed (baked into the netlist); the bank thresholds are registers and are
-/// written at run time.
+/// written at run time, and where the timestamp waits (`ts_in_ram`) does not
+/// change what the core computes.
 fn runs(built: &LdaConfig, cfg: &LdaConfig) -> bool {
     built.key_bits == cfg.key_bits && built.banks == cfg.banks && built.rows == cfg.rows && built.seed == cfg.seed
 }
 
 /// The configs the Verilated LDA models were built from (any thresholds run on them).
 pub fn rtl_lda_configs() -> Vec<LdaConfig> {
-    vec![LdaDefault::config(), LdaSingle::config(), LdaSmall::config()]
+    vec![LdaDefault::config(), LdaSingle::config(), LdaSmall::config(), LdaTsRam::config()]
 }
 
 /// Bound on the cycles the core may hold `ready`, `flip_ready` or the read-out back.
@@ -122,6 +123,8 @@ pub fn rtl_pair(cfg: &LdaConfig, trace: &Trace) -> Result<(LdaPair, RtlRunCycles
         pair_on::<LdaDefault>(cfg, trace)
     } else if runs(&LdaSingle::config(), cfg) {
         pair_on::<LdaSingle>(cfg, trace)
+    } else if runs(&LdaTsRam::config(), cfg) {
+        pair_on::<LdaTsRam>(cfg, trace)
     } else {
         pair_on::<LdaSmall>(cfg, trace)
     }

@@ -109,6 +109,11 @@ proptest! {
     fn lda_small_matches_golden(p in lda_stimulus(), seed: u64) {
         check_lda::<LdaSmall>(p, seed, 30_000);
     }
+
+    #[test]
+    fn lda_ts_ram_matches_golden(p in lda_stimulus(), seed: u64) {
+        check_lda::<LdaTsRam>(p, seed, 30_000);
+    }
 }
 
 /// The default LDA stimulus reads out complete epochs with sampled rows,
@@ -194,6 +199,15 @@ fn fused_streams_report_the_first_mismatch_with_its_seed() {
     let e = cosim_streams(3, 70, run).expect_err("the changed cycle is caught");
     assert_eq!((e.stream, e.seed, e.mismatch.cycle, e.mismatch.field), (1, 71, 1000, "epoch"));
     assert!(cosim_streams(1, 70, run).is_ok());
+}
+
+/// The HX8K engine's core, its timestamps in a block-RAM delay line instead
+/// of the pipeline registers, cycle by cycle against the same golden model
+/// (every read-out row's timestamp sum included).
+#[test]
+fn lda_with_timestamps_in_ram_matches_golden() {
+    let st = check_lda::<LdaTsRam>(LdaStimulus::default(), 23, 200_000);
+    assert!(st.epochs_read > 20 && st.busy_rows > 1_000 && st.packets > 150_000, "{st:?}");
 }
 
 /// The one-bank 1024-row LDA of the §IV single-bank evaluation, cycle by cycle.

@@ -30,7 +30,9 @@ pub struct CounterBank<const A: usize, const CW: usize, const TW: usize, const W
     pub s_upd_row: Signal<In, Bits<A>>,
     /// Added to the row's packet count (usually 1).
     pub s_upd_count: Signal<In, Bits<CW>>,
-    /// Added to the row's timestamp sum, modulo 2^TW.
+    /// Added to the row's timestamp sum, modulo 2^TW: with the update, or, in
+    /// a bank built by [`CounterBank::with_late_tsum`], four clocks after it
+    /// (in the clock of its arithmetic).
     pub s_upd_tsum: Signal<In, Bits<TW>>,
     // --- epochs ---
     /// Request an epoch flip.
@@ -66,6 +68,9 @@ pub struct CounterBank<const A: usize, const CW: usize, const TW: usize, const W
     /// The row's current record: the bank's candidates selected before the arithmetic.
     old: Signal<Local, Bits<W>>,
     tsum_lsb: Constant<Bits<IW>>,
+    /// `s_upd_tsum` comes four clocks after its update, at the arithmetic (not carried by the bank's pipeline).
+    late_tsum: Constant<Bit>,
+    tsum_op: Signal<Local, Bits<TW>>,
     count_msb: Constant<Bits<IW>>,
     count_old: Signal<Local, Bits<CW>>,
     count_op: Signal<Local, Bits<CW>>,
@@ -87,6 +92,16 @@ pub const fn index_bits(w: usize) -> usize {
 impl<const A: usize, const CW: usize, const TW: usize, const W: usize, const IW: usize> CounterBank<A, CW, TW, W, IW> {
     /// The bank for `cfg` (whose widths must match the type's).
     pub fn new(cfg: &CounterBankConfig) -> Self {
+        Self::with_late_tsum(cfg, false)
+    }
+
+    /// The bank for `cfg`; with `late_tsum`, `s_upd_tsum` belongs to the update
+    /// offered four clocks before (the one whose arithmetic runs in this
+    /// clock) instead of the one offered with it. The bank's pipeline then
+    /// carries no timestamp: a parent that already delays the timestamp (the
+    /// LDA's block-RAM delay line, `LdaConfig::ts_in_ram`) hands it over at
+    /// the add and saves the pipeline's registers.
+    pub fn with_late_tsum(cfg: &CounterBankConfig, late_tsum: bool) -> Self {
         assert_eq!(
             (cfg.addr_bits(), cfg.count_bits, cfg.tsum_bits, cfg.word_bits(), index_bits(W)),
             (A, CW, TW, W, IW),
@@ -117,6 +132,8 @@ impl<const A: usize, const CW: usize, const TW: usize, const W: usize, const IW:
             unused_q_data: Default::default(),
             old: Default::default(),
             tsum_lsb: Constant::new((CW as u64).into()),
+            late_tsum: Constant::new(late_tsum),
+            tsum_op: Default::default(),
             count_msb: Constant::new(((CW - 1) as u64).into()),
             count_old: Default::default(),
             count_op: Default::default(),
@@ -143,8 +160,14 @@ impl<const A: usize, const CW: usize, const TW: usize, const W: usize, const IW:
         self.bank.s_upd_valid.next = self.s_upd_valid.val();
         self.s_upd_ready.next = self.bank.s_upd_ready.val();
         self.bank.s_upd_row.next = self.s_upd_row.val();
-        self.bank.s_upd_op.next = bit_cast::<W, CW>(self.s_upd_count.val())
-            | (bit_cast::<W, TW>(self.s_upd_tsum.val()) << self.tsum_lsb.val());
+        // A late timestamp skips the pipeline: the operand carries a zero tsum
+        // (its registers are constant and vanish in synthesis).
+        if self.late_tsum.val() {
+            self.bank.s_upd_op.next = bit_cast::<W, CW>(self.s_upd_count.val());
+        } else {
+            self.bank.s_upd_op.next = bit_cast::<W, CW>(self.s_upd_count.val())
+                | (bit_cast::<W, TW>(self.s_upd_tsum.val()) << self.tsum_lsb.val());
+        }
         self.bank.flip.next = self.flip.val();
         self.flip_ready.next = self.bank.flip_ready.val();
         self.epoch.next = self.bank.epoch.val();
@@ -169,8 +192,12 @@ impl<const A: usize, const CW: usize, const TW: usize, const W: usize, const IW:
         self.count_old.next = self.old.val().get_bits::<CW>(0);
         self.count_op.next = self.bank.alu_op.val().get_bits::<CW>(0);
         self.count_new.next = self.count_old.val() + self.count_op.val();
-        self.tsum_new.next = self.old.val().get_bits::<TW>(self.tsum_lsb.val().index())
-            + self.bank.alu_op.val().get_bits::<TW>(self.tsum_lsb.val().index());
+        if self.late_tsum.val() {
+            self.tsum_op.next = self.s_upd_tsum.val();
+        } else {
+            self.tsum_op.next = self.bank.alu_op.val().get_bits::<TW>(self.tsum_lsb.val().index());
+        }
+        self.tsum_new.next = self.old.val().get_bits::<TW>(self.tsum_lsb.val().index()) + self.tsum_op.val();
         self.word_new.next =
             bit_cast::<W, CW>(self.count_new.val()) | (bit_cast::<W, TW>(self.tsum_new.val()) << self.tsum_lsb.val());
         self.bank.alu_new.next = self.word_new.val();

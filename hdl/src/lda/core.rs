@@ -12,6 +12,13 @@
 //! - **p3** (t+3) update {bank, h(x)}: count += 1, tsum += timestamp (mod 2^40)
 //!   in the counter bank (five-stage read-modify-write, one per clock).
 //!
+//! The timestamp is needed only by the bank's add, six clocks after p1. It
+//! rides the pipeline registers (p2, p3 and the bank's four operand stages),
+//! or, with `ts_in_ram`, waits in a 256 × 40-bit block RAM written from p1
+//! every clock and read six clocks later (the same cycle behaviour, one
+//! block RAM and two 8-bit pointers instead of 240 flip-flops; for the
+//! iCE40 engine).
+//!
 //! An epoch flip travels down p1..p3 with the packets, so the packet offered
 //! in the flip cycle is the last of the old epoch at every stage and counter.
 //! Per epoch: a sequence number, the packets that passed the classifier and
@@ -19,12 +26,19 @@
 
 use crate::common::counter_bank::CounterBank;
 use crate::common::h3::H3Unit;
+use crate::common::sync_ram::SyncRam;
 use netmeas_sim::counter_bank::CounterBankConfig;
 use netmeas_sim::lda::{
     LDA_CLASS_BITS, LDA_COUNT_BITS, LDA_REG_BANK_LZ, LDA_REG_CLASS_MASK, LDA_REG_CLASS_MATCH, LDA_TS_BITS, LdaConfig,
     lz_mask,
 };
 use rust_hdl::prelude::*;
+
+/// `ts_rd` takes `ts_wr − TS_LINE_LAG` at each edge, so it trails `ts_wr` by
+/// `TS_LINE_LAG + 1`; with the RAM's registered read, the word on `read_data`
+/// was written from p1 `TS_LINE_LAG + 2` = six clocks before: p1 → p2 → p3
+/// (offered to the bank) → four clocks to the bank's add.
+const TS_LINE_LAG: u64 = 4;
 
 /// LDA core with a `K`-bit key, `2^RB` rows per bank and an `A`-bit {bank, row} address.
 #[derive(LogicBlock)]
@@ -87,7 +101,14 @@ pub struct LdaCore<const K: usize, const RB: usize, const A: usize> {
     row_hash: H3Unit<K, RB>,
     sample_hash: H3Unit<K, 24>,
     bank: CounterBank<A, 32, 40, 72, 7>,
+    /// The timestamp delay line of `ts_in_ram`: written from p1, read for the bank's add.
+    ts_line: SyncRam<40, 8>,
     // --- constants ---
+    /// `LdaConfig::ts_in_ram`: the bank takes the timestamp from `ts_line`, late.
+    ts_in_ram: Constant<Bit>,
+    /// The read pointer trails the write pointer's next value by this (a delay of six clocks).
+    ts_lag: Constant<Bits<8>>,
+    one8: Constant<Bits<8>>,
     reg_class_mask: Constant<Bits<3>>,
     reg_class_match: Constant<Bits<3>>,
     reg_lz0: Constant<Bits<3>>,
@@ -134,6 +155,9 @@ pub struct LdaCore<const K: usize, const RB: usize, const A: usize> {
     p3_ts: DFF<Bits<40>>,
     p3_addr: DFF<Bits<A>>,
     p3_flip: DFF<Bit>,
+    /// Delay-line pointers: the row p1 writes, and the row written six clocks before.
+    ts_wr: DFF<Bits<8>>,
+    ts_rd: DFF<Bits<8>>,
     // --- epoch counters ---
     live_packets: DFF<Bits<48>>,
     live_sampled: DFF<Bits<48>>,
@@ -162,13 +186,8 @@ impl<const K: usize, const RB: usize, const A: usize> LdaCore<K, RB, A> {
         let reset_mask = |j: usize| -> Constant<Bits<24>> {
             Constant::new((cfg.bank_prob_log2.get(j).map_or(0, |&k| lz_mask(k)) as u64).into())
         };
-        let bank_cfg = CounterBankConfig {
-            rows: cfg.total_rows(),
-            addr_bits: Some(A),
-            count_bits: 32,
-            tsum_bits: 40,
-            name: None,
-        };
+        let bank_cfg =
+            CounterBankConfig { rows: cfg.total_rows(), addr_bits: Some(A), count_bits: 32, tsum_bits: 40, name: None };
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -196,7 +215,11 @@ impl<const K: usize, const RB: usize, const A: usize> LdaCore<K, RB, A> {
             ovf_clear: Default::default(),
             row_hash: H3Unit::new(&cfg.row_hash()),
             sample_hash: H3Unit::new(&cfg.sample_hash()),
-            bank: CounterBank::new(&bank_cfg),
+            bank: CounterBank::with_late_tsum(&bank_cfg, cfg.ts_in_ram),
+            ts_line: SyncRam::default(),
+            ts_in_ram: Constant::new(cfg.ts_in_ram),
+            ts_lag: Constant::new(TS_LINE_LAG.into()),
+            one8: Constant::new(1u64.into()),
             reg_class_mask: Constant::new((LDA_REG_CLASS_MASK as u64).into()),
             reg_class_match: Constant::new((LDA_REG_CLASS_MATCH as u64).into()),
             reg_lz0: Constant::new((LDA_REG_BANK_LZ as u64).into()),
@@ -241,6 +264,8 @@ impl<const K: usize, const RB: usize, const A: usize> LdaCore<K, RB, A> {
             p3_ts: Default::default(),
             p3_addr: Default::default(),
             p3_flip: Default::default(),
+            ts_wr: Default::default(),
+            ts_rd: Default::default(),
             live_packets: Default::default(),
             live_sampled: Default::default(),
             live_seq: Default::default(),
@@ -265,18 +290,45 @@ impl<const K: usize, const RB: usize, const A: usize> Logic for LdaCore<K, RB, A
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, class_mask, class_match, mask0_x, mask1_x, mask2_x, mask3_x, p1_valid, p1_key, p1_ts,
-            p1_class, p1_flip, p2_v, p2_ts, p2_flip, p3_valid, p3_ts, p3_addr, p3_flip, live_packets, live_sampled,
-            live_seq, frz_packets, frz_sampled, frz_seq
+            self,
+            clock,
+            class_mask,
+            class_match,
+            mask0_x,
+            mask1_x,
+            mask2_x,
+            mask3_x,
+            p1_valid,
+            p1_key,
+            p1_ts,
+            p1_class,
+            p1_flip,
+            p2_v,
+            p2_ts,
+            p2_flip,
+            p3_valid,
+            p3_ts,
+            p3_addr,
+            p3_flip,
+            ts_wr,
+            ts_rd,
+            live_packets,
+            live_sampled,
+            live_seq,
+            frz_packets,
+            frz_sampled,
+            frz_seq
         );
         self.row_hash.clock.next = self.clock.val();
         self.sample_hash.clock.next = self.clock.val();
         self.bank.clock.next = self.clock.val();
         self.bank.reset.next = self.reset.val();
+        self.ts_line.clock.next = self.clock.val();
 
         // ---- outputs ----
         self.s_ready.next = self.bank.s_upd_ready.val();
-        self.flip_ok.next = self.bank.flip_ready.val() & !self.p1_flip.q.val() & !self.p2_flip.q.val() & !self.p3_flip.q.val();
+        self.flip_ok.next =
+            self.bank.flip_ready.val() & !self.p1_flip.q.val() & !self.p2_flip.q.val() & !self.p3_flip.q.val();
         self.flip_ready.next = self.flip_ok.val();
         self.epoch.next = self.bank.epoch.val();
         self.m_ro_valid.next = self.bank.m_ro_valid.val();
@@ -299,8 +351,8 @@ impl<const K: usize, const RB: usize, const A: usize> Logic for LdaCore<K, RB, A
         self.p1_flip.d.next = self.flip.val() & self.flip_ok.val();
 
         // ---- p1: classifier, hashes (registered in the H3 units) ----
-        self.measured.next = self.p1_valid.q.val()
-            & ((self.p1_class.q.val() & self.class_mask.q.val()) == self.class_match.q.val());
+        self.measured.next =
+            self.p1_valid.q.val() & ((self.p1_class.q.val() & self.class_mask.q.val()) == self.class_match.q.val());
         self.row_hash.s_valid.next = self.measured.val();
         self.row_hash.s_key.next = self.p1_key.q.val();
         self.sample_hash.s_valid.next = self.measured.val();
@@ -350,7 +402,20 @@ impl<const K: usize, const RB: usize, const A: usize> Logic for LdaCore<K, RB, A
         self.bank.s_upd_valid.next = self.p3_valid.q.val();
         self.bank.s_upd_row.next = self.p3_addr.q.val();
         self.bank.s_upd_count.next = self.one_count.val();
-        self.bank.s_upd_tsum.next = self.p3_ts.q.val();
+        // The timestamp: with the update from p3, or (`ts_in_ram`) at the bank's add,
+        // four clocks later, from the delay line: p1's of six clocks before. The
+        // pointers run free; the read row, registered, trails the write row by five.
+        self.ts_wr.d.next = self.ts_wr.q.val() + self.one8.val();
+        self.ts_rd.d.next = self.ts_wr.q.val() - self.ts_lag.val();
+        self.ts_line.write_address.next = self.ts_wr.q.val();
+        self.ts_line.write_data.next = self.p1_ts.q.val();
+        self.ts_line.write_enable.next = self.ts_in_ram.val();
+        self.ts_line.read_address.next = self.ts_rd.q.val();
+        if self.ts_in_ram.val() {
+            self.bank.s_upd_tsum.next = self.ts_line.read_data.val();
+        } else {
+            self.bank.s_upd_tsum.next = self.p3_ts.q.val();
+        }
         self.bank.flip.next = self.p3_flip.q.val();
         if self.p3_flip.q.val() {
             if self.p3_valid.q.val() {

@@ -40,13 +40,28 @@ pub struct LdaConfig {
     pub bank_prob_log2: Vec<u32>,
     /// Seed of the row and sampling hash matrices (same at both ends).
     pub seed: u64,
+    /// Carry each packet's timestamp from p1 to its counter update through a
+    /// 256 × 40-bit block-RAM delay line instead of six 40-bit pipeline
+    /// registers. The cycle behaviour is the same; it spends a block RAM (three
+    /// iCE40 EBRs) to save 224 flip-flops, for parts whose logic cells are
+    /// scarce (the HX8K board engine). Off on ECP5, where the registers are
+    /// cheap and a RAM's clock-to-out would sit in front of the timestamp add.
+    pub ts_in_ram: bool,
     /// Top module name of the export; derived from the config when absent.
     pub name: Option<String>,
 }
 
 impl Default for LdaConfig {
     fn default() -> Self {
-        Self { key_bits: 120, banks: 2, rows: 512, bank_prob_log2: vec![3, 7], seed: 0x4c44_415f_6e6d_0001, name: None }
+        Self {
+            key_bits: 120,
+            banks: 2,
+            rows: 512,
+            bank_prob_log2: vec![3, 7],
+            seed: 0x4c44_415f_6e6d_0001,
+            ts_in_ram: false,
+            name: None,
+        }
     }
 }
 
@@ -114,18 +129,21 @@ impl LdaConfig {
     pub fn top_name(&self) -> String {
         self.name.clone().unwrap_or_else(|| {
             format!(
-                "netmeas_lda_k{}_b{}_r{}_{:08x}",
+                "netmeas_lda_k{}_b{}_r{}{}_{:08x}",
                 self.key_bits,
                 self.banks,
                 self.rows,
+                if self.ts_in_ram { "_tr" } else { "" },
                 (self.seed ^ (self.seed >> 32)) as u32
             )
         })
     }
 
-    /// Whether two ends measure the same thing: every field but the name.
+    /// Whether two ends measure the same thing: every field but the name and
+    /// where the timestamp waits for its update (the same arithmetic either way).
     pub fn same_measurement(&self, other: &LdaConfig) -> bool {
-        LdaConfig { name: None, ..self.clone() } == LdaConfig { name: None, ..other.clone() }
+        let core = |c: &LdaConfig| LdaConfig { name: None, ts_in_ram: false, ..c.clone() };
+        core(self) == core(other)
     }
 }
 
@@ -299,5 +317,15 @@ mod tests {
         LdaConfig::default().validate().unwrap();
         assert_eq!(LdaConfig::default().addr_bits(), 10);
         assert_eq!(LdaConfig { banks: 3, bank_prob_log2: vec![1, 2, 3], ..Default::default() }.addr_bits(), 11);
+    }
+
+    #[test]
+    fn the_timestamp_path_names_the_module_but_not_the_measurement() {
+        let regs = LdaConfig::default();
+        let ram = LdaConfig { ts_in_ram: true, ..Default::default() };
+        assert!(regs.same_measurement(&ram) && ram.same_measurement(&regs));
+        assert_ne!(regs.top_name(), ram.top_name());
+        assert!(ram.top_name().starts_with("netmeas_lda_k120_b2_r512_tr_"), "{}", ram.top_name());
+        assert!(!regs.same_measurement(&LdaConfig { seed: 1, ts_in_ram: true, ..Default::default() }));
     }
 }
