@@ -3,12 +3,14 @@
 
 use clap::{Args, Subcommand};
 use netmeas_sim::board::engine::{EngineConfig, ExternalBeat};
-use netmeas_sim::board::host::{ByteLink, LinkHost};
-use netmeas_sim::board::reader::EngineReader;
+use netmeas_sim::board::host::{ByteLink, LinkHost, SimulatedLine};
+use netmeas_sim::board::reader::{EngineReader, EpochReport};
 use netmeas_sim::board::source::{EpochTraffic, SourceModel, SourceSettings, delay_table};
 use netmeas_sim::lda::LdaEstimate;
 use netmeas_sim::traffic::DelayDist;
 use netmeas_synth::board::{Board, build_board};
+use netmeas_testbench::engine::{EngineRtl, RtlEngineSide, rtl_engine};
+use netmeas_testbench::models::{EngineDefault, EngineHx8k};
 use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -28,7 +30,7 @@ pub enum BoardCmd {
 #[derive(Args)]
 pub struct BoardRead {
     /// Serial device of the board (e.g. /dev/ttyUSB0), or `sim` for the
-    /// Verilator model of the ULX3S engine on a simulated serial line.
+    /// Verilator model of the board's engine on a simulated serial line.
     #[arg(long)]
     port: String,
     /// The board on the port (sets the engine's geometry, clock and baud rate): ulx3s | ice40-hx8k.
@@ -223,6 +225,43 @@ fn beats(packets: &[(u128, u64)]) -> impl Iterator<Item = ExternalBeat> + '_ {
         .chain((n == 0).then(|| ExternalBeat { flip: true, ..Default::default() }))
 }
 
+/// Runs the reader against the Verilated engine `M` of the board on a
+/// simulated serial line: on the on-chip source, or (`external`) with the
+/// source's model playing the NIC on the external streams; every epoch is
+/// checked against the golden models.
+fn read_sim<M: EngineRtl>(
+    a: &BoardRead,
+    cfg: &EngineConfig,
+    settings: &SourceSettings,
+    external: bool,
+) -> Result<Session<EpochReport>, String> {
+    if M::config() != *cfg {
+        return Err(format!("the Verilated {} was built for another engine than the board's", M::NAME));
+    }
+    let mut line = rtl_engine::<M>()?;
+    line.set_bit_errors(a.bit_errors, a.seed ^ 0x11);
+    let host = LinkHost::new(line, 20);
+    let clocks = |h: &mut LinkHost<SimulatedLine<RtlEngineSide<M>>>| Some(h.link_mut().clocks);
+    if external {
+        // The source's model plays the NIC: each epoch's packets go to the external ports.
+        let mut model = SourceModel::new(settings)?;
+        let mut start = 0u64;
+        let reader = EngineReader::start_external(host, cfg)?;
+        session(reader, cfg, a.epochs, clocks, |r| {
+            let t: EpochTraffic = model.epoch(start);
+            start += a.packets as u64 * a.gap.max(1) as u64;
+            let feed = &mut r.host_mut().link_mut().board.feed;
+            feed.sender.extend(beats(&t.sender));
+            feed.receiver.extend(beats(&t.receiver));
+            let e = r.read_epoch()?;
+            r.check(e, &t)
+        })
+    } else {
+        let reader = EngineReader::start(host, cfg, settings)?;
+        session(reader, cfg, a.epochs, clocks, |r| r.next_epoch())
+    }
+}
+
 /// `netmeas board read`.
 pub fn read(a: &BoardRead) -> Result<(), String> {
     let board = Board::parse(&a.board)?;
@@ -254,36 +293,9 @@ pub fn read(a: &BoardRead) -> Result<(), String> {
         other => return Err(format!("--source {other}: use onchip or external")),
     };
     let s = if a.port == "sim" {
-        if board != Board::Ulx3s {
-            return Err(format!(
-                "--port sim runs the Verilated ULX3S engine; there is no Verilated engine for {}",
-                board.name()
-            ));
-        }
-        let mut line = netmeas_testbench::engine::rtl_engine_default()?;
-        line.set_bit_errors(a.bit_errors, a.seed ^ 0x11);
-        let host = LinkHost::new(line, 20);
-        type Line = netmeas_sim::board::host::SimulatedLine<
-            netmeas_testbench::engine::RtlEngineSide<netmeas_testbench::models::EngineDefault>,
-        >;
-        let clocks = |h: &mut LinkHost<Line>| Some(h.link_mut().clocks);
-        if external {
-            // The source's model plays the NIC: each epoch's packets go to the external ports.
-            let mut model = SourceModel::new(&settings)?;
-            let mut start = 0u64;
-            let reader = EngineReader::start_external(host, &cfg)?;
-            session(reader, &cfg, a.epochs, clocks, |r| {
-                let t: EpochTraffic = model.epoch(start);
-                start += a.packets as u64 * a.gap.max(1) as u64;
-                let feed = &mut r.host_mut().link_mut().board.feed;
-                feed.sender.extend(beats(&t.sender));
-                feed.receiver.extend(beats(&t.receiver));
-                let e = r.read_epoch()?;
-                r.check(e, &t)
-            })?
-        } else {
-            let reader = EngineReader::start(host, &cfg, &settings)?;
-            session(reader, &cfg, a.epochs, clocks, |r| r.next_epoch())?
+        match board {
+            Board::Ulx3s => read_sim::<EngineDefault>(a, &cfg, &settings, external)?,
+            Board::Ice40Hx8k => read_sim::<EngineHx8k>(a, &cfg, &settings, external)?,
         }
     } else {
         // A response takes 80 bit times; allow for the USB adapter's latency.

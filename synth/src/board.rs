@@ -52,15 +52,22 @@ impl Board {
 
     /// The engine this board runs. ULX3S: the default engine (two LDA cores
     /// of 2 × 512 rows, 120-bit keys) at 50 MHz from the PLL, 3 Mbaud.
-    /// HX8K: two cores of 2 × 128 rows with 32-bit keys (two copies of
-    /// 2 × 512 × 72 bits per core are beyond its 32 EBRs) on the 12 MHz
-    /// oscillator, 3 Mbaud. Even so the two cores, the source and the link
-    /// need about 110 % of its 7680 logic cells: the build reports it.
+    /// HX8K, reduced to fit its 7680 logic cells: two cores of one bank of
+    /// 128 rows (sampling 2^-3, a register) with 32-bit keys, the timestamps
+    /// waiting for their updates in block RAM (`ts_in_ram`), on the 12 MHz
+    /// oscillator, 3 Mbaud.
     pub fn engine(self) -> EngineConfig {
         match self {
             Board::Ulx3s => EngineConfig::default(),
             Board::Ice40Hx8k => EngineConfig {
-                lda: LdaConfig { key_bits: 32, rows: 128, ..LdaConfig::default() },
+                lda: LdaConfig {
+                    key_bits: 32,
+                    banks: 1,
+                    rows: 128,
+                    bank_prob_log2: vec![3],
+                    ts_in_ram: true,
+                    ..LdaConfig::default()
+                },
                 link: LinkConfig {
                     uart: UartConfig { clock_hz: 12_000_000, baud: 3_000_000 },
                     // 20 ms, as the default at 50 MHz.
@@ -138,8 +145,7 @@ pub fn build_board(board: Board, dir: &Path) -> Result<BoardReport, String> {
     let e = export(&BlockConfig::Engine(cfg.clone())).map_err(|e| e.to_string())?;
     let src = tools::repo_root().join("fpga").join(board.name());
     let read = |f: &str| std::fs::read_to_string(src.join(f)).map_err(|e| format!("{}: {e}", src.join(f).display()));
-    let top_v =
-        read("board_top.v")?.replace("ENGINE_TOP", &e.top).replace("KEY_BITS", &cfg.lda.key_bits.to_string());
+    let top_v = read("board_top.v")?.replace("ENGINE_TOP", &e.top).replace("KEY_BITS", &cfg.lda.key_bits.to_string());
     let constraints = read(board.constraints())?;
     std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
     std::fs::write(dir.join(board.constraints()), constraints).map_err(|e| e.to_string())?;
