@@ -18,8 +18,10 @@
 //!   registered; that clock's accept and step select which apply, so no
 //!   subtractor sits in front of the boundary logic. `now − GUARD` is
 //!   registered and compared the same way (the `now` of two clocks before
-//!   counts). After a T0_HI write and after reset, p1 holds for one clock
-//!   while the compares are redone.
+//!   counts). A T0_HI write is registered first and sets the interval
+//!   [t0, t0 + δ) a clock later, so no add sits behind the register port;
+//!   p1 holds for those two clocks while the compares are redone (for one
+//!   clock after reset).
 //! - **p2** (t+2) coordinated sampling: the sampling hash (H3 of the ID,
 //!   registered at p1) must have `SAMPLE_LZ` leading zeros; sampled packets
 //!   enter every bank lane, the flip token with them.
@@ -141,6 +143,9 @@ pub struct RdaCore<const NB: usize, const TW: usize, const W: usize> {
     end_x: DFF<Bits<48>>,
     /// end + δ, kept beside end so that the next boundary is known a clock ahead.
     end1_x: DFF<Bits<48>>,
+    /// A T0_HI write of the previous clock, and its t0: the interval restarts at t0 now.
+    restart_q: DFF<Bit>,
+    restart_t0: DFF<Bits<48>>,
     interval: DFF<Bits<32>>,
     now_g: DFF<Bits<48>>,
     now_g_valid: DFF<Bit>,
@@ -148,7 +153,7 @@ pub struct RdaCore<const NB: usize, const TW: usize, const W: usize> {
     // --- interval compares made a clock ahead against start, end and end + δ ---
     /// The boundary stepped in the previous clock (selects which compares apply).
     step_q: DFF<Bit>,
-    /// A restart (T0_HI write) or reset in the previous clock: the compares are stale, hold p1.
+    /// A T0_HI write or a restart in the previous clock, or reset: the compares are stale, hold p1.
     hold_q: DFF<Bit>,
     /// The offered packet was accepted (p1 now holds it, not the previous one).
     acc_q: DFF<Bit>,
@@ -291,6 +296,8 @@ impl<const NB: usize, const TW: usize, const W: usize> RdaCore<NB, TW, W> {
             start_x: Default::default(),
             end_x: Default::default(),
             end1_x: Default::default(),
+            restart_q: Default::default(),
+            restart_t0: Default::default(),
             interval: Default::default(),
             now_g: Default::default(),
             now_g_valid: Default::default(),
@@ -375,6 +382,8 @@ impl<const NB: usize, const TW: usize, const W: usize> Logic for RdaCore<NB, TW,
             start_x,
             end_x,
             end1_x,
+            restart_q,
+            restart_t0,
             interval,
             now_g,
             now_g_valid,
@@ -582,7 +591,16 @@ impl<const NB: usize, const TW: usize, const W: usize> Logic for RdaCore<NB, TW,
         self.ovf_sticky.next = self.ovf_any.val();
         self.live_epoch.next = self.epoch_any.val();
 
-        // ---- CSR writes (effective from the next cycle; a restart wins over a step) ----
+        // ---- restart: the interval [t0, t0 + δ) of last clock's T0_HI write (wins over a step) ----
+        self.restart_q.d.next = false;
+        if self.restart_q.q.val() {
+            self.start_x.d.next = self.restart_t0.q.val() ^ self.rst_start.val();
+            self.end_x.d.next = (self.restart_t0.q.val() + self.delta.val()) ^ self.rst_end.val();
+            self.end1_x.d.next = (self.restart_t0.q.val() + (self.delta.val() << 1)) ^ self.rst_end1.val();
+            self.hold_q.d.next = true;
+        }
+
+        // ---- CSR writes (effective from the next cycle; a T0_HI write zeroes the interval index) ----
         self.new_t0.next = bit_cast::<48, 32>(self.t0_lo_x.q.val() ^ self.rst_t0_lo.val())
             | (bit_cast::<48, 16>(self.csr_wdata.val().get_bits::<16>(0)) << self.hi_lsb.val());
         self.new_mask.next = self.ones24.val() ^ (self.ones24.val() >> self.csr_wdata.val().get_bits::<5>(0));
@@ -591,9 +609,8 @@ impl<const NB: usize, const TW: usize, const W: usize> Logic for RdaCore<NB, TW,
                 self.t0_lo_x.d.next = self.csr_wdata.val() ^ self.rst_t0_lo.val();
             }
             if self.csr_addr.val() == self.reg_t0_hi.val() {
-                self.start_x.d.next = self.new_t0.val() ^ self.rst_start.val();
-                self.end_x.d.next = (self.new_t0.val() + self.delta.val()) ^ self.rst_end.val();
-                self.end1_x.d.next = (self.new_t0.val() + (self.delta.val() << 1)) ^ self.rst_end1.val();
+                self.restart_t0.d.next = self.new_t0.val();
+                self.restart_q.d.next = true;
                 self.interval.d.next = self.zero32.val();
                 self.hold_q.d.next = true;
             }
@@ -621,6 +638,7 @@ impl<const NB: usize, const TW: usize, const W: usize> Logic for RdaCore<NB, TW,
             self.start_x.d.next = self.zero48.val();
             self.end_x.d.next = self.zero48.val();
             self.end1_x.d.next = self.zero48.val();
+            self.restart_q.d.next = false;
             self.interval.d.next = self.zero32.val();
             self.now_g_valid.d.next = false;
             self.now_g2_valid.d.next = false;

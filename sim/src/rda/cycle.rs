@@ -122,8 +122,10 @@ pub struct RdaCycle {
     now_g_valid: bool,
     now_g2: u64,
     now_g2_valid: bool,
-    /// A restart or reset in the previous clock: p1 holds while the core redoes its compares.
+    /// A T0_HI write or a restart in the previous clock, or reset: p1 holds while the core redoes its compares.
     hold: bool,
+    /// The t0 of last clock's T0_HI write: the interval restarts at it in this clock.
+    restart: Option<u64>,
     p1: P1,
     p2: P2,
     live_packets: u64,
@@ -167,6 +169,7 @@ impl RdaCycle {
             now_g2: 0,
             now_g2_valid: false,
             hold: false,
+            restart: None,
             p1: P1::default(),
             p2: P2::default(),
             live_packets: 0,
@@ -317,12 +320,19 @@ impl RdaCycle {
         if sel.ro_valid && i.ro_ready && sel.ro_last {
             self.ro_sel = if self.ro_sel == nb - 1 { 0 } else { self.ro_sel + 1 };
         }
-        // CSR writes (a restart wins over a boundary step of the same cycle).
+        // Last clock's T0_HI write restarts the interval at t0, with this clock's δ
+        // (before this clock's write; it wins over a boundary step, and p1 holds).
+        if let Some(t0) = self.restart.take() {
+            self.start = t0;
+            self.end = (t0 + self.regs.delta) & TS_MASK;
+            self.hold = true;
+        }
+        // CSR writes; a T0_HI write is registered (the restart above, next clock)
+        // and zeroes the interval index now.
         if i.csr_we
             && let CsrEffect::Restart(t0) = self.regs.write(i.csr_addr & 7, i.csr_wdata)
         {
-            self.start = t0;
-            self.end = (t0 + self.regs.delta) & TS_MASK;
+            self.restart = Some(t0);
             self.interval = 0;
             self.hold = true;
         }
