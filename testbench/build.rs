@@ -351,6 +351,7 @@ fn adapter_rs(name: &str, block: &str) -> String {
             s_id: P::from_u128(i.id as u128),
             s_response: P::from_u128(i.response as u128),
             s_ts: P::from_u128((i.ts & ((1 << 48) - 1)) as u128),
+            flip: P::from_u128(i.flip as u128),
             csr_we: P::from_u128(i.csr_we as u128),
             csr_re: P::from_u128(i.csr_re as u128),
             csr_addr: P::from_u128((i.csr_addr & 31) as u128),

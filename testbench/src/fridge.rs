@@ -132,8 +132,12 @@ impl FridgeDriver {
             self.next_recent = (self.next_recent + 1) % 16;
             id
         };
+        // A flip comes as a FLIP write, on the `flip` input beside any other register write, or both.
         let flip = lane(w0, 3, self.p.flip);
-        let csr = !flip && lane(w2, 1, self.p.csr);
+        let flip_how = if flip { self.rng.below(3) } else { 3 };
+        let flip_write = flip_how == 0 || flip_how == 2;
+        let flip_port = flip_how == 1 || flip_how == 2;
+        let csr = !flip_write && lane(w2, 1, self.p.csr);
         // A random fridge register with values that matter: thresholds from never to always,
         // correction registers across their range, BIN_SHIFT beyond 47.
         let addr = (w2 >> 40) as u32 & 31;
@@ -158,8 +162,9 @@ impl FridgeDriver {
             id,
             response,
             ts: self.clock,
-            csr_we: flip || csr,
-            csr_addr: if flip { FRIDGE_REG_FLIP } else { addr },
+            flip: flip_port,
+            csr_we: flip_write || csr,
+            csr_addr: if flip_write { FRIDGE_REG_FLIP } else { addr },
             csr_wdata,
             csr_re: lane(w2, 2, self.p.csr_read),
             smp_ready: lane(w1, 1, self.p.smp_ready),

@@ -32,7 +32,7 @@
 //! with [0] = 1 and [1] = response; its stamp field holds the counter after a
 //! request and the counter now for a response, so x = op − old.
 //!
-//! A `FLIP` write sets `flip_pending`; when no flip travels the pipeline and
+//! A `FLIP` write or the `flip` input sets `flip_pending`; when no flip travels the pipeline and
 //! the previous read-out is done, a flip token enters p1 beside the packet
 //! accepted in that cycle, which is then the last of the old epoch everywhere.
 
@@ -72,6 +72,10 @@ pub struct FridgeCore<const A: usize> {
     pub s_response: Signal<In, Bit>,
     /// Timestamp in ticks (mod 2^48).
     pub s_ts: Signal<In, Bits<48>>,
+    // --- epochs ---
+    /// Flip request, as a `FLIP` write: sets `flip_pending` from the next cycle (a system that ends
+    /// its epochs in hardware drives this instead of the register).
+    pub flip: Signal<In, Bit>,
     // --- CSR port (register map in docs/cores/fridge.md and csr.json) ---
     /// Write strobe.
     pub csr_we: Signal<In, Bit>,
@@ -269,6 +273,7 @@ impl<const A: usize> FridgeCore<A> {
             s_id: Default::default(),
             s_response: Default::default(),
             s_ts: Default::default(),
+            flip: Default::default(),
             csr_we: Default::default(),
             csr_re: Default::default(),
             csr_rdata: Default::default(),
@@ -696,7 +701,10 @@ impl<const A: usize> Logic for FridgeCore<A> {
             }
         }
 
-        // ---- CSR writes (effective from the next cycle) ----
+        // ---- flip requests and CSR writes (effective from the next cycle) ----
+        if self.flip.val() {
+            self.pending.d.next = true;
+        }
         if self.csr_we.val() {
             if self.csr_addr.val() == self.reg_flip.val() {
                 self.pending.d.next = true;

@@ -22,7 +22,7 @@
 //! - `h2..h6` (t+10..t+14): multiply, round to 1/8 octave, factor and factor²;
 //!   the histogram bank adds {1, factor, factor²} to row 32k + bin.
 //!
-//! A `FLIP` write sets a pending flag; once no flip travels the pipeline and
+//! A `FLIP` write or the `flip` input sets a pending flag; once no flip travels the pipeline and
 //! the previous read-out is done, a flip token enters `p1` beside the packet
 //! accepted in that cycle and reaches the histogram bank with its sample
 //! slot, so that packet is the last of the old epoch at every stage.
@@ -52,6 +52,8 @@ pub struct FridgeInputs {
     pub response: bool,
     /// Its timestamp (the core keeps 48 bits).
     pub ts: u64,
+    /// Flip request (the `flip` input): sets the pending flag as a `FLIP` write does.
+    pub flip: bool,
     /// CSR write enable.
     pub csr_we: bool,
     /// CSR read strobe: `csr_rdata` holds the register at `csr_addr` from the next cycle.
@@ -347,7 +349,8 @@ impl FridgeCycle {
         if i.csr_re {
             self.rdata = csr_read(addr, &out);
         }
-        if i.csr_we && self.regs.write(addr, i.csr_wdata) == FridgeCsrEffect::Flip {
+        let flip_write = i.csr_we && self.regs.write(addr, i.csr_wdata) == FridgeCsrEffect::Flip;
+        if flip_write || i.flip {
             self.flip_pending = true;
         }
         out
