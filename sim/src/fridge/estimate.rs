@@ -155,9 +155,11 @@ pub fn max_horizontal_gap(est: &Cdf, truth: &Cdf, lo: f64, hi: f64) -> f64 {
         .fold(0.0, f64::max)
 }
 
-/// Lower edge of histogram bin `b` in ticks (bin 0 starts at one tick).
+/// Lower edge of histogram bin `b` in ticks. Bin 0 holds the delays below
+/// 2^shift: drawn from one tick (the CDF's log scale has no zero), or from half
+/// a tick when `shift` is 0 and bin 1 already starts at one tick.
 pub fn bin_low(b: usize, shift: u32) -> f64 {
-    if b == 0 { 1.0 } else { ((shift + b as u32 - 1) as f64).exp2() }
+    if b == 0 { if shift == 0 { 0.5 } else { 1.0 } } else { ((shift + b as u32 - 1) as f64).exp2() }
 }
 
 /// The CDF of the in-fabric histograms (§6.2): fridges combined per bin by
@@ -262,6 +264,13 @@ mod tests {
         // Bin 2 = [2048, 4096), bin 3 = [4096, 8192).
         assert_eq!(c.points(), &[(2048.0, 0.0), (4096.0, 0.5), (8192.0, 1.0)]);
         assert!((c.quantile(0.25) - 3072.0).abs() < 1e-9);
+        // With BIN_SHIFT 0 bin 0 holds delays of 0 ticks and bin 1 starts at one tick:
+        // bin 0 is drawn over [0.5, 1), not collapsed onto one point.
+        let mut h = vec![HistBin::default(); FRIDGE_BINS];
+        h[0] = HistBin { count: 1, wsum: 256, w2sum: 1 };
+        h[1] = HistBin { count: 1, wsum: 256, w2sum: 1 };
+        let c = histogram_cdf(&h, 1, 0).expect("bin 0 with BIN_SHIFT 0 gives a CDF");
+        assert_eq!(c.points(), &[(0.5, 0.0), (1.0, 0.5), (2.0, 1.0)]);
     }
 
     #[test]
