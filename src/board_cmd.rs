@@ -322,12 +322,17 @@ pub fn read(a: &BoardRead) -> Result<(), String> {
         return Ok(());
     }
     println!(
-        "engine on {} ({}): sender and receiver LDA, {} x {} rows, {}-bit keys, {} MHz, {} baud",
+        "engine on {} ({}): sender and receiver LDA, {} x {} rows, {}-bit keys{}, {} MHz, {} baud",
         board.name(),
         a.port,
         cfg.lda.banks,
         cfg.lda.rows,
         cfg.lda.key_bits,
+        cfg.fridge.as_ref().map_or(String::new(), |f| format!(
+            "; fridge core, {} fridges of {:?} entries",
+            f.fridges(),
+            f.entries
+        )),
         cfg.link.uart.clock_hz as f64 / 1e6,
         cfg.link.uart.baud
     );
@@ -371,6 +376,32 @@ pub fn read(a: &BoardRead) -> Result<(), String> {
             e.samples,
             if r.synopses_match { "= golden" } else { "DIFFER" }
         );
+    }
+    if s.reports.iter().any(|r| r.fridge.is_some()) {
+        println!("fridge (requests: the sender's packets, responses: the receiver's; percentiles of the delay):");
+        println!(
+            "{:>5} {:>7} | {:>9} {:>9} | {:>9} {:>9} | {:>9} {:>9} | {:>8} histograms",
+            "epoch", "samples", "p50 µs", "true µs", "p95 µs", "true µs", "p99 µs", "true µs", "CDF gap"
+        );
+        for r in &s.reports {
+            let Some(f) = &r.fridge else { continue };
+            let verdict = if f.histograms_match { "= golden" } else { "DIFFER" };
+            match &f.estimate {
+                Some(e) => println!(
+                    "{:>5} {:>7} | {:>9.4} {:>9.4} | {:>9.4} {:>9.4} | {:>9.4} {:>9.4} | {:>8.3} {verdict}",
+                    r.seq,
+                    e.samples,
+                    e.estimates.p50 * tick_us,
+                    f.truth.p50 * tick_us,
+                    e.estimates.p95 * tick_us,
+                    f.truth.p95 * tick_us,
+                    e.estimates.p99 * tick_us,
+                    f.truth.p99 * tick_us,
+                    e.max_cdf_gap
+                ),
+                None => println!("{:>5} {:>7} | no sample in this epoch {verdict}", r.seq, 0),
+            }
+        }
     }
     println!("link: {} requests, {} retries, {} status polls", s.requests, s.retries, s.polls);
     match (s.bit_times_per_epoch, rates) {

@@ -37,9 +37,17 @@ pub const VARIANTS: &[(&str, &str, &str)] = &[
     ("fridge_default", "fridge", r#"{"entries": [2048, 2048], "entry_prob_log2": [-9.0, -4.0]}"#),
     // Fridges: four tiny fridges of 2..16 entries, high p: constant overwrites, same-entry bursts,
     // every fridge slot and routing by 3 and 4, saturating factors on the 2-entry fridge.
-    ("fridge_small", "fridge", r#"{"entries": [2, 16, 4, 8], "entry_prob_log2": [0.0, -1.0, -2.0, -0.5], "bin_shift": 2, "seed": 9}"#),
+    (
+        "fridge_small",
+        "fridge",
+        r#"{"entries": [2, 16, 4, 8], "entry_prob_log2": [0.0, -1.0, -2.0, -0.5], "bin_shift": 2, "seed": 9}"#,
+    ),
     // Fridges: three fridges (routing by a non-power of two) of unequal sizes.
-    ("fridge_three", "fridge", r#"{"entries": [64, 256, 32], "entry_prob_log2": [-1.0, -3.0, 0.0], "bin_shift": 4, "seed": 3}"#),
+    (
+        "fridge_three",
+        "fridge",
+        r#"{"entries": [64, 256, 32], "entry_prob_log2": [-1.0, -3.0, 0.0], "bin_shift": 4, "seed": 3}"#,
+    ),
     // EXPB: the paper's 11 scales from 78.125 µs over a 2 s period (§4.1, ticks = ns).
     ("expb_default", "expb", r#"{"scales": 11, "base_ticks": 78125, "period_ticks": 2000000000}"#),
     // EXPB: three scales, periods of eight base intervals: frequent period ends and read-outs.
@@ -65,12 +73,21 @@ pub const VARIANTS: &[(&str, &str, &str)] = &[
     // Base-interval DBM: 33 buckets by mass (one slot in a second group), 70 intervals a period.
     ("dbm_mm_mid", "dbm", r#"{"buckets": 33, "rule": "mm", "base_ticks": 6, "period_ticks": 420, "seed": 3}"#),
     // Host link: 50 MHz at 3 Mbaud (17 clocks per bit), a request timeout of 2000 clocks.
-    ("link_default", "link", r#"{"uart": {"clock_hz": 50000000, "baud": 3000000}, "bridge": {"timeout_clocks": 2000}}"#),
-    // Measurement engine: the default LDA pair (120-bit keys, 2 × 512 rows) behind the default link (50 MHz, 3 Mbaud).
+    (
+        "link_default",
+        "link",
+        r#"{"uart": {"clock_hz": 50000000, "baud": 3000000}, "bridge": {"timeout_clocks": 2000}}"#,
+    ),
+    // Measurement engine: the default LDA pair (120-bit keys, 2 × 512 rows) and fridge core (2 × 2048 entries) behind
+    // the default link (50 MHz, 3 Mbaud).
     ("engine_default", "engine", r#"{}"#),
-    // Measurement engine of the iCE40-HX8K board (synth/src/board.rs): the reduced LDA pair above behind a
-    // 12 MHz, 3 Mbaud link.
-    ("engine_hx8k", "engine", r#"{"lda": {"key_bits": 32, "banks": 1, "rows": 128, "bank_prob_log2": [3], "ts_in_ram": true}, "link": {"uart": {"clock_hz": 12000000, "baud": 3000000}, "bridge": {"timeout_clocks": 240000}}}"#),
+    // Measurement engine of the iCE40-HX8K board (synth/src/board.rs): the reduced LDA pair above, no fridge, behind
+    // a 12 MHz, 3 Mbaud link.
+    (
+        "engine_hx8k",
+        "engine",
+        r#"{"lda": {"key_bits": 32, "banks": 1, "rows": 128, "bank_prob_log2": [3], "ts_in_ram": true}, "fridge": null, "link": {"uart": {"clock_hz": 12000000, "baud": 3000000}, "bridge": {"timeout_clocks": 240000}}}"#,
+    ),
     // SVBF: the default store, 9 partitions of 2^17 bits (two banks of 1024 × 64 bits each).
     ("svbf_default", "svbf", r#"{"hashes": 9, "partition_log2": 17}"#),
     // SVBF: 4 partitions of 2^10 bits: dense windows, frequent Multi-Matches, short clears.

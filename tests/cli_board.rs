@@ -9,7 +9,8 @@ use common::{assert_refused, json, netmeas};
 
 /// Runs `board read` with `args` and checks each of its two epochs of 5000
 /// packets: sequence, synopses equal to the golden models', the mean within
-/// its 98 % bound of the truth. Returns the JSON report.
+/// its 98 % bound of the truth; where the engine has a fridge core, its
+/// histograms equal the golden fridge's. Returns the JSON report.
 fn read_two_epochs(args: &[&str]) -> serde_json::Value {
     let mut a = vec!["board", "read", "--port", "sim", "--epochs", "2", "--packets", "5000", "--json"];
     a.extend(args);
@@ -24,6 +25,9 @@ fn read_two_epochs(args: &[&str]) -> serde_json::Value {
         assert_eq!(e["truth"]["sent"], 5000);
         let (est, truth) = (e["estimates"]["mean"].as_f64().unwrap(), e["truth"]["mean"].as_f64().unwrap());
         assert!((est - truth).abs() <= e["estimates"]["mean_bound_98"].as_f64().unwrap(), "{e}");
+        if !e["fridge"].is_null() {
+            assert_eq!(e["fridge"]["histograms_match"], true, "{e}");
+        }
     }
     v
 }
@@ -31,9 +35,21 @@ fn read_two_epochs(args: &[&str]) -> serde_json::Value {
 #[test]
 fn the_reader_measures_the_simulated_engine() {
     let v = read_two_epochs(&[]);
-    // 2 × 1024 rows × 3 reads of 138.5 bit times and a few more: about 0.86 M bit times an epoch.
+    // 2 × 1024 LDA rows × 3 reads and 64 fridge rows × 6 reads of 138.5 bit times, and a few more:
+    // about 0.91 M bit times an epoch.
     let bits = v["bit_times_per_epoch"].as_f64().unwrap();
-    assert!((850_000.0..900_000.0).contains(&bits), "{bits}");
+    assert!((900_000.0..950_000.0).contains(&bits), "{bits}");
+    for e in v["epochs"].as_array().unwrap() {
+        let f = &e["fridge"];
+        // 2500 requests a fridge at p = 2^-4 and 2^-9: about 160 samples, enough for the median
+        // to lie within an octave (one bin) of the true one; the tails at this sample count are
+        // noisy (the engine co-simulation checks the whole CDF on about 1 300 samples an epoch).
+        let samples = f["estimate"]["samples"].as_u64().unwrap();
+        assert!((100..250).contains(&samples), "{f}");
+        assert!(f["estimate"]["errors"]["p50"].as_f64().unwrap() < 1.0, "{f}");
+        assert!(f["estimate"]["max_cdf_gap"].as_f64().unwrap().is_finite(), "{f}");
+        assert!(f["truth"]["p50"].as_f64().unwrap() > 0.0, "{f}");
+    }
 }
 
 #[test]
@@ -44,6 +60,7 @@ fn the_reader_measures_the_simulated_hx8k_engine() {
     // 2 × 128 rows × 3 reads of 138.5 bit times and a few more: about 0.11 M bit times an epoch.
     let bits = v["bit_times_per_epoch"].as_f64().unwrap();
     assert!((105_000.0..120_000.0).contains(&bits), "{bits}");
+    assert!(v["epochs"][0]["fridge"].is_null(), "the HX8K engine has no fridge core");
 }
 
 #[test]

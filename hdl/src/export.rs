@@ -471,13 +471,26 @@ macro_rules! engine_rows {
     };
 }
 
+/// Stack of the thread that builds and generates the engine: rust-hdl keeps every
+/// signal of the hierarchy inline in the block's struct and walks it recursively,
+/// and the engine (two LDA cores, the fridge core, the source, the link) outgrows a
+/// default thread's stack.
+const ENGINE_STACK_BYTES: usize = 1 << 30;
+
 fn export_engine(c: &EngineConfig) -> (String, Vec<Port>) {
-    match c.lda.key_bits {
-        32 => engine_rows!(c, 32),
-        64 => engine_rows!(c, 64),
-        120 => engine_rows!(c, 120),
-        other => unreachable!("engine key_bits {other} passed validation but has no instance"),
-    }
+    let c = c.clone();
+    std::thread::Builder::new()
+        .name("netmeas-engine-export".into())
+        .stack_size(ENGINE_STACK_BYTES)
+        .spawn(move || match c.lda.key_bits {
+            32 => engine_rows!(&c, 32),
+            64 => engine_rows!(&c, 64),
+            120 => engine_rows!(&c, 120),
+            other => unreachable!("engine key_bits {other} passed validation but has no instance"),
+        })
+        .expect("cannot start the engine export thread")
+        .join()
+        .unwrap_or_else(|e| std::panic::resume_unwind(e))
 }
 
 fn export_lda(c: &LdaConfig) -> (String, Vec<Port>) {

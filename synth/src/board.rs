@@ -51,11 +51,11 @@ impl Board {
     }
 
     /// The engine this board runs. ULX3S: the default engine (two LDA cores
-    /// of 2 × 512 rows, 120-bit keys) at 50 MHz from the PLL, 3 Mbaud.
+    /// of 2 × 512 rows, 120-bit keys, and the fridge core) at 50 MHz from the PLL, 3 Mbaud.
     /// HX8K, reduced to fit its 7680 logic cells: two cores of one bank of
     /// 128 rows (sampling 2^-3, a register) with 32-bit keys, the timestamps
     /// waiting for their updates in block RAM (`ts_in_ram`), on the 12 MHz
-    /// oscillator, 3 Mbaud.
+    /// oscillator, 3 Mbaud, and no fridge core.
     pub fn engine(self) -> EngineConfig {
         match self {
             Board::Ulx3s => EngineConfig::default(),
@@ -68,6 +68,7 @@ impl Board {
                     ts_in_ram: true,
                     ..LdaConfig::default()
                 },
+                fridge: None,
                 link: LinkConfig {
                     uart: UartConfig { clock_hz: 12_000_000, baud: 3_000_000 },
                     // 20 ms, as the default at 50 MHz.

@@ -804,11 +804,6 @@ fn link_matches_golden_and_the_host_reads_through_it() {
     assert!(host.read(16).unwrap_err().contains("BusTimeout"));
 }
 
-/// The whole engine under Verilator with the host reader on a noisy
-/// simulated serial line: configure, run the on-chip traffic, read three
-/// epochs of both cores, estimate. Every synopsis equals the golden LDA's on
-/// the packets the source model regenerates, the source's truth counters
-/// equal the model's, and the estimates are within the LDA's own bounds.
 /// The external packet-metadata streams: the Verilated engine switched to
 /// `CTRL.external` measures packets fed on its `x_tx_*`/`x_rx_*` ports (random
 /// keys and classes, 1 % loss, adjacent swaps, idle clocks, one epoch ended by
@@ -912,6 +907,12 @@ fn engine_measures_external_streams_through_the_reader() {
     assert!(feed.stalls[0] > 0 && feed.stalls[1] > 0, "a flip waited for the read-out: {:?}", feed.stalls);
 }
 
+/// The whole engine under Verilator with the host reader on a noisy
+/// simulated serial line: configure, run the on-chip traffic, read three
+/// epochs of both LDA cores and the fridge core, estimate. Every synopsis
+/// equals the golden LDA's on the packets the source model regenerates, the
+/// fridge's histograms equal the golden fridge's, the source's truth counters
+/// equal the model's, and the estimates are within the LDA's own bounds.
 #[test]
 fn engine_measures_its_own_traffic_through_the_reader() {
     use netmeas_sim::board::engine::reg;
@@ -944,6 +945,28 @@ fn engine_measures_its_own_traffic_through_the_reader() {
         assert!(e.samples > 1_000, "{e:?}");
         assert!((e.mean - t.mean).abs() <= e.mean_bound_98, "mean {} vs truth {}", e.mean, t.mean);
         assert!(r.rel_error.std < 0.2, "std {} vs truth {}", e.std, t.std);
+        // The fridge core on the same packets (requests at the sender, responses at the receiver):
+        // its histograms equal the golden fridge's on the regenerated stream, and the histogram
+        // CDF stays within one histogram bin (an octave) of the true delay distribution.
+        let f = r.fridge.as_ref().expect("the default engine has a fridge core");
+        assert!(f.histograms_match);
+        let fe = f.estimate.as_ref().expect("the fridge kept samples");
+        eprintln!(
+            "epoch {}: fridge {} samples, p50 {:.1} (truth {:.1}) p95 {:.1} (truth {:.1}) p99 {:.1} (truth {:.1}), \
+             CDF gap {:.3}",
+            r.seq,
+            fe.samples,
+            fe.estimates.p50,
+            f.truth.p50,
+            fe.estimates.p95,
+            f.truth.p95,
+            fe.estimates.p99,
+            f.truth.p99,
+            fe.max_cdf_gap
+        );
+        // 20 000 requests a fridge at p = 2^-4 (fridge 1) and 2^-9 (fridge 0): about 1 280 samples.
+        assert!(fe.samples > 1_000, "{fe:?}");
+        assert!(fe.max_cdf_gap < 1.0 && fe.errors.p50 < 1.0, "{fe:?} vs {:?}", f.truth);
     }
     let stats = reader.host_mut().stats();
     eprintln!("{stats:?}, {} polls", reader.polls());
@@ -963,6 +986,25 @@ fn engine_measures_its_own_traffic_through_the_reader() {
     let w1 = WindowWord::unpack(h.read(reg::SENDER_WINDOW + 1).unwrap());
     assert_eq!((w1.row, shown), (1, w1));
     assert_eq!(WindowWord::unpack(h.read(reg::SENDER_WINDOW + 2).unwrap()).row, 2);
+    // The fridge's window works the same way; its page answers through the core's CSR port, and
+    // the engine keeps the core's FLIP and HIST_POP to itself.
+    use netmeas_sim::board::engine::{STATUS_FRIDGE_FROZEN, STATUS_FRIDGE_PENDING};
+    use netmeas_sim::fridge::{FRIDGE_REG_FLIP, FRIDGE_REG_HIST_COUNT, FRIDGE_REG_HIST_POP, FRIDGE_REG_HIST_ROW};
+    while h.read(reg::STATUS).unwrap() & STATUS_FRIDGE_FROZEN == 0 {}
+    let row0 = h.read(reg::FRIDGE + FRIDGE_REG_HIST_ROW as u16).unwrap();
+    assert_eq!(row0, 1 << 31, "the page shows frozen row 0 through the core's HIST_ROW");
+    h.write(reg::FRIDGE + FRIDGE_REG_HIST_POP as u16, 1).unwrap();
+    h.write(reg::FRIDGE + FRIDGE_REG_FLIP as u16, 1).unwrap();
+    assert_eq!(h.read(reg::FRIDGE + FRIDGE_REG_HIST_ROW as u16).unwrap(), row0, "a HIST_POP write takes nothing");
+    assert_eq!(h.read(reg::STATUS).unwrap() & STATUS_FRIDGE_PENDING, 0, "a FLIP write flips nothing");
+    let _ = h.read(reg::FRIDGE + FRIDGE_REG_HIST_COUNT as u16).unwrap();
+    let f0 = h.read(reg::FRIDGE_WINDOW).unwrap();
+    assert_eq!(h.read(reg::FRIDGE_WINDOW).unwrap(), f0, "a repeated read answers the row taken");
+    let w = WindowWord::unpack(f0);
+    assert!(w.valid && w.row == 0 && !w.last, "{w:?}");
+    let shown = WindowWord::unpack(h.read(reg::FRIDGE_WINDOW + 9).unwrap());
+    assert!(shown.valid && shown.row == 1, "{shown:?}");
+    assert_eq!(h.read(reg::FRIDGE + FRIDGE_REG_HIST_ROW as u16).unwrap(), 1 << 31 | 1);
     assert!(h.read(reg::LINK_REQUEST_ERRORS).unwrap() & 0xFFFF > 0, "CRC errors were counted");
     assert!(h.read(0x3000).unwrap_err().contains("BusTimeout"));
 }

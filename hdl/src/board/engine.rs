@@ -1,7 +1,9 @@
 //! The measurement engine: what a board runs. A sender and a receiver
 //! measurement point ([`EnginePoint`]: an LDA core, Kompella et al., ToN
-//! 2012, §III-B..C, §V, with its register page and read-out window) measure the on-chip
-//! traffic source's two packet streams, or, with `CTRL.external`, two
+//! 2012, §III-B..C, §V, with its register page and read-out window) and a
+//! fridge point ([`EngineFridge`]: a fridge core, Zheng et al. §3, §4.2, §6,
+//! taking the sender's packets as requests and the receiver's as responses)
+//! measure the on-chip traffic source's two packet streams, or, with `CTRL.external`, two
 //! external packet-metadata streams (`x_tx_*`, `x_rx_*`: a NIC's or a
 //! switch's ingress and egress points), each ending its epochs with its own
 //! flip; one 40-bit timestamp counter (one
@@ -11,9 +13,10 @@
 //! (`csr.json`, `docs/board.md`).
 //!
 //! Bus: a strobe's side effects happen at its clock; the answer (`bus_ack`,
-//! `bus_rdata`) is registered and comes one clock later. Pages 0x00 (the
-//! engine), 0x01 (sender) and 0x02 (receiver) and the two read-out windows
-//! answer, unassigned words in them read 0; any other address is not
+//! `bus_rdata`) is registered and comes one clock later (two for a read of
+//! the fridge's page, which goes through its core's CSR port). Pages 0x00
+//! (the engine), 0x01 (sender), 0x02 (receiver) and 0x03 (fridge) and the
+//! three read-out windows answer, unassigned words in them read 0; any other address is not
 //! answered, so the bridge reports a bus timeout. Each point decodes its
 //! page and its window itself; the engine registers the answer.
 //!
@@ -24,6 +27,7 @@
 //! the host repeats after a lost response gets the same word back and takes
 //! nothing: reads over a noisy link never skip or repeat a row.
 
+use super::engine_fridge::EngineFridge;
 use super::engine_point::EnginePoint;
 use super::link_top::LinkTop;
 use super::traffic_source::TrafficSource;
@@ -79,6 +83,7 @@ pub struct Engine<const K: usize, const RB: usize, const A: usize> {
     source: TrafficSource,
     sender: EnginePoint<K, RB, A>,
     receiver: EnginePoint<K, RB, A>,
+    fridge: EngineFridge,
     // --- constants ---
     id: Constant<Bits<32>>,
     config_word: Constant<Bits<32>>,
@@ -138,6 +143,7 @@ impl<const K: usize, const RB: usize, const A: usize> Engine<K, RB, A> {
             source: TrafficSource::default(),
             sender: EnginePoint::new(&cfg.lda, (reg::SENDER >> 8) as u8, (reg::SENDER_WINDOW >> 14) as u8),
             receiver: EnginePoint::new(&cfg.lda, (reg::RECEIVER >> 8) as u8, (reg::RECEIVER_WINDOW >> 14) as u8),
+            fridge: EngineFridge::new(cfg.fridge.as_ref(), (reg::FRIDGE >> 8) as u8, (reg::FRIDGE_WINDOW >> 14) as u8),
             id: Constant::new((ENGINE_ID as u64).into()),
             config_word: Constant::new((cfg.config_word() as u64).into()),
             epoch_packets_reset: Constant::new(65_536u64.into()),
@@ -194,11 +200,13 @@ impl<const K: usize, const RB: usize, const A: usize> Logic for Engine<K, RB, A>
         self.source.clock.next = self.clock.val();
         self.sender.clock.next = self.clock.val();
         self.receiver.clock.next = self.clock.val();
+        self.fridge.clock.next = self.clock.val();
         self.link.reset.next = self.reset.val();
         self.core_reset.next = self.reset.val() | self.meas_reset.q.val();
         self.source.reset.next = self.core_reset.val();
         self.sender.reset.next = self.core_reset.val();
         self.receiver.reset.next = self.core_reset.val();
+        self.fridge.reset.next = self.core_reset.val();
         self.timestamp.d.next = self.timestamp.q.val() + self.one40.val();
 
         // ---- serial line ----
@@ -214,8 +222,10 @@ impl<const K: usize, const RB: usize, const A: usize> Logic for Engine<K, RB, A>
         self.source.seed.next = bit_cast::<64, 32>(self.seed_hi.q.val()) << self.sh16.val() << self.sh16.val()
             | bit_cast::<64, 32>(self.seed_lo.q.val());
         self.source.now.next = self.timestamp.q.val();
-        self.source.sink_ready.next =
-            self.sender.s_ready.val() & self.receiver.s_ready.val() & !self.external.q.val();
+        self.source.sink_ready.next = self.sender.s_ready.val()
+            & self.receiver.s_ready.val()
+            & self.fridge.feed_ready.val()
+            & !self.external.q.val();
         self.source.flip_ready.next = self.sender.flip_ready.val() & self.receiver.flip_ready.val();
         self.sender.external.next = self.external.q.val();
         self.sender.src_valid.next = self.source.tx_valid.val();
@@ -239,6 +249,14 @@ impl<const K: usize, const RB: usize, const A: usize> Logic for Engine<K, RB, A>
         self.receiver.x_class.next = self.x_rx_class.val();
         self.receiver.x_flip.next = self.x_rx_flip.val();
         self.x_rx_ready.next = self.receiver.x_ready.val();
+        self.fridge.active.next = !self.external.q.val();
+        self.fridge.tx_valid.next = self.source.tx_valid.val();
+        self.fridge.tx_key.next = self.source.tx_key.val();
+        self.fridge.tx_ts.next = self.source.tx_ts.val();
+        self.fridge.rx_valid.next = self.source.rx_valid.val();
+        self.fridge.rx_key.next = self.source.rx_key.val();
+        self.fridge.rx_ts.next = self.source.rx_ts.val();
+        self.fridge.src_flip.next = self.source.flip.val();
 
         // ---- bus: the points decode their pages and windows themselves ----
         self.sender.bus_addr.next = self.link.bus_addr.val();
@@ -249,6 +267,10 @@ impl<const K: usize, const RB: usize, const A: usize> Logic for Engine<K, RB, A>
         self.receiver.bus_re.next = self.link.bus_re.val();
         self.receiver.bus_we.next = self.link.bus_we.val();
         self.receiver.bus_wdata.next = self.link.bus_wdata.val().get_bits::<8>(0);
+        self.fridge.bus_addr.next = self.link.bus_addr.val();
+        self.fridge.bus_re.next = self.link.bus_re.val();
+        self.fridge.bus_we.next = self.link.bus_we.val();
+        self.fridge.bus_wdata.next = self.link.bus_wdata.val();
         self.page.next = self.link.bus_addr.val().get_bits::<8>(8);
         self.word.next = self.link.bus_addr.val().get_bits::<8>(0);
         self.region.next = self.link.bus_addr.val().get_bits::<2>(14);
@@ -258,9 +280,14 @@ impl<const K: usize, const RB: usize, const A: usize> Logic for Engine<K, RB, A>
             | (bit_cast::<32, 1>(self.source.waiting.val().into()) << 2)
             | (bit_cast::<32, 1>(self.sender.ovf_sticky.val().into()) << 3)
             | (bit_cast::<32, 1>(self.receiver.ovf_sticky.val().into()) << 4)
-            | (bit_cast::<32, 1>((self.sender.s_ready.val() & self.receiver.s_ready.val()).into()) << 5)
+            | (bit_cast::<32, 1>(
+                (self.sender.s_ready.val() & self.receiver.s_ready.val() & self.fridge.s_ready.val()).into(),
+            ) << 5)
             | (bit_cast::<32, 1>(self.sender.epoch.val().into()) << 6)
             | (bit_cast::<32, 1>(self.receiver.epoch.val().into()) << 7)
+            | (bit_cast::<32, 1>(self.fridge.ro_valid.val().into()) << 8)
+            | (bit_cast::<32, 1>(self.fridge.flip_pending.val().into()) << 9)
+            | (bit_cast::<32, 1>(self.fridge.ovf_sticky.val().into()) << 10)
             | (bit_cast::<32, 16>(self.source.epochs.val()) << self.sh16.val());
 
         // ---- register writes of page 0x00 (effective from the next clock) ----
@@ -319,6 +346,10 @@ impl<const K: usize, const RB: usize, const A: usize> Logic for Engine<K, RB, A>
             if self.receiver.bus_hit.val() {
                 self.ack.d.next = true;
                 self.rdata.d.next = self.receiver.bus_rdata.val();
+            }
+            if self.fridge.bus_hit.val() {
+                self.ack.d.next = true;
+                self.rdata.d.next = self.fridge.bus_rdata.val();
             }
             if (self.region.val() == self.region0.val()) & (self.page.val() == self.page0.val()) {
                 self.ack.d.next = true;
@@ -393,6 +424,11 @@ impl<const K: usize, const RB: usize, const A: usize> Logic for Engine<K, RB, A>
                 }
             }
         }
+        // A fridge page read strobed last clock answers now (its core's CSR read takes a clock).
+        if self.fridge.bus_late.val() {
+            self.ack.d.next = true;
+            self.rdata.d.next = self.fridge.bus_late_rdata.val();
+        }
         self.link.bus_ack.next = self.ack.q.val();
         self.link.bus_rdata.next = self.rdata.q.val();
 
@@ -400,7 +436,9 @@ impl<const K: usize, const RB: usize, const A: usize> Logic for Engine<K, RB, A>
         self.leds.next = bit_cast::<4, 1>(self.run.q.val().into())
             | (bit_cast::<4, 1>((self.sender.ro_valid.val() & self.receiver.ro_valid.val()).into()) << 1)
             | (bit_cast::<4, 1>(self.source.waiting.val().into()) << 2)
-            | (bit_cast::<4, 1>((self.sender.ovf_sticky.val() | self.receiver.ovf_sticky.val()).into()) << 3);
+            | (bit_cast::<4, 1>(
+                (self.sender.ovf_sticky.val() | self.receiver.ovf_sticky.val() | self.fridge.ovf_sticky.val()).into(),
+            ) << 3);
 
         // ---- synchronous reset (the link's `reset` only: the measurement reset keeps the settings) ----
         if self.reset.val() {
@@ -440,8 +478,23 @@ mod tests {
         assert_eq!(
             ports,
             [
-                "clock", "reset", "rx", "tx", "leds", "x_tx_valid", "x_tx_ready", "x_tx_key", "x_tx_ts", "x_tx_class",
-                "x_tx_flip", "x_rx_valid", "x_rx_ready", "x_rx_key", "x_rx_ts", "x_rx_class", "x_rx_flip"
+                "clock",
+                "reset",
+                "rx",
+                "tx",
+                "leds",
+                "x_tx_valid",
+                "x_tx_ready",
+                "x_tx_key",
+                "x_tx_ts",
+                "x_tx_class",
+                "x_tx_flip",
+                "x_rx_valid",
+                "x_rx_ready",
+                "x_rx_key",
+                "x_rx_ts",
+                "x_rx_class",
+                "x_rx_flip"
             ]
         );
     }

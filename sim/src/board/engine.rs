@@ -1,12 +1,14 @@
 //! The measurement engine: a sender and a receiver LDA core (Kompella et al.,
-//! ToN 2012, §III-B..C, §V) fed by an on-chip traffic source, one timestamp
-//! counter, and a register bus reached through the host link
-//! ([`link`](super::link)). This module holds its config, its register map
+//! ToN 2012, §III-B..C, §V) and a fridge core (Zheng et al. §3, §4.2, §6: the
+//! sender's packets are its requests, the receiver's its responses) fed by an
+//! on-chip traffic source, one timestamp counter, and a register bus reached
+//! through the host link ([`link`](super::link)). This module holds its config, its register map
 //! (the one source of `csr.json` and the table in `docs/board.md`) and the
 //! ports of its exported top.
 
 use super::link::LinkConfig;
 use crate::error::{ConfigError, check_one_of};
+use crate::fridge::FridgeConfig;
 use crate::lda::LdaConfig;
 use serde::{Deserialize, Serialize};
 
@@ -23,14 +25,35 @@ pub const TIME_BITS: u32 = crate::lda::LDA_TS_BITS;
 pub const ENGINE_ID: u32 = 0x4E4D_4531;
 /// Row-address bits of a read-out window (rows of one core: at most 2^14).
 pub const WINDOW_ROW_BITS: u32 = 14;
+/// Entry-address bits of the engine's fridge core: its fridges hold 2^11 < Σ M_k ≤ 2^12 entries.
+pub const ENGINE_FRIDGE_ADDR_BITS: usize = 12;
+/// The fridge sees each 40-bit timestamp shifted up by this many bits (its top 40 of 48), so its
+/// 48-bit delay differences wrap with the engine's 40-bit clock; its delays are in 2^-8 ticks.
+pub const FRIDGE_TS_SHIFT: u32 = 48 - TIME_BITS;
+
+/// The engine's default fridge: the core's defaults (two fridges of 2048 entries, p = 2^-9 and
+/// 2^-4), with `BIN_SHIFT` = [`FRIDGE_TS_SHIFT`], so histogram bin i holds delays of
+/// [2^(i−1), 2^i) ticks (clocks).
+pub fn engine_fridge_default() -> FridgeConfig {
+    FridgeConfig { bin_shift: FRIDGE_TS_SHIFT, ..FridgeConfig::default() }
+}
+
+/// The fridge's 32-bit ID of a packet key (§6.1's digest): the XOR of the key's 32-bit words,
+/// the same at both points.
+pub fn fridge_id(key: u128) -> u32 {
+    (key ^ key >> 32 ^ key >> 64 ^ key >> 96) as u32
+}
 
 /// Parameters of a measurement engine: both LDA cores (sender and receiver
-/// share one config, as both ends of a segment must) and the host link.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// share one config, as both ends of a segment must), the fridge core and the host link.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct EngineConfig {
     /// The two LDA cores (`key_bits` one of [`ENGINE_KEY_BITS`]).
     pub lda: LdaConfig,
+    /// The fridge core on the source's packets, or `null` for none (its entries must total
+    /// 2^11 < Σ M_k ≤ 2^[`ENGINE_FRIDGE_ADDR_BITS`], its `bin_shift` at least [`FRIDGE_TS_SHIFT`]).
+    pub fridge: Option<FridgeConfig>,
     /// The host link (its `uart.clock_hz` is the engine's clock).
     pub link: LinkConfig,
     /// Top module name of the export; derived from the config when absent.
@@ -39,7 +62,12 @@ pub struct EngineConfig {
 
 impl Default for EngineConfig {
     fn default() -> Self {
-        Self { lda: LdaConfig::default(), link: LinkConfig::default(), name: None }
+        Self {
+            lda: LdaConfig::default(),
+            fridge: Some(engine_fridge_default()),
+            link: LinkConfig::default(),
+            name: None,
+        }
     }
 }
 
@@ -48,6 +76,29 @@ impl EngineConfig {
     pub fn validate(&self) -> Result<(), ConfigError> {
         self.lda.validate().map_err(|e| e.within("lda"))?;
         check_one_of("lda.key_bits", self.lda.key_bits, ENGINE_KEY_BITS)?;
+        if let Some(f) = &self.fridge {
+            f.validate().map_err(|e| e.within("fridge"))?;
+            if f.addr_bits() != ENGINE_FRIDGE_ADDR_BITS {
+                return Err(ConfigError::new(
+                    "fridge.entries",
+                    format!(
+                        "the engine's fridges hold more than 2^{} and at most 2^{} entries in total, not {}",
+                        ENGINE_FRIDGE_ADDR_BITS - 1,
+                        ENGINE_FRIDGE_ADDR_BITS,
+                        f.total_entries()
+                    ),
+                ));
+            }
+            if f.bin_shift < FRIDGE_TS_SHIFT {
+                return Err(ConfigError::new(
+                    "fridge.bin_shift",
+                    format!(
+                        "{} is below {FRIDGE_TS_SHIFT}: the fridge's delays are in 2^-{FRIDGE_TS_SHIFT} ticks",
+                        f.bin_shift
+                    ),
+                ));
+            }
+        }
         self.link.validate().map_err(|e| e.within("link"))?;
         if let Some(n) = &self.name {
             crate::check_module_name("name", n)?;
@@ -59,19 +110,28 @@ impl EngineConfig {
     pub fn top_name(&self) -> String {
         self.name.clone().unwrap_or_else(|| {
             format!(
-                "netmeas_engine_k{}_b{}_r{}_d{}",
+                "netmeas_engine_k{}_b{}_r{}_d{}{}",
                 self.lda.key_bits,
                 self.lda.banks,
                 self.lda.rows,
-                self.link.uart.divisor()
+                self.link.uart.divisor(),
+                if self.fridge.is_some() { "_fr" } else { "" }
             )
         })
     }
 
-    /// The word `CONFIG` reads: key bits, banks, row bits, so that a reader
-    /// can tell a bitstream built for another geometry.
+    /// The word `CONFIG` reads: key bits, banks, row bits, the fridge core's
+    /// fridges (0: none), so that a reader can tell a bitstream built for another geometry.
     pub fn config_word(&self) -> u32 {
-        self.lda.key_bits as u32 | (self.lda.banks as u32) << 8 | (self.lda.row_bits() as u32) << 12
+        self.lda.key_bits as u32
+            | (self.lda.banks as u32) << 8
+            | (self.lda.row_bits() as u32) << 12
+            | (self.fridge.as_ref().map_or(0, |f| f.fridges()) as u32) << 16
+    }
+
+    /// Histogram rows of the fridge core (32 per fridge; 0 without one).
+    pub fn fridge_rows(&self) -> u32 {
+        self.fridge.as_ref().map_or(0, |f| (f.fridges() * crate::fridge::FRIDGE_BINS) as u32)
     }
 }
 
@@ -182,6 +242,10 @@ pub mod reg {
     pub const SENDER_WINDOW: u16 = 0x4000;
     /// Read-out window of the receiver core (`+ row`).
     pub const RECEIVER_WINDOW: u16 = 0x8000;
+    /// Base of the fridge core's block: its CSRs at `+0 .. +31` (docs/cores/fridge.md).
+    pub const FRIDGE: u16 = 0x0300;
+    /// Histogram read-out window of the fridge core (`+ row`, row = 32 · fridge + bin).
+    pub const FRIDGE_WINDOW: u16 = 0xC000;
 }
 
 /// `CTRL` bit: the traffic source runs.
@@ -204,6 +268,12 @@ pub const STATUS_READY: u32 = 1 << 5;
 pub const STATUS_SENDER_EPOCH: u32 = 1 << 6;
 /// `STATUS` bit: the receiver's live copy.
 pub const STATUS_RECEIVER_EPOCH: u32 = 1 << 7;
+/// `STATUS` bit: the fridge core presents a frozen histogram row.
+pub const STATUS_FRIDGE_FROZEN: u32 = 1 << 8;
+/// `STATUS` bit: the fridge core's flip waits for its previous read-out.
+pub const STATUS_FRIDGE_PENDING: u32 = 1 << 9;
+/// `STATUS` bit: a fridge histogram field wrapped (sticky).
+pub const STATUS_FRIDGE_OVF: u32 = 1 << 10;
 /// `STATUS` bits 31:16: epochs ended since reset, modulo 2^16.
 pub const STATUS_EPOCHS_SHIFT: u32 = 16;
 
@@ -246,9 +316,10 @@ pub fn engine_registers(cfg: &EngineConfig) -> Vec<EngineRegister> {
             "CONFIG",
             reg::CONFIG,
             Ro,
-            16,
+            20,
             cfg.config_word() as u64,
-            "key bits [7:0], banks [11:8], row bits per bank [15:12] of both LDA cores",
+            "key bits [7:0], banks [11:8], row bits per bank [15:12] of both LDA cores; fridges of the \
+             fridge core [19:16] (0: none)",
         ),
         r(
             "CTRL",
@@ -325,9 +396,10 @@ pub fn engine_registers(cfg: &EngineConfig) -> Vec<EngineRegister> {
             Ro,
             32,
             0,
-            "bit 0 running, 1 frozen epoch presented by both cores, 2 source waiting for the read-out, \
+            "bit 0 running, 1 frozen epoch presented by both LDA cores, 2 source waiting for the read-out, \
              3 sender overflow, 4 receiver overflow, 5 cores ready, 6 and 7 the sender's and the receiver's \
-             live copy; [31:16] epochs ended mod 2^16",
+             live copy, 8 the fridge presents a frozen histogram row, 9 the fridge's flip waits for its \
+             read-out, 10 fridge histogram overflow; [31:16] epochs ended mod 2^16",
         ),
         r("TIME_LO", reg::TIME_LO, Ro, 32, 0, "timestamp counter bits 31:0 (one tick per clock)"),
         r("TIME_HI", reg::TIME_HI, Ro, 8, 0, "timestamp counter bits 39:32"),
@@ -411,6 +483,44 @@ pub fn engine_registers(cfg: &EngineConfig) -> Vec<EngineRegister> {
             doc: "read at + row: {valid, last, row[13:0] at 29:16, tsum[39:32] at 7:0}; takes the presented \
                   row when it is that row, answers the row taken last again when it was (a retried read), \
                   else shows the presented row without taking it"
+                .into(),
+        });
+    }
+    if let Some(f) = &cfg.fridge {
+        // FLIP and HIST_POP are the engine's: it flips the fridge with the source's epochs and takes
+        // rows through the window, so writes to those two words are ignored (they read 0).
+        for fr in crate::fridge::fridge_registers(f) {
+            if fr.addr == crate::fridge::FRIDGE_REG_FLIP || fr.addr == crate::fridge::FRIDGE_REG_HIST_POP {
+                continue;
+            }
+            let read_only = fr.addr >= crate::fridge::FRIDGE_REG_HIST_ROW;
+            let mut doc = fr.doc.trim_start_matches("Read-only: ").to_string();
+            if fr.addr == crate::fridge::FRIDGE_REG_BIN_SHIFT {
+                doc.push_str(&format!(
+                    " Here a tick of the core is 2^-{FRIDGE_TS_SHIFT} clocks (timestamps shifted up by \
+                     {FRIDGE_TS_SHIFT} bits): {FRIDGE_TS_SHIFT} makes bin i hold [2^(i-1), 2^i) clocks."
+                ));
+            }
+            v.push(EngineRegister {
+                name: format!("FRIDGE_{}", fr.name),
+                addr: reg::FRIDGE + fr.addr as u16,
+                words: 1,
+                access: if read_only { Ro } else { Wo },
+                bits: fr.bits,
+                reset: fr.reset,
+                doc: format!("fridge core (docs/cores/fridge.md): {doc}"),
+            });
+        }
+        v.push(EngineRegister {
+            name: "FRIDGE_WINDOW".into(),
+            addr: reg::FRIDGE_WINDOW,
+            words: cfg.fridge_rows(),
+            access: Rc,
+            bits: 32,
+            reset: 0,
+            doc: "read at + row (32 · fridge + bin): {valid, last, row[13:0] at 29:16}; takes the presented \
+                  histogram row when it is that row (read its FRIDGE_HIST_* words first), answers the row \
+                  taken last again when it was, else shows the presented row without taking it"
                 .into(),
         });
     }
@@ -539,5 +649,32 @@ mod tests {
         let mut c = EngineConfig::default();
         c.lda.rows = 100;
         assert!(c.validate().unwrap_err().to_string().contains("rows"));
+        let mut c = EngineConfig::default();
+        c.fridge.as_mut().unwrap().entries = vec![1024, 1024];
+        assert!(c.validate().unwrap_err().to_string().contains("fridge.entries"));
+        let mut c = EngineConfig::default();
+        c.fridge.as_mut().unwrap().bin_shift = FRIDGE_TS_SHIFT - 1;
+        assert!(c.validate().unwrap_err().to_string().contains("fridge.bin_shift"));
+        let mut c = EngineConfig::default();
+        c.fridge.as_mut().unwrap().entry_prob_log2 = vec![-4.0];
+        assert!(c.validate().unwrap_err().to_string().contains("fridge"));
+    }
+
+    #[test]
+    fn the_fridge_is_in_the_default_engine_and_null_removes_it() {
+        let d = EngineConfig::default();
+        assert_eq!(d.fridge, Some(engine_fridge_default()));
+        let none: EngineConfig = serde_json::from_str(r#"{"fridge": null}"#).unwrap();
+        assert!(none.fridge.is_none() && none.validate().is_ok());
+        assert_ne!(none.config_word(), d.config_word(), "CONFIG tells an engine without a fridge");
+        assert_eq!(d.config_word() >> 16, 2);
+        assert!(d.top_name().ends_with("_fr") && !none.top_name().ends_with("_fr"));
+        let names: Vec<String> = engine_registers(&none).into_iter().map(|r| r.name).collect();
+        assert!(!names.iter().any(|n| n.starts_with("FRIDGE")), "{names:?}");
+        let regs = engine_registers(&d);
+        let w = regs.iter().find(|r| r.name == "FRIDGE_WINDOW").unwrap();
+        assert_eq!((w.addr, w.words), (reg::FRIDGE_WINDOW, 64));
+        assert!(!regs.iter().any(|r| r.name == "FRIDGE_FLIP" || r.name == "FRIDGE_HIST_POP"));
+        assert!(regs.iter().all(|r| !r.doc.contains('|')), "a description would break the Markdown table");
     }
 }

@@ -1,18 +1,26 @@
 //! The host reader of the measurement engine: configures the engine over
-//! the link, reads each frozen epoch (both cores' synopses and the source's
-//! truth counters), runs the LDA estimators (Kompella et al. §III-D/E) and
-//! checks everything the hardware reported against the golden models: the
-//! source regenerated packet by packet ([`SourceModel`]) and both cores'
-//! synopses recomputed by [`LdaGolden`]. A disagreement is an error, never a
+//! the link, reads each frozen epoch (both LDA cores' synopses, the fridge
+//! core's histograms and the source's truth counters), runs the LDA
+//! estimators (Kompella et al. §III-D/E) and the fridge's histogram CDF
+//! (Zheng et al. §3.3, §4.2, §6.2), and checks everything the hardware
+//! reported against the golden models: the source regenerated packet by
+//! packet ([`SourceModel`]), both LDA synopses recomputed by [`LdaGolden`]
+//! and the fridge's histograms by [`FridgeGolden`]. A disagreement is an error, never a
 //! silently wrong estimate; link errors are retried by [`LinkHost`].
 //! With the engine on its external packet-metadata streams
 //! ([`EngineReader::start_external`]) it reads and estimates each epoch the
 //! streams end; whoever fed the streams can check the epoch with
 //! [`EngineReader::check`].
 
-use super::engine::{CTRL_EXTERNAL, CTRL_RUN, ENGINE_ID, EngineConfig, STATUS_FROZEN, STATUS_READY, WindowWord, reg};
+use super::engine::{
+    CTRL_EXTERNAL, CTRL_RUN, ENGINE_ID, EngineConfig, FRIDGE_TS_SHIFT, STATUS_FRIDGE_FROZEN, STATUS_FROZEN,
+    STATUS_READY, WindowWord, reg,
+};
 use super::host::{ByteLink, LinkHost};
 use super::source::{EpochTraffic, SourceModel, SourceSettings};
+use crate::fridge::{
+    Cdf, FRIDGE_REG_HIST_COUNT, FRIDGE_REG_HIST_WSUM_LO, FridgeGolden, HistBin, Percentiles, Scored, score_histograms,
+};
 use crate::lda::{LdaEstimate, LdaGolden, LdaPacket, LdaSynopsis, RelError, estimate};
 use crate::traffic::Truth;
 use serde::Serialize;
@@ -37,6 +45,21 @@ pub struct EpochRead {
     pub sender: LdaSynopsis,
     /// The receiver core's synopsis.
     pub receiver: LdaSynopsis,
+    /// The fridge core's frozen histograms (32 rows per fridge), when the engine has one and
+    /// measures its source.
+    pub fridge: Option<Vec<HistBin>>,
+}
+
+/// The fridge core's epoch: its histogram CDF scored against the truth.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FridgeReport {
+    /// Percentiles and CDF gap of the histogram estimate (delays in ticks); `None` when the
+    /// epoch gave no sample.
+    pub estimate: Option<Scored>,
+    /// The true percentiles of the delays of the packets the receiver saw, ticks.
+    pub truth: Percentiles,
+    /// The histograms equal the golden model's on the regenerated packets.
+    pub histograms_match: bool,
 }
 
 /// What the reader reports for one epoch.
@@ -54,6 +77,8 @@ pub struct EpochReport {
     pub rel_error: RelError,
     /// Both synopses equal the golden model's on the regenerated packets.
     pub synopses_match: bool,
+    /// The fridge core's estimate of the delay distribution, when the engine has one.
+    pub fridge: Option<FridgeReport>,
 }
 
 /// The engine at the far end of a link.
@@ -63,6 +88,8 @@ pub struct EngineReader<L> {
     /// The on-chip source's model; `None` when the cores take the external streams.
     source: Option<SourceModel>,
     golden: [LdaGolden; 2],
+    /// The fridge core's golden model: it runs across epochs, as the core's entries do.
+    fridge: Option<FridgeGolden>,
     polls: u32,
 }
 
@@ -111,20 +138,28 @@ impl<L: ByteLink> EngineReader<L> {
         let word = host.read(reg::CONFIG)?;
         if word != cfg.config_word() {
             return Err(format!(
-                "the engine is built for key bits {}, {} banks, 2^{} rows; the config says {}, {}, 2^{}",
+                "the engine is built for key bits {}, {} banks, 2^{} rows, {} fridges; the config says {}, {}, 2^{}, {}",
                 word & 0xFF,
                 (word >> 8) & 0xF,
                 (word >> 12) & 0xF,
+                (word >> 16) & 0xF,
                 cfg.lda.key_bits,
                 cfg.lda.banks,
-                cfg.lda.row_bits()
+                cfg.lda.row_bits(),
+                cfg.fridge.as_ref().map_or(0, |f| f.fridges())
             ));
         }
         host.write(reg::CTRL, 0)?;
         host.write(reg::CTRL, ctrl)?;
         host.write(reg::RESET, 1)?;
-        let mut reader =
-            Self { host, cfg: cfg.clone(), source, golden: [0, 1].map(|_| LdaGolden::new(&cfg.lda)), polls: 0 };
+        let mut reader = Self {
+            host,
+            cfg: cfg.clone(),
+            source,
+            golden: [0, 1].map(|_| LdaGolden::new(&cfg.lda)),
+            fridge: cfg.fridge.as_ref().map(FridgeGolden::new),
+            polls: 0,
+        };
         reader.wait_for(STATUS_READY)?;
         Ok(reader)
     }
@@ -174,6 +209,26 @@ impl<L: ByteLink> EngineReader<L> {
         Ok(LdaSynopsis { config: self.cfg.lda.clone(), seq, packets, sampled, overflow, rows })
     }
 
+    /// Reads the fridge core's frozen histograms row by row: a row's words,
+    /// then the window at `+ row`, which must show that row and takes it.
+    fn read_fridge(&mut self) -> Result<Vec<HistBin>, String> {
+        self.wait_for(STATUS_FRIDGE_FROZEN)?;
+        let n = self.cfg.fridge_rows();
+        let word = |a: u32| reg::FRIDGE + a as u16;
+        let mut rows = Vec::with_capacity(n as usize);
+        for row in 0..n {
+            let count = self.host.read(word(FRIDGE_REG_HIST_COUNT))?;
+            let wsum = self.read64(word(FRIDGE_REG_HIST_WSUM_LO), word(FRIDGE_REG_HIST_WSUM_LO + 1))?;
+            let w2sum = self.read64(word(FRIDGE_REG_HIST_WSUM_LO + 2), word(FRIDGE_REG_HIST_WSUM_LO + 3))?;
+            let w = WindowWord::unpack(self.host.read(reg::FRIDGE_WINDOW + row as u16)?);
+            if !w.valid || w.row != row || w.last != (row + 1 == n) {
+                return Err(format!("read-out of the fridge: histogram row {row} expected, the window shows {w:?}"));
+            }
+            rows.push(HistBin { count, wsum, w2sum });
+        }
+        Ok(rows)
+    }
+
     /// Waits for the next frozen epoch and reads it (the engine then clears
     /// both copies and its source may end the next epoch).
     pub fn read_epoch(&mut self) -> Result<EpochRead, String> {
@@ -185,7 +240,12 @@ impl<L: ByteLink> EngineReader<L> {
         let delay_sum = self.read64(reg::FROZEN_DELAY_LO, reg::FROZEN_DELAY_HI)?;
         let sender = self.read_core(reg::SENDER, reg::SENDER_WINDOW)?;
         let receiver = self.read_core(reg::RECEIVER, reg::RECEIVER_WINDOW)?;
-        Ok(EpochRead { start, sent, received, lost, delay_sum, sender, receiver })
+        // The fridge flips with the source's epochs; on the external streams it takes no packets.
+        let fridge = match (&self.cfg.fridge, &self.source) {
+            (Some(_), Some(_)) => Some(self.read_fridge()?),
+            _ => None,
+        };
+        Ok(EpochRead { start, sent, received, lost, delay_sum, sender, receiver, fridge })
     }
 
     /// Reads the next epoch of the external streams and estimates from the
@@ -237,6 +297,31 @@ impl<L: ByteLink> EngineReader<L> {
             let which = if golden[0] != e.sender { "sender" } else { "receiver" };
             return Err(format!("epoch {}: the {which} core's synopsis differs from the golden model", e.sender.seq));
         }
+        let fridge = match (&e.fridge, &mut self.fridge) {
+            (Some(hist), Some(g)) => {
+                for p in t.fridge_packets() {
+                    g.process(&p);
+                }
+                let want = g.flip();
+                if *hist != want {
+                    let row = hist.iter().zip(&want).position(|(a, b)| a != b).unwrap_or(hist.len().min(want.len()));
+                    return Err(format!(
+                        "epoch {}: the fridge core's histograms differ from the golden model (first at row {row})",
+                        e.sender.seq
+                    ));
+                }
+                let cfg = g.config();
+                let delays: Vec<u64> = t.delays.iter().map(|&d| d as u64).collect();
+                let truth = Cdf::from_delays(&delays)
+                    .ok_or_else(|| format!("epoch {}: no packet reached the receiver", e.sender.seq))?;
+                Some(FridgeReport {
+                    estimate: score_histograms(cfg, hist, cfg.bin_shift - FRIDGE_TS_SHIFT, &truth),
+                    truth: Percentiles::of(&truth),
+                    histograms_match: true,
+                })
+            }
+            _ => None,
+        };
         let est = estimate(&e.sender, &e.receiver).map_err(|err| format!("epoch {}: {err}", e.sender.seq))?;
         let truth = t.truth();
         let rel = |a: f64, b: f64| (a - b).abs() / b.abs();
@@ -247,6 +332,7 @@ impl<L: ByteLink> EngineReader<L> {
             estimates: est,
             truth,
             synopses_match,
+            fridge,
         })
     }
 }

@@ -18,7 +18,8 @@
 use crate::traffic::{DelayDist, Truth};
 
 /// The timestamp and delay widths of the engine.
-use super::engine::{DELAY_BITS, DELAY_TABLE_ENTRIES, TIME_BITS};
+use super::engine::{DELAY_BITS, DELAY_TABLE_ENTRIES, FRIDGE_TS_SHIFT, TIME_BITS, fridge_id};
+use crate::fridge::FridgePacket;
 
 const TIME_MASK: u64 = (1 << TIME_BITS) - 1;
 const SEQ_MASK: u64 = (1 << 56) - 1;
@@ -117,11 +118,30 @@ pub struct EpochTraffic {
     pub receiver: Vec<(u128, u64)>,
     /// Delays of the receiver's packets, ticks.
     pub delays: Vec<u32>,
+    /// For each receiver packet, the index of the sender packet it left the source beside
+    /// (the engine's fridge takes that sender packet first, then this one).
+    pub rx_step: Vec<u32>,
     /// Packets of this epoch lost on the way.
     pub lost: u64,
 }
 
 impl EpochTraffic {
+    /// The epoch's packets as the engine's fridge core takes them (Zheng et al.
+    /// §2: a request at the sender, its response at the receiver): per source
+    /// step the sender's packet, then the receiver's packet of that step; IDs
+    /// by [`fridge_id`], timestamps shifted up by [`FRIDGE_TS_SHIFT`].
+    pub fn fridge_packets(&self) -> Vec<FridgePacket> {
+        let mut v = Vec::with_capacity(self.sender.len() + self.receiver.len());
+        let mut rx = self.receiver.iter().zip(&self.rx_step).peekable();
+        for (i, &(key, ts)) in self.sender.iter().enumerate() {
+            v.push(FridgePacket { id: fridge_id(key), response: false, ts: ts << FRIDGE_TS_SHIFT });
+            if let Some((&(key, ts), _)) = rx.next_if(|(_, step)| **step as usize == i) {
+                v.push(FridgePacket { id: fridge_id(key), response: true, ts: ts << FRIDGE_TS_SHIFT });
+            }
+        }
+        v
+    }
+
     /// Sum of the receiver's delays (the engine's `FROZEN_DELAY`).
     pub fn delay_sum(&self) -> u64 {
         self.delays.iter().map(|&d| d as u64).sum()
@@ -165,6 +185,7 @@ impl SourceModel {
             sender: Vec::with_capacity(n),
             receiver: Vec::with_capacity(n),
             delays: Vec::new(),
+            rx_step: Vec::new(),
             lost: 0,
         };
         for i in 0..n as u64 {
@@ -189,6 +210,7 @@ impl SourceModel {
             if let Some(o) = out {
                 t.receiver.push((o.key, o.ts));
                 t.delays.push(o.delay);
+                t.rx_step.push(i as u32);
             }
         }
         t
@@ -275,5 +297,51 @@ mod tests {
         let mut s = settings(0.0, 0.0);
         s.gap = 0;
         assert!(SourceModel::new(&s).is_err());
+    }
+
+    #[test]
+    fn the_fridge_takes_each_sender_packet_then_the_receiver_packet_of_its_step() {
+        let mut src = SourceModel::new(&settings(0.05, 0.02)).unwrap();
+        let mut adjacent = 0;
+        for start in [0u64, (1 << 40) - 30_000] {
+            let t = src.epoch(start);
+            let f = t.fridge_packets();
+            assert_eq!(f.len(), t.sender.len() + t.receiver.len());
+            let requests: Vec<&FridgePacket> = f.iter().filter(|p| !p.response).collect();
+            let responses: Vec<&FridgePacket> = f.iter().filter(|p| p.response).collect();
+            for (p, &(key, ts)) in requests.iter().zip(&t.sender) {
+                assert_eq!((p.id, p.ts), (fridge_id(key), ts << FRIDGE_TS_SHIFT));
+            }
+            for (p, &(key, ts)) in responses.iter().zip(&t.receiver) {
+                assert_eq!((p.id, p.ts), (fridge_id(key), ts << FRIDGE_TS_SHIFT));
+            }
+            // A response directly follows the request of its step; one that was not held is its own
+            // request's, and its 48-bit difference is its delay in 2^-8 ticks across the 40-bit wrap.
+            let mut rx = 0;
+            for (i, w) in f.windows(2).enumerate() {
+                if w[1].response {
+                    assert!(!w[0].response, "two responses in a row at {i}");
+                    let step = t.rx_step[rx] as usize;
+                    assert_eq!(w[0].id, fridge_id(t.sender[step].0), "response {rx} does not follow its step");
+                    if w[0].id == w[1].id {
+                        adjacent += 1;
+                        let d = (w[1].ts.wrapping_sub(w[0].ts) & ((1 << 48) - 1)) >> FRIDGE_TS_SHIFT;
+                        assert_eq!(d, t.delays[rx] as u64);
+                    }
+                    rx += 1;
+                }
+            }
+            assert_eq!(rx, t.receiver.len());
+        }
+        assert!(adjacent > 30_000, "{adjacent}");
+    }
+
+    #[test]
+    fn fridge_ids_fold_every_key_bit() {
+        let k: u128 = 0x00AB_CDEF_0123_4567_89AB_CDEF_0011_2233;
+        assert_eq!(fridge_id(k), 0x0011_2233 ^ 0x89AB_CDEF ^ 0x0123_4567 ^ 0x00AB_CDEF);
+        for b in 0..120 {
+            assert_ne!(fridge_id(k ^ 1 << b), fridge_id(k), "bit {b}");
+        }
     }
 }
