@@ -26,13 +26,15 @@
 //! engine's other registers); writes of `FLIP` and `HIST_POP` are ignored,
 //! the engine flips the core and the window takes the rows.
 //!
-//! **Window** (`reg::FRIDGE_WINDOW + row`): `{valid, last, row}` of the
-//! presented histogram row, taken only if it is that row; the row taken last
-//! is kept, so a read the host repeats after a lost response takes nothing.
+//! **Window** ([`ReadoutWindow`], `reg::FRIDGE_WINDOW + row`): `{valid,
+//! last, row}` of the presented histogram row, taken only if it is that row;
+//! the row taken last is kept, so a read the host repeats after a lost
+//! response takes nothing.
 //!
 //! Without a fridge in the config the block is built with its core tied off
 //! (`on` low): no packet, no answer, always ready, and synthesis removes it.
 
+use super::readout_window::ReadoutWindow;
 use crate::common::unused::Unused;
 use crate::fridge::FridgeCore;
 use netmeas_sim::board::engine::{ENGINE_FRIDGE_ADDR_BITS, FRIDGE_TS_SHIFT, engine_fridge_default};
@@ -98,6 +100,7 @@ pub struct EngineFridge {
     pub ovf_sticky: Signal<Out, Bit>,
     // --- blocks ---
     core: FridgeCore<FA>,
+    ro_window: ReadoutWindow<7>,
     unused_smp_valid: Unused<Bit>,
     unused_smp_fridge: Unused<Bits<2>>,
     unused_smp_delay: Unused<Bits<48>>,
@@ -112,15 +115,12 @@ pub struct EngineFridge {
     on: Constant<Bit>,
     page: Constant<Bits<8>>,
     page_region: Constant<Bits<2>>,
-    window: Constant<Bits<2>>,
     csr_words: Constant<Bits<8>>,
     word_flip: Constant<Bits<8>>,
     word_pop: Constant<Bits<8>>,
     ts_shift: Constant<Bits<6>>,
+    zero8: Constant<Bits<8>>,
     zero32: Constant<Bits<32>>,
-    sh16: Constant<Bits<5>>,
-    sh30: Constant<Bits<5>>,
-    sh31: Constant<Bits<5>>,
     // --- registers ---
     hold_valid: DFF<Bit>,
     hold_id: DFF<Bits<32>>,
@@ -128,21 +128,14 @@ pub struct EngineFridge {
     hold_flip: DFF<Bit>,
     late: DFF<Bit>,
     late_in_range: DFF<Bit>,
-    shadow: DFF<Bits<32>>,
     // --- combinational helpers ---
     tx_id: Signal<Local, Bits<32>>,
     rx_id: Signal<Local, Bits<32>>,
     tx_wide: Signal<Local, Bits<128>>,
     rx_wide: Signal<Local, Bits<128>>,
     both: Signal<Local, Bit>,
-    region: Signal<Local, Bits<2>>,
-    row: Signal<Local, Bits<14>>,
     word: Signal<Local, Bits<8>>,
     page_hit: Signal<Local, Bit>,
-    window_hit: Signal<Local, Bit>,
-    window_word: Signal<Local, Bits<32>>,
-    window_answer: Signal<Local, Bits<32>>,
-    take: Signal<Local, Bit>,
 }
 
 impl EngineFridge {
@@ -150,7 +143,7 @@ impl EngineFridge {
     /// engine's fridge has [`FA`] entry-address bits). Its page is bus page `page`, its window bus
     /// region `window` (addresses `window` · 2^14 + row).
     pub fn new(cfg: Option<&FridgeConfig>, page: u8, window: u8) -> Self {
-        assert!(page != 0 && (1..=3).contains(&window), "page 0 and region 0 are the engine's own");
+        assert!(page != 0, "page 0 is the engine's own");
         let core_cfg = cfg.cloned().unwrap_or_else(engine_fridge_default);
         Self {
             clock: Default::default(),
@@ -177,6 +170,7 @@ impl EngineFridge {
             flip_pending: Default::default(),
             ovf_sticky: Default::default(),
             core: FridgeCore::new(&core_cfg),
+            ro_window: ReadoutWindow::new(window),
             unused_smp_valid: Default::default(),
             unused_smp_fridge: Default::default(),
             unused_smp_delay: Default::default(),
@@ -190,35 +184,25 @@ impl EngineFridge {
             on: Constant::new(cfg.is_some()),
             page: Constant::new((page as u64).into()),
             page_region: Constant::new(0u64.into()),
-            window: Constant::new((window as u64).into()),
             csr_words: Constant::new(32u64.into()),
             word_flip: Constant::new((FRIDGE_REG_FLIP as u64).into()),
             word_pop: Constant::new((FRIDGE_REG_HIST_POP as u64).into()),
             ts_shift: Constant::new((FRIDGE_TS_SHIFT as u64).into()),
+            zero8: Constant::new(0u64.into()),
             zero32: Constant::new(0u64.into()),
-            sh16: Constant::new(16u64.into()),
-            sh30: Constant::new(30u64.into()),
-            sh31: Constant::new(31u64.into()),
             hold_valid: Default::default(),
             hold_id: Default::default(),
             hold_ts: Default::default(),
             hold_flip: Default::default(),
             late: Default::default(),
             late_in_range: Default::default(),
-            shadow: Default::default(),
             tx_id: Default::default(),
             rx_id: Default::default(),
             tx_wide: Default::default(),
             rx_wide: Default::default(),
             both: Default::default(),
-            region: Default::default(),
-            row: Default::default(),
             word: Default::default(),
             page_hit: Default::default(),
-            window_hit: Default::default(),
-            window_word: Default::default(),
-            window_answer: Default::default(),
-            take: Default::default(),
         }
     }
 }
@@ -226,9 +210,11 @@ impl EngineFridge {
 impl Logic for EngineFridge {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, hold_valid, hold_id, hold_ts, hold_flip, late, late_in_range, shadow);
+        dff_setup!(self, clock, hold_valid, hold_id, hold_ts, hold_flip, late, late_in_range);
         self.core.clock.next = self.clock.val();
         self.core.reset.next = self.reset.val();
+        self.ro_window.clock.next = self.clock.val();
+        self.ro_window.reset.next = self.reset.val();
 
         // ---- outputs nobody reads: the sample stream (the histograms hold every sample) ----
         self.core.m_smp_ready.next = true;
@@ -296,13 +282,10 @@ impl Logic for EngineFridge {
                 & !self.core.flip_pending.val());
 
         // ---- bus decode ----
-        self.region.next = self.bus_addr.val().get_bits::<2>(14);
-        self.row.next = self.bus_addr.val().get_bits::<14>(0);
         self.word.next = self.bus_addr.val().get_bits::<8>(0);
         self.page_hit.next = self.on.val()
-            & (self.region.val() == self.page_region.val())
+            & (self.bus_addr.val().get_bits::<2>(14) == self.page_region.val())
             & (self.bus_addr.val().get_bits::<8>(8) == self.page.val());
-        self.window_hit.next = self.on.val() & (self.region.val() == self.window.val());
 
         // ---- page: writes to the core's registers (not FLIP, not HIST_POP); reads one clock later ----
         self.core.csr_addr.next = self.word.val().get_bits::<5>(0);
@@ -323,27 +306,17 @@ impl Logic for EngineFridge {
         }
 
         // ---- window: {valid, last, row}; a read at the presented row takes it ----
-        self.window_word.next = (bit_cast::<32, 1>(self.core.m_ro_valid.val().into()) << self.sh31.val())
-            | (bit_cast::<32, 1>(self.core.m_ro_last.val().into()) << self.sh30.val())
-            | (bit_cast::<32, 7>(self.core.m_ro_row.val()) << self.sh16.val());
-        self.take.next = self.bus_re.val()
-            & self.window_hit.val()
-            & self.core.m_ro_valid.val()
-            & (bit_cast::<14, 7>(self.core.m_ro_row.val()) == self.row.val());
-        self.core.m_ro_ready.next = self.take.val();
-        if self.take.val() {
-            self.shadow.d.next = self.window_word.val();
-        }
-        if self.take.val() {
-            self.window_answer.next = self.window_word.val();
-        } else if self.shadow.q.val().get_bit(31) & (self.shadow.q.val().get_bits::<14>(16) == self.row.val()) {
-            self.window_answer.next = self.shadow.q.val();
-        } else {
-            self.window_answer.next = self.window_word.val();
-        }
-        self.bus_hit.next = (self.bus_we.val() & self.page_hit.val()) | self.window_hit.val();
-        if self.window_hit.val() {
-            self.bus_rdata.next = self.window_answer.val();
+        self.ro_window.enable.next = self.on.val();
+        self.ro_window.bus_addr.next = self.bus_addr.val();
+        self.ro_window.bus_re.next = self.bus_re.val();
+        self.ro_window.ro_valid.next = self.core.m_ro_valid.val();
+        self.ro_window.ro_last.next = self.core.m_ro_last.val();
+        self.ro_window.ro_row.next = self.core.m_ro_row.val();
+        self.ro_window.ro_low.next = self.zero8.val();
+        self.core.m_ro_ready.next = self.ro_window.take.val();
+        self.bus_hit.next = (self.bus_we.val() & self.page_hit.val()) | self.ro_window.hit.val();
+        if self.ro_window.hit.val() {
+            self.bus_rdata.next = self.ro_window.answer.val();
         } else {
             self.bus_rdata.next = self.zero32.val();
         }
@@ -353,7 +326,6 @@ impl Logic for EngineFridge {
             self.hold_valid.d.next = false;
             self.hold_flip.d.next = false;
             self.late.d.next = false;
-            self.shadow.d.next = self.zero32.val();
         }
     }
 }

@@ -19,11 +19,12 @@
 //! sequence number, packet and sampled counts, the overflow flag and the
 //! presented row's count and timestamp-sum low word. Other words read 0.
 //!
-//! **Window.** A read at `+ row` returns `{valid, last, row, tsum[39:32]}`
-//! of the presented row and takes it only if it is that row; the row taken
-//! last is kept, so a read the host repeats after a lost response gets the
-//! same word back and takes nothing.
+//! **Window** ([`ReadoutWindow`]). A read at `+ row` returns `{valid, last,
+//! row, tsum[39:32]}` of the presented row and takes it only if it is that
+//! row; the row taken last is kept, so a read the host repeats after a lost
+//! response gets the same word back and takes nothing.
 
+use super::readout_window::ReadoutWindow;
 use crate::lda::LdaCore;
 use netmeas_sim::lda::LdaConfig;
 use rust_hdl::prelude::*;
@@ -85,40 +86,29 @@ pub struct EnginePoint<const K: usize, const RB: usize, const A: usize> {
     pub ovf_sticky: Signal<Out, Bit>,
     // --- blocks ---
     core: LdaCore<K, RB, A>,
+    ro_window: ReadoutWindow<A>,
     // --- constants ---
     page: Constant<Bits<8>>,
-    window: Constant<Bits<2>>,
     page_region: Constant<Bits<2>>,
     csr_words: Constant<Bits<8>>,
     zero8: Constant<Bits<8>>,
     zero32: Constant<Bits<32>>,
-    sh16: Constant<Bits<5>>,
-    sh30: Constant<Bits<5>>,
-    sh31: Constant<Bits<5>>,
     // --- registers ---
     reset_q: DFF<Bit>,
     s_ready_q: DFF<Bit>,
     flip_ready_q: DFF<Bit>,
     flipped: DFF<Bit>,
-    shadow: DFF<Bits<32>>,
     // --- combinational helpers ---
-    region: Signal<Local, Bits<2>>,
-    row: Signal<Local, Bits<14>>,
     word: Signal<Local, Bits<8>>,
     page_hit: Signal<Local, Bit>,
-    window_hit: Signal<Local, Bit>,
     page_word: Signal<Local, Bits<32>>,
-    window_word: Signal<Local, Bits<32>>,
-    window_answer: Signal<Local, Bits<32>>,
-    take: Signal<Local, Bit>,
 }
 
 impl<const K: usize, const RB: usize, const A: usize> EnginePoint<K, RB, A> {
     /// The point for `lda` whose register page is `page` (1..=255) and whose
     /// read-out window is bus region `window` (1..=3: addresses `window` · 2^14 + row).
     pub fn new(lda: &LdaConfig, page: u8, window: u8) -> Self {
-        assert!(A <= 14, "read-out windows hold 2^14 rows");
-        assert!(page != 0 && (1..=3).contains(&window), "page 0 and region 0 are the engine's own");
+        assert!(page != 0, "page 0 is the engine's own");
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -145,29 +135,19 @@ impl<const K: usize, const RB: usize, const A: usize> EnginePoint<K, RB, A> {
             ro_valid: Default::default(),
             ovf_sticky: Default::default(),
             core: LdaCore::new(lda),
+            ro_window: ReadoutWindow::new(window),
             page: Constant::new((page as u64).into()),
-            window: Constant::new((window as u64).into()),
             page_region: Constant::new(0u64.into()),
             csr_words: Constant::new(8u64.into()),
             zero8: Constant::new(0u64.into()),
             zero32: Constant::new(0u64.into()),
-            sh16: Constant::new(16u64.into()),
-            sh30: Constant::new(30u64.into()),
-            sh31: Constant::new(31u64.into()),
             reset_q: Default::default(),
             s_ready_q: Default::default(),
             flip_ready_q: Default::default(),
             flipped: Default::default(),
-            shadow: Default::default(),
-            region: Default::default(),
-            row: Default::default(),
             word: Default::default(),
             page_hit: Default::default(),
-            window_hit: Default::default(),
             page_word: Default::default(),
-            window_word: Default::default(),
-            window_answer: Default::default(),
-            take: Default::default(),
         }
     }
 }
@@ -175,9 +155,11 @@ impl<const K: usize, const RB: usize, const A: usize> EnginePoint<K, RB, A> {
 impl<const K: usize, const RB: usize, const A: usize> Logic for EnginePoint<K, RB, A> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, reset_q, s_ready_q, flip_ready_q, flipped, shadow);
+        dff_setup!(self, clock, reset_q, s_ready_q, flip_ready_q, flipped);
         self.core.clock.next = self.clock.val();
         self.core.reset.next = self.reset.val();
+        self.ro_window.clock.next = self.clock.val();
+        self.ro_window.reset.next = self.reset.val();
 
         // ---- status ----
         self.s_ready.next = self.core.s_ready.val();
@@ -211,34 +193,20 @@ impl<const K: usize, const RB: usize, const A: usize> Logic for EnginePoint<K, R
         }
 
         // ---- bus decode ----
-        self.region.next = self.bus_addr.val().get_bits::<2>(14);
-        self.row.next = self.bus_addr.val().get_bits::<14>(0);
         self.word.next = self.bus_addr.val().get_bits::<8>(0);
-        self.page_hit.next =
-            (self.region.val() == self.page_region.val()) & (self.bus_addr.val().get_bits::<8>(8) == self.page.val());
-        self.window_hit.next = self.region.val() == self.window.val();
-        self.bus_hit.next = self.page_hit.val() | self.window_hit.val();
+        self.page_hit.next = (self.bus_addr.val().get_bits::<2>(14) == self.page_region.val())
+            & (self.bus_addr.val().get_bits::<8>(8) == self.page.val());
+        self.bus_hit.next = self.page_hit.val() | self.ro_window.hit.val();
 
         // ---- read-out window: {valid, last, row, tsum[39:32]}; a read at the presented row takes it ----
-        self.window_word.next = (bit_cast::<32, 1>(self.core.m_ro_valid.val().into()) << self.sh31.val())
-            | (bit_cast::<32, 1>(self.core.m_ro_last.val().into()) << self.sh30.val())
-            | (bit_cast::<32, A>(self.core.m_ro_addr.val()) << self.sh16.val())
-            | bit_cast::<32, 8>(self.core.m_ro_tsum.val().get_bits::<8>(32));
-        self.take.next = self.bus_re.val()
-            & self.window_hit.val()
-            & self.core.m_ro_valid.val()
-            & (bit_cast::<14, A>(self.core.m_ro_addr.val()) == self.row.val());
-        self.core.m_ro_ready.next = self.take.val();
-        if self.take.val() {
-            self.shadow.d.next = self.window_word.val();
-        }
-        if self.take.val() {
-            self.window_answer.next = self.window_word.val();
-        } else if self.shadow.q.val().get_bit(31) & (self.shadow.q.val().get_bits::<14>(16) == self.row.val()) {
-            self.window_answer.next = self.shadow.q.val();
-        } else {
-            self.window_answer.next = self.window_word.val();
-        }
+        self.ro_window.enable.next = true;
+        self.ro_window.bus_addr.next = self.bus_addr.val();
+        self.ro_window.bus_re.next = self.bus_re.val();
+        self.ro_window.ro_valid.next = self.core.m_ro_valid.val();
+        self.ro_window.ro_last.next = self.core.m_ro_last.val();
+        self.ro_window.ro_row.next = self.core.m_ro_addr.val();
+        self.ro_window.ro_low.next = self.core.m_ro_tsum.val().get_bits::<8>(32);
+        self.core.m_ro_ready.next = self.ro_window.take.val();
 
         // ---- page writes: the core's CSRs (words 0-7) and its overflow flag (word 13) ----
         self.core.csr_we.next = false;
@@ -286,15 +254,10 @@ impl<const K: usize, const RB: usize, const A: usize> Logic for EnginePoint<K, R
             }
             _ => {}
         }
-        if self.window_hit.val() {
-            self.bus_rdata.next = self.window_answer.val();
+        if self.ro_window.hit.val() {
+            self.bus_rdata.next = self.ro_window.answer.val();
         } else {
             self.bus_rdata.next = self.page_word.val();
-        }
-
-        // ---- synchronous reset: the window forgets the row it took last ----
-        if self.reset.val() {
-            self.shadow.d.next = self.zero32.val();
         }
     }
 }

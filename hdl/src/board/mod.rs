@@ -7,6 +7,7 @@ pub mod engine;
 pub mod engine_fridge;
 pub mod engine_point;
 pub mod link_top;
+pub mod readout_window;
 pub mod reg_bridge;
 pub mod traffic_source;
 pub mod uart_rx;
