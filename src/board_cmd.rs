@@ -332,6 +332,9 @@ pub fn read(a: &BoardRead) -> Result<(), String> {
             "; fridge core, {} fridges of {:?} entries",
             f.fridges(),
             f.entries
+        )) + &cfg.expb.as_ref().map_or(String::new(), |x| format!(
+            "; EXPB core, {} scales from {} ticks, periods of {} ticks",
+            x.scales, x.base_ticks, x.period_ticks
         )),
         cfg.link.uart.clock_hz as f64 / 1e6,
         cfg.link.uart.baud
@@ -400,6 +403,42 @@ pub fn read(a: &BoardRead) -> Result<(), String> {
                     e.max_cdf_gap
                 ),
                 None => println!("{:>5} {:>7} | no sample in this epoch {verdict}", r.seq, 0),
+            }
+        }
+    }
+    if s.reports.iter().any(|r| !r.expb.is_empty()) {
+        println!("EXPB (the sender's bytes per interval at each scale, exact; flow of the busiest interval):");
+        println!(
+            "{:>5} {:>6} {:>8} {:>5} {:>10} {:>9} | {:>9} {:>9} {:>9} | {:>6}",
+            "epoch",
+            "period",
+            "packets",
+            "scale",
+            "interval",
+            "intervals",
+            "mean Mb/s",
+            "std Mb/s",
+            "peak Mb/s",
+            "flow"
+        );
+        for r in &s.reports {
+            for p in &r.expb {
+                for (j, x) in p.scales.iter().enumerate() {
+                    println!(
+                        "{:>5} {:>6} {:>8} {:>5} {:>8.2}µs {:>9} | {:>9.1} {:>9.1} {:>9.1} | {:>6}{}",
+                        r.seq,
+                        p.period,
+                        p.packets,
+                        j,
+                        x.ticks as f64 * tick_us,
+                        x.intervals,
+                        x.mean_mbps,
+                        x.std_mbps,
+                        x.peak_mbps,
+                        x.culprit,
+                        if p.saturated { " (saturated)" } else { "" }
+                    );
+                }
             }
         }
     }

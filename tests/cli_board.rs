@@ -53,6 +53,34 @@ fn the_reader_measures_the_simulated_engine() {
 }
 
 #[test]
+fn the_reader_reads_the_expb_periods() {
+    // GAP 16: the EXPB point's time advances 16 ticks a packet, so each epoch of 5000 packets
+    // (80 000 ticks) ends a period of 65 536 ticks (4096 packets), read with the epoch and equal
+    // to the golden EXPB's (or the reader fails).
+    let v = read_two_epochs(&["--gap", "16"]);
+    for (k, e) in v["epochs"].as_array().unwrap().iter().enumerate() {
+        let periods = e["expb"].as_array().unwrap();
+        assert_eq!(periods.len(), 1, "{e}");
+        let p = &periods[0];
+        assert_eq!((p["period"].as_u64(), p["packets"].as_u64()), (Some(k as u64), Some(4096)), "{p}");
+        let scales = p["scales"].as_array().unwrap();
+        assert_eq!(scales.len(), 11);
+        for (j, x) in scales.iter().enumerate() {
+            assert_eq!(x["ticks"].as_u64(), Some(32 << j), "{x}");
+            assert_eq!(x["intervals"].as_u64(), Some(2048 >> j), "{x}");
+            // 575.5 bytes a packet on average, a packet every 16 ticks of 20 ns: 14.4 Gbit/s.
+            let mbps = x["mean_mbps"].as_f64().unwrap();
+            assert!((mbps - 14_387.5).abs() < 14_387.5 * 0.03, "{x}");
+            assert!(x["peak_mbps"].as_f64().unwrap() >= mbps, "{x}");
+        }
+    }
+    let o = netmeas(&["board", "read", "--port", "sim", "--epochs", "1", "--packets", "5000", "--gap", "16"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("EXPB (") && text.contains("peak Mb/s"), "{text}");
+}
+
+#[test]
 fn the_reader_measures_the_simulated_hx8k_engine() {
     // The reduced iCE40 engine: one bank of 128 rows per core, timestamps in block RAM, 12 MHz.
     let v = read_two_epochs(&["--board", "ice40-hx8k"]);
@@ -61,6 +89,7 @@ fn the_reader_measures_the_simulated_hx8k_engine() {
     let bits = v["bit_times_per_epoch"].as_f64().unwrap();
     assert!((105_000.0..120_000.0).contains(&bits), "{bits}");
     assert!(v["epochs"][0]["fridge"].is_null(), "the HX8K engine has no fridge core");
+    assert_eq!(v["epochs"][0]["expb"], serde_json::json!([]), "nor an EXPB core");
 }
 
 #[test]

@@ -69,6 +69,7 @@ impl Board {
                     ..LdaConfig::default()
                 },
                 fridge: None,
+                expb: None,
                 link: LinkConfig {
                     uart: UartConfig { clock_hz: 12_000_000, baud: 3_000_000 },
                     // 20 ms, as the default at 50 MHz.

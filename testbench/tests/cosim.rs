@@ -909,10 +909,11 @@ fn engine_measures_external_streams_through_the_reader() {
 
 /// The whole engine under Verilator with the host reader on a noisy
 /// simulated serial line: configure, run the on-chip traffic, read three
-/// epochs of both LDA cores and the fridge core, estimate. Every synopsis
-/// equals the golden LDA's on the packets the source model regenerates, the
-/// fridge's histograms equal the golden fridge's, the source's truth counters
-/// equal the model's, and the estimates are within the LDA's own bounds.
+/// epochs of both LDA cores and the fridge core and the EXPB core's period,
+/// estimate. Every synopsis equals the golden LDA's on the packets the source
+/// model regenerates, the fridge's histograms equal the golden fridge's, the
+/// EXPB period equals the golden EXPB's, the source's truth counters equal
+/// the model's, and the estimates are within the LDA's own bounds.
 #[test]
 fn engine_measures_its_own_traffic_through_the_reader() {
     use netmeas_sim::board::engine::reg;
@@ -933,8 +934,10 @@ fn engine_measures_its_own_traffic_through_the_reader() {
     let mut line = netmeas_testbench::engine::rtl_engine_default().unwrap();
     line.set_bit_errors(1e-5, 17);
     let mut reader = EngineReader::start(LinkHost::new(line, 20), &cfg, &settings).unwrap();
+    let mut expb_periods = Vec::new();
     for epoch in 0..3u32 {
         let r = reader.next_epoch().unwrap_or_else(|e| panic!("epoch {epoch}: {e}"));
+        expb_periods.extend(r.expb.iter().map(|p| (epoch, p.clone())));
         let (e, t) = (&r.estimates, &r.truth);
         eprintln!(
             "epoch {}: sent {} received {} | mean {:.2} (truth {:.2}, bound {:.2}) std {:.2} (truth {:.2}) | {} samples",
@@ -967,6 +970,33 @@ fn engine_measures_its_own_traffic_through_the_reader() {
         // 20 000 requests a fridge at p = 2^-4 (fridge 1) and 2^-9 (fridge 0): about 1 280 samples.
         assert!(fe.samples > 1_000, "{fe:?}");
         assert!(fe.max_cdf_gap < 1.0 && fe.errors.p50 < 1.0, "{fe:?} vs {:?}", f.truth);
+    }
+    // The EXPB core on the sender's packets: its time advances one tick a packet, so its first period
+    // (65 536 ticks) ends in epoch 1 (packets 40 000 to 79 999) and is read with it; it equals the golden
+    // EXPB's (or next_epoch fails). Lengths are 64 + 10 uniform bits: 575.5 bytes a tick on average.
+    let x = cfg.expb.as_ref().unwrap();
+    assert_eq!(expb_periods.iter().map(|(e, p)| (*e, p.period, p.packets)).collect::<Vec<_>>(), [(1, 0, 65_536)]);
+    let p = &expb_periods[0].1;
+    assert_eq!(p.scales.len(), x.scales);
+    for (j, sc) in p.scales.iter().enumerate() {
+        eprintln!(
+            "EXPB scale {j}: {} ticks, {} intervals, mean {:.1} B, std {:.1} B, max {} B at {}, culprit {}",
+            sc.ticks, sc.intervals, sc.mean_bytes, sc.std_bytes, sc.max_bytes, sc.max_index, sc.culprit
+        );
+        assert_eq!((sc.ticks, sc.intervals), (x.base_ticks << j, x.period_ticks / (x.base_ticks << j)));
+        let per_tick = sc.mean_bytes / sc.ticks as f64;
+        assert!((per_tick - 575.5).abs() < 575.5 * 0.02, "scale {j}: {per_tick} bytes a tick");
+        assert!(sc.max_bytes as f64 >= sc.mean_bytes && sc.max_index < sc.intervals && sc.culprit <= 16);
+    }
+    // Independent lengths (σ² = (1024² − 1) / 12 a packet): an interval of n ticks has σ·√n.
+    let sigma = ((1024.0f64 * 1024.0 - 1.0) / 12.0).sqrt();
+    for (j, tol) in [(0, 0.05), (4, 0.2)] {
+        let want = sigma * ((x.base_ticks << j) as f64).sqrt();
+        assert!(
+            (p.scales[j].std_bytes - want).abs() < tol * want,
+            "scale {j}: std {} vs {want}",
+            p.scales[j].std_bytes
+        );
     }
     let stats = reader.host_mut().stats();
     eprintln!("{stats:?}, {} polls", reader.polls());
@@ -1005,6 +1035,19 @@ fn engine_measures_its_own_traffic_through_the_reader() {
     let shown = WindowWord::unpack(h.read(reg::FRIDGE_WINDOW + 9).unwrap());
     assert!(shown.valid && shown.row == 1, "{shown:?}");
     assert_eq!(h.read(reg::FRIDGE + FRIDGE_REG_HIST_ROW as u16).unwrap(), 1 << 31 | 1);
+    // The EXPB core's second period (ticks 65 536 to 131 071) ends in epoch 3: a TAKE of another
+    // row, or one repeated, takes nothing.
+    use netmeas_sim::board::engine::STATUS_EXPB_FROZEN;
+    while h.read(reg::STATUS).unwrap() & STATUS_EXPB_FROZEN == 0 {}
+    assert_eq!(h.read(reg::EXPB + reg::EXPB_PERIOD).unwrap(), 1);
+    assert_eq!(h.read(reg::EXPB + reg::EXPB_ROW).unwrap(), 1 << 31, "scale 0 of period 1 is presented");
+    h.write(reg::EXPB + reg::EXPB_TAKE, 1 << 4 | 1).unwrap();
+    h.write(reg::EXPB + reg::EXPB_TAKE, 0).unwrap();
+    assert_eq!(h.read(reg::EXPB + reg::EXPB_ROW).unwrap(), 1 << 31, "a TAKE of another row takes nothing");
+    h.write(reg::EXPB + reg::EXPB_TAKE, 1 << 4).unwrap();
+    h.write(reg::EXPB + reg::EXPB_TAKE, 1 << 4).unwrap();
+    assert_eq!(h.read(reg::EXPB + reg::EXPB_ROW).unwrap(), 1 << 31 | 1, "the TAKE took scale 0 once");
+    assert_eq!(h.read(reg::EXPB + reg::EXPB_BASE_TICKS).unwrap(), 32);
     assert!(h.read(reg::LINK_REQUEST_ERRORS).unwrap() & 0xFFFF > 0, "CRC errors were counted");
     assert!(h.read(0x3000).unwrap_err().contains("BusTimeout"));
 }

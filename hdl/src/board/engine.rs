@@ -1,21 +1,24 @@
 //! The measurement engine: what a board runs. A sender and a receiver
 //! measurement point ([`EnginePoint`]: an LDA core, Kompella et al., ToN
-//! 2012, §III-B..C, §V, with its register page and read-out window) and a
-//! fridge point ([`EngineFridge`]: a fridge core, Zheng et al. §3, §4.2, §6,
-//! taking the sender's packets as requests and the receiver's as responses)
-//! measure the on-chip traffic source's two packet streams, or, with `CTRL.external`, two
-//! external packet-metadata streams (`x_tx_*`, `x_rx_*`: a NIC's or a
-//! switch's ingress and egress points), each ending its epochs with its own
-//! flip; one 40-bit timestamp counter (one
-//! tick per clock) stamps the source's epochs; the host reaches everything
-//! through the host link ([`LinkTop`]) on a 16-bit register bus whose map is
+//! 2012, §III-B..C, §V, with its register page and read-out window) measure
+//! the on-chip traffic source's two packet streams, or, with
+//! `CTRL.external`, two external packet-metadata streams (`x_tx_*`,
+//! `x_rx_*`: a NIC's or a switch's ingress and egress points), each ending
+//! its epochs with its own flip. On the source's streams a fridge point
+//! ([`EngineFridge`]: a fridge core, Zheng et al. §3, §4.2, §6, taking the
+//! sender's packets as requests and the receiver's as responses) measures
+//! the delay distribution, and an EXPB point ([`EngineExpb`]: an EXPB core,
+//! Uyeda et al. §3.2, §3.3, on the sender's packets) the bandwidth at every
+//! scale 2^j Δ_1. One 40-bit timestamp counter (one tick per clock) stamps
+//! the source's epochs; the host reaches everything through the host link
+//! ([`LinkTop`]) on a 16-bit register bus whose map is
 //! [`engine_registers`](netmeas_sim::board::engine::engine_registers)
 //! (`csr.json`, `docs/board.md`).
 //!
 //! Bus: a strobe's side effects happen at its clock; the answer (`bus_ack`,
 //! `bus_rdata`) is registered and comes one clock later (two for a read of
 //! the fridge's page, which goes through its core's CSR port). Pages 0x00
-//! (the engine), 0x01 (sender), 0x02 (receiver) and 0x03 (fridge) and the
+//! (the engine), 0x01 (sender), 0x02 (receiver), 0x03 (fridge) and 0x04 (EXPB) and the
 //! three read-out windows answer, unassigned words in them read 0; any other address is not
 //! answered, so the bridge reports a bus timeout. Each point decodes its
 //! page and its window itself; the engine registers the answer.
@@ -27,6 +30,7 @@
 //! the host repeats after a lost response gets the same word back and takes
 //! nothing: reads over a noisy link never skip or repeat a row.
 
+use super::engine_expb::EngineExpb;
 use super::engine_fridge::EngineFridge;
 use super::engine_point::EnginePoint;
 use super::link_top::LinkTop;
@@ -84,6 +88,7 @@ pub struct Engine<const K: usize, const RB: usize, const A: usize> {
     sender: EnginePoint<K, RB, A>,
     receiver: EnginePoint<K, RB, A>,
     fridge: EngineFridge,
+    expb: EngineExpb,
     // --- constants ---
     id: Constant<Bits<32>>,
     config_word: Constant<Bits<32>>,
@@ -144,6 +149,7 @@ impl<const K: usize, const RB: usize, const A: usize> Engine<K, RB, A> {
             sender: EnginePoint::new(&cfg.lda, (reg::SENDER >> 8) as u8, (reg::SENDER_WINDOW >> 14) as u8),
             receiver: EnginePoint::new(&cfg.lda, (reg::RECEIVER >> 8) as u8, (reg::RECEIVER_WINDOW >> 14) as u8),
             fridge: EngineFridge::new(cfg.fridge.as_ref(), (reg::FRIDGE >> 8) as u8, (reg::FRIDGE_WINDOW >> 14) as u8),
+            expb: EngineExpb::new(cfg.expb.as_ref(), (reg::EXPB >> 8) as u8),
             id: Constant::new((ENGINE_ID as u64).into()),
             config_word: Constant::new((cfg.config_word() as u64).into()),
             epoch_packets_reset: Constant::new(65_536u64.into()),
@@ -201,12 +207,14 @@ impl<const K: usize, const RB: usize, const A: usize> Logic for Engine<K, RB, A>
         self.sender.clock.next = self.clock.val();
         self.receiver.clock.next = self.clock.val();
         self.fridge.clock.next = self.clock.val();
+        self.expb.clock.next = self.clock.val();
         self.link.reset.next = self.reset.val();
         self.core_reset.next = self.reset.val() | self.meas_reset.q.val();
         self.source.reset.next = self.core_reset.val();
         self.sender.reset.next = self.core_reset.val();
         self.receiver.reset.next = self.core_reset.val();
         self.fridge.reset.next = self.core_reset.val();
+        self.expb.reset.next = self.core_reset.val();
         self.timestamp.d.next = self.timestamp.q.val() + self.one40.val();
 
         // ---- serial line ----
@@ -225,6 +233,7 @@ impl<const K: usize, const RB: usize, const A: usize> Logic for Engine<K, RB, A>
         self.source.sink_ready.next = self.sender.s_ready.val()
             & self.receiver.s_ready.val()
             & self.fridge.feed_ready.val()
+            & self.expb.feed_ready.val()
             & !self.external.q.val();
         self.source.flip_ready.next = self.sender.flip_ready.val() & self.receiver.flip_ready.val();
         self.sender.external.next = self.external.q.val();
@@ -257,6 +266,11 @@ impl<const K: usize, const RB: usize, const A: usize> Logic for Engine<K, RB, A>
         self.fridge.rx_key.next = self.source.rx_key.val();
         self.fridge.rx_ts.next = self.source.rx_ts.val();
         self.fridge.src_flip.next = self.source.flip.val();
+        self.expb.active.next = !self.external.q.val();
+        self.expb.tx_valid.next = self.source.tx_valid.val();
+        self.expb.tx_len_draw.next = self.source.tx_key.val().get_bits::<10>(32);
+        self.expb.tx_flow_draw.next = self.source.tx_key.val().get_bits::<16>(48);
+        self.expb.gap.next = self.gap.q.val();
 
         // ---- bus: the points decode their pages and windows themselves ----
         self.sender.bus_addr.next = self.link.bus_addr.val();
@@ -271,6 +285,9 @@ impl<const K: usize, const RB: usize, const A: usize> Logic for Engine<K, RB, A>
         self.fridge.bus_re.next = self.link.bus_re.val();
         self.fridge.bus_we.next = self.link.bus_we.val();
         self.fridge.bus_wdata.next = self.link.bus_wdata.val();
+        self.expb.bus_addr.next = self.link.bus_addr.val();
+        self.expb.bus_we.next = self.link.bus_we.val();
+        self.expb.bus_wdata.next = self.link.bus_wdata.val();
         self.page.next = self.link.bus_addr.val().get_bits::<8>(8);
         self.word.next = self.link.bus_addr.val().get_bits::<8>(0);
         self.region.next = self.link.bus_addr.val().get_bits::<2>(14);
@@ -288,6 +305,7 @@ impl<const K: usize, const RB: usize, const A: usize> Logic for Engine<K, RB, A>
             | (bit_cast::<32, 1>(self.fridge.ro_valid.val().into()) << 8)
             | (bit_cast::<32, 1>(self.fridge.flip_pending.val().into()) << 9)
             | (bit_cast::<32, 1>(self.fridge.ovf_sticky.val().into()) << 10)
+            | (bit_cast::<32, 1>(self.expb.ro_valid.val().into()) << 11)
             | (bit_cast::<32, 16>(self.source.epochs.val()) << self.sh16.val());
 
         // ---- register writes of page 0x00 (effective from the next clock) ----
@@ -350,6 +368,10 @@ impl<const K: usize, const RB: usize, const A: usize> Logic for Engine<K, RB, A>
             if self.fridge.bus_hit.val() {
                 self.ack.d.next = true;
                 self.rdata.d.next = self.fridge.bus_rdata.val();
+            }
+            if self.expb.bus_hit.val() {
+                self.ack.d.next = true;
+                self.rdata.d.next = self.expb.bus_rdata.val();
             }
             if (self.region.val() == self.region0.val()) & (self.page.val() == self.page0.val()) {
                 self.ack.d.next = true;

@@ -1,12 +1,15 @@
 //! The measurement engine: a sender and a receiver LDA core (Kompella et al.,
-//! ToN 2012, §III-B..C, §V) and a fridge core (Zheng et al. §3, §4.2, §6: the
-//! sender's packets are its requests, the receiver's its responses) fed by an
-//! on-chip traffic source, one timestamp counter, and a register bus reached
+//! ToN 2012, §III-B..C, §V), a fridge core (Zheng et al. §3, §4.2, §6: the
+//! sender's packets are its requests, the receiver's its responses) and an
+//! EXPB core (Uyeda et al. §3.2, §3.3: the sender's bandwidth at every time
+//! scale) fed by an on-chip traffic source, one timestamp counter, and a register bus reached
 //! through the host link ([`link`](super::link)). This module holds its config, its register map
 //! (the one source of `csr.json` and the table in `docs/board.md`) and the
 //! ports of its exported top.
 
 use super::link::LinkConfig;
+use crate::dbm::ExpbConfig;
+use crate::dbm::traffic::BwPacket;
 use crate::error::{ConfigError, check_one_of};
 use crate::fridge::FridgeConfig;
 use crate::lda::LdaConfig;
@@ -44,8 +47,33 @@ pub fn fridge_id(key: u128) -> u32 {
     (key ^ key >> 32 ^ key >> 64 ^ key >> 96) as u32
 }
 
+/// The engine's default EXPB core: 11 scales (the paper's count, §4.1) from 32 ticks to 32 768,
+/// over periods of 65 536 ticks, one epoch of the source's defaults (65 536 packets, `GAP` 1).
+pub fn engine_expb_default() -> ExpbConfig {
+    ExpbConfig { scales: 11, base_ticks: 32, period_ticks: 65_536 }
+}
+
+/// Width of the EXPB point's time (its core's timestamp width).
+pub const EXPB_TIME_BITS: u32 = crate::dbm::TS_BITS;
+
+/// The bandwidth packet the EXPB point makes of the sender's packet with key `key` when the
+/// source's `GAP` is `gap`: time = the packet's number since reset (key bits 119:64) × `GAP`
+/// ticks, the source's timeline without its pauses (mod 2^48); length = 64 + key bits 41:32
+/// bytes (64..=1087); flow = the leading zeros of key bits 63:48 (flow f with probability
+/// 2^-(f+1), 16 for all zeros), so a few flows carry most bytes and the culprits (§3.3) mean
+/// something.
+pub fn expb_packet(key: u128, gap: u16) -> BwPacket {
+    let seq = (key >> 64) as u64;
+    BwPacket {
+        ts: seq.wrapping_mul(gap.max(1) as u64) & ((1 << EXPB_TIME_BITS) - 1),
+        len: 64 + ((key >> 32) as u32 & 0x3FF),
+        flow: ((key >> 48) as u16).leading_zeros(),
+    }
+}
+
 /// Parameters of a measurement engine: both LDA cores (sender and receiver
-/// share one config, as both ends of a segment must), the fridge core and the host link.
+/// share one config, as both ends of a segment must), the fridge core, the EXPB core and the
+/// host link.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct EngineConfig {
@@ -54,6 +82,9 @@ pub struct EngineConfig {
     /// The fridge core on the source's packets, or `null` for none (its entries must total
     /// 2^11 < Σ M_k ≤ 2^[`ENGINE_FRIDGE_ADDR_BITS`], its `bin_shift` at least [`FRIDGE_TS_SHIFT`]).
     pub fridge: Option<FridgeConfig>,
+    /// The EXPB core (bandwidth at 2^j · `base_ticks` for j < `scales`, Uyeda et al. §3.2) on the
+    /// sender's packets ([`expb_packet`]), or `null` for none (`base_ticks` below 2^32).
+    pub expb: Option<ExpbConfig>,
     /// The host link (its `uart.clock_hz` is the engine's clock).
     pub link: LinkConfig,
     /// Top module name of the export; derived from the config when absent.
@@ -65,6 +96,7 @@ impl Default for EngineConfig {
         Self {
             lda: LdaConfig::default(),
             fridge: Some(engine_fridge_default()),
+            expb: Some(engine_expb_default()),
             link: LinkConfig::default(),
             name: None,
         }
@@ -99,6 +131,15 @@ impl EngineConfig {
                 ));
             }
         }
+        if let Some(x) = &self.expb {
+            x.validate().map_err(|e| e.within("expb"))?;
+            if x.base_ticks >> 32 != 0 {
+                return Err(ConfigError::new(
+                    "expb.base_ticks",
+                    format!("{} does not fit the 32-bit EXPB_BASE_TICKS register", x.base_ticks),
+                ));
+            }
+        }
         self.link.validate().map_err(|e| e.within("link"))?;
         if let Some(n) = &self.name {
             crate::check_module_name("name", n)?;
@@ -110,23 +151,25 @@ impl EngineConfig {
     pub fn top_name(&self) -> String {
         self.name.clone().unwrap_or_else(|| {
             format!(
-                "netmeas_engine_k{}_b{}_r{}_d{}{}",
+                "netmeas_engine_k{}_b{}_r{}_d{}{}{}",
                 self.lda.key_bits,
                 self.lda.banks,
                 self.lda.rows,
                 self.link.uart.divisor(),
-                if self.fridge.is_some() { "_fr" } else { "" }
+                if self.fridge.is_some() { "_fr" } else { "" },
+                if self.expb.is_some() { "_bw" } else { "" }
             )
         })
     }
 
     /// The word `CONFIG` reads: key bits, banks, row bits, the fridge core's
-    /// fridges (0: none), so that a reader can tell a bitstream built for another geometry.
+    /// fridges (0: none), the EXPB core's scales (0: none), so that a reader can tell a bitstream built for another geometry.
     pub fn config_word(&self) -> u32 {
         self.lda.key_bits as u32
             | (self.lda.banks as u32) << 8
             | (self.lda.row_bits() as u32) << 12
             | (self.fridge.as_ref().map_or(0, |f| f.fridges()) as u32) << 16
+            | (self.expb.as_ref().map_or(0, |x| x.scales & 0xF) as u32) << 20
     }
 
     /// Histogram rows of the fridge core (32 per fridge; 0 without one).
@@ -246,6 +289,42 @@ pub mod reg {
     pub const FRIDGE: u16 = 0x0300;
     /// Histogram read-out window of the fridge core (`+ row`, row = 32 · fridge + bin).
     pub const FRIDGE_WINDOW: u16 = 0xC000;
+    /// Base of the EXPB core's block (words below).
+    pub const EXPB: u16 = 0x0400;
+    /// EXPB block: `EXPB_BASE_TICKS`, Δ_1 the core is built for.
+    pub const EXPB_BASE_TICKS: u16 = 0x00;
+    /// EXPB block: `EXPB_PERIOD_TICKS_LO`, the period the core is built for, bits 31:0.
+    pub const EXPB_PERIOD_TICKS_LO: u16 = 0x01;
+    /// EXPB block: `EXPB_PERIOD_TICKS_HI`, bits 47:32.
+    pub const EXPB_PERIOD_TICKS_HI: u16 = 0x02;
+    /// EXPB block: `EXPB_PERIOD`, index of the frozen period.
+    pub const EXPB_PERIOD: u16 = 0x03;
+    /// EXPB block: `EXPB_PACKETS_LO`, packets of the frozen period, bits 31:0.
+    pub const EXPB_PACKETS_LO: u16 = 0x04;
+    /// EXPB block: `EXPB_PACKETS_HI`, bits 63:32.
+    pub const EXPB_PACKETS_HI: u16 = 0x05;
+    /// EXPB block: `EXPB_ROW`, `{valid[31], last[30], saturated[29], scale[3:0]}` of the presented row.
+    pub const EXPB_ROW: u16 = 0x06;
+    /// EXPB block: `EXPB_COUNT`, intervals of the presented scale.
+    pub const EXPB_COUNT: u16 = 0x07;
+    /// EXPB block: `EXPB_SUM_LO`, Σ of its interval sums, bits 31:0 (`EXPB_SUM_HI` next: 51:32).
+    pub const EXPB_SUM_LO: u16 = 0x08;
+    /// EXPB block: `EXPB_SUMSQ_0`, Σ of their squares, bits 31:0 (`_1`, `_2`, `_3` next: up to bit 103).
+    pub const EXPB_SUMSQ_0: u16 = 0x0A;
+    /// EXPB block: `EXPB_MAX_LO`, the largest interval sum, bits 31:0 (`EXPB_MAX_HI` next: 47:32).
+    pub const EXPB_MAX_LO: u16 = 0x0E;
+    /// EXPB block: `EXPB_MAX_INDEX`, its interval's index.
+    pub const EXPB_MAX_INDEX: u16 = 0x10;
+    /// EXPB block: `EXPB_MAX_FLOW`, that interval's majority flow (§3.3).
+    pub const EXPB_MAX_FLOW: u16 = 0x11;
+    /// EXPB block: `EXPB_LIVE_PERIOD`, index of the live period.
+    pub const EXPB_LIVE_PERIOD: u16 = 0x12;
+    /// EXPB block: `EXPB_TIME_LO`, the point's time (the next sender packet's), bits 31:0.
+    pub const EXPB_TIME_LO: u16 = 0x13;
+    /// EXPB block: `EXPB_TIME_HI`, bits 47:32.
+    pub const EXPB_TIME_HI: u16 = 0x14;
+    /// EXPB block: `EXPB_TAKE`, writing `{period[27:0], scale[3:0]}` takes the presented row if it is that row.
+    pub const EXPB_TAKE: u16 = 0x18;
 }
 
 /// `CTRL` bit: the traffic source runs.
@@ -274,6 +353,8 @@ pub const STATUS_FRIDGE_FROZEN: u32 = 1 << 8;
 pub const STATUS_FRIDGE_PENDING: u32 = 1 << 9;
 /// `STATUS` bit: a fridge histogram field wrapped (sticky).
 pub const STATUS_FRIDGE_OVF: u32 = 1 << 10;
+/// `STATUS` bit: the EXPB core presents a row of a frozen period.
+pub const STATUS_EXPB_FROZEN: u32 = 1 << 11;
 /// `STATUS` bits 31:16: epochs ended since reset, modulo 2^16.
 pub const STATUS_EPOCHS_SHIFT: u32 = 16;
 
@@ -316,10 +397,10 @@ pub fn engine_registers(cfg: &EngineConfig) -> Vec<EngineRegister> {
             "CONFIG",
             reg::CONFIG,
             Ro,
-            20,
+            24,
             cfg.config_word() as u64,
             "key bits [7:0], banks [11:8], row bits per bank [15:12] of both LDA cores; fridges of the \
-             fridge core [19:16] (0: none)",
+             fridge core [19:16] (0: none); scales of the EXPB core mod 16 [23:20] (0: none)",
         ),
         r(
             "CTRL",
@@ -399,7 +480,8 @@ pub fn engine_registers(cfg: &EngineConfig) -> Vec<EngineRegister> {
             "bit 0 running, 1 frozen epoch presented by both LDA cores, 2 source waiting for the read-out, \
              3 sender overflow, 4 receiver overflow, 5 cores ready, 6 and 7 the sender's and the receiver's \
              live copy, 8 the fridge presents a frozen histogram row, 9 the fridge's flip waits for its \
-             read-out, 10 fridge histogram overflow; [31:16] epochs ended mod 2^16",
+             read-out, 10 fridge histogram overflow, 11 the EXPB core presents a row of a frozen period; \
+             [31:16] epochs ended mod 2^16",
         ),
         r("TIME_LO", reg::TIME_LO, Ro, 32, 0, "timestamp counter bits 31:0 (one tick per clock)"),
         r("TIME_HI", reg::TIME_HI, Ro, 8, 0, "timestamp counter bits 39:32"),
@@ -523,6 +605,73 @@ pub fn engine_registers(cfg: &EngineConfig) -> Vec<EngineRegister> {
                   taken last again when it was, else shows the presented row without taking it"
                 .into(),
         });
+    }
+    if let Some(x) = &cfg.expb {
+        let e = |off: u16| reg::EXPB + off;
+        let words: [(&str, u16, Access, u32, u64, &str); 21] = [
+            (
+                "BASE_TICKS",
+                reg::EXPB_BASE_TICKS,
+                Ro,
+                32,
+                x.base_ticks,
+                "Δ_1 in ticks (clocks) the EXPB core is built for",
+            ),
+            (
+                "PERIOD_TICKS_LO",
+                reg::EXPB_PERIOD_TICKS_LO,
+                Ro,
+                32,
+                x.period_ticks & 0xFFFF_FFFF,
+                "its period in ticks, bits 31:0",
+            ),
+            ("PERIOD_TICKS_HI", reg::EXPB_PERIOD_TICKS_HI, Ro, 16, x.period_ticks >> 32, "the same, bits 47:32"),
+            ("PERIOD", reg::EXPB_PERIOD, Ro, 32, 0, "frozen period: its index since reset"),
+            ("PACKETS_LO", reg::EXPB_PACKETS_LO, Ro, 32, 0, "frozen period: its packets, bits 31:0"),
+            ("PACKETS_HI", reg::EXPB_PACKETS_HI, Ro, 32, 0, "the same, bits 63:32"),
+            (
+                "ROW",
+                reg::EXPB_ROW,
+                Ro,
+                32,
+                0,
+                "the presented row: valid [31], last scale [30], a base-interval sum of the period saturated [29], \
+                 scale j [3:0] (intervals of 2^j · BASE_TICKS)",
+            ),
+            ("COUNT", reg::EXPB_COUNT, Ro, 21, 0, "presented row: intervals of its scale in the period"),
+            ("SUM_LO", reg::EXPB_SUM_LO, Ro, 32, 0, "presented row: Σ of the intervals' byte sums, bits 31:0"),
+            ("SUM_HI", reg::EXPB_SUM_LO + 1, Ro, 20, 0, "the same, bits 51:32"),
+            ("SUMSQ_0", reg::EXPB_SUMSQ_0, Ro, 32, 0, "presented row: Σ of their squares, bits 31:0"),
+            ("SUMSQ_1", reg::EXPB_SUMSQ_0 + 1, Ro, 32, 0, "the same, bits 63:32"),
+            ("SUMSQ_2", reg::EXPB_SUMSQ_0 + 2, Ro, 32, 0, "the same, bits 95:64"),
+            ("SUMSQ_3", reg::EXPB_SUMSQ_0 + 3, Ro, 8, 0, "the same, bits 103:96"),
+            ("MAX_LO", reg::EXPB_MAX_LO, Ro, 32, 0, "presented row: the largest interval sum, bits 31:0"),
+            ("MAX_HI", reg::EXPB_MAX_LO + 1, Ro, 16, 0, "the same, bits 47:32"),
+            ("MAX_INDEX", reg::EXPB_MAX_INDEX, Ro, 20, 0, "presented row: index of the first interval with it"),
+            ("MAX_FLOW", reg::EXPB_MAX_FLOW, Ro, 32, 0, "presented row: that interval's majority flow (the culprit)"),
+            ("LIVE_PERIOD", reg::EXPB_LIVE_PERIOD, Ro, 32, 0, "index of the live period"),
+            (
+                "TIME_LO",
+                reg::EXPB_TIME_LO,
+                Ro,
+                32,
+                0,
+                "the EXPB point's time, the next sender packet's (packets × GAP), bits 31:0",
+            ),
+            ("TIME_HI", reg::EXPB_TIME_HI, Ro, 16, 0, "the same, bits 47:32"),
+        ];
+        for (name, off, access, bits, reset, doc) in words {
+            v.push(r(&format!("EXPB_{name}"), e(off), access, bits, reset, doc));
+        }
+        v.push(r(
+            "EXPB_TAKE",
+            e(reg::EXPB_TAKE),
+            Wo,
+            32,
+            0,
+            "writing {period[27:0], scale[3:0]} takes the presented row if it is that row (a repeated write \
+             takes nothing); the core holds the next period's end until its frozen period is taken",
+        ));
     }
     v.sort_by_key(|r| r.addr);
     v
@@ -661,14 +810,49 @@ mod tests {
     }
 
     #[test]
+    fn the_expb_core_is_in_the_default_engine_and_null_removes_it() {
+        let d = EngineConfig::default();
+        assert_eq!(d.expb, Some(engine_expb_default()));
+        let none: EngineConfig = serde_json::from_str(r#"{"expb": null}"#).unwrap();
+        assert!(none.expb.is_none() && none.validate().is_ok());
+        assert_eq!(d.config_word() >> 20 & 0xF, 11);
+        assert_eq!(none.config_word() >> 20, 0, "CONFIG tells an engine without an EXPB core");
+        assert!(d.top_name().ends_with("_fr_bw") && !none.top_name().ends_with("_bw"));
+        let names: Vec<String> = engine_registers(&none).into_iter().map(|r| r.name).collect();
+        assert!(!names.iter().any(|n| n.starts_with("EXPB")), "{names:?}");
+        let regs = engine_registers(&d);
+        let base = regs.iter().find(|r| r.name == "EXPB_BASE_TICKS").unwrap();
+        assert_eq!((base.addr, base.reset), (reg::EXPB, 32));
+        assert!(regs.iter().any(|r| r.name == "EXPB_TAKE" && r.addr == reg::EXPB + reg::EXPB_TAKE));
+        let mut c = EngineConfig::default();
+        c.expb.as_mut().unwrap().base_ticks = 1 << 32;
+        c.expb.as_mut().unwrap().period_ticks = 1 << 42;
+        assert!(c.validate().unwrap_err().to_string().contains("expb.base_ticks"), "{:?}", c.validate());
+        let mut c = EngineConfig::default();
+        c.expb.as_mut().unwrap().period_ticks = 65_537;
+        assert!(c.validate().unwrap_err().to_string().contains("expb.period_ticks"));
+    }
+
+    #[test]
+    fn expb_packets_follow_the_key() {
+        // Packet 5 of the source, PRNG bits with 0x0123 above bit 48 and 0x2A5 in bits 41:32.
+        let key = 5u128 << 64 | 0x0123_0000_0000_0000 | 0x2A5u128 << 32 | 0xDEAD_BEEF;
+        let p = expb_packet(key, 3);
+        assert_eq!((p.ts, p.len, p.flow), (15, 64 + 0x2A5, 7));
+        assert_eq!(expb_packet(key, 0).ts, 5, "GAP 0 acts as 1");
+        assert_eq!(expb_packet(1u128 << 64, 1).flow, 16, "no bit set above bit 48: 16 leading zeros");
+        assert_eq!(expb_packet(0xFFFF_0000_0000_0000, 1).flow, 0);
+    }
+
+    #[test]
     fn the_fridge_is_in_the_default_engine_and_null_removes_it() {
         let d = EngineConfig::default();
         assert_eq!(d.fridge, Some(engine_fridge_default()));
         let none: EngineConfig = serde_json::from_str(r#"{"fridge": null}"#).unwrap();
         assert!(none.fridge.is_none() && none.validate().is_ok());
         assert_ne!(none.config_word(), d.config_word(), "CONFIG tells an engine without a fridge");
-        assert_eq!(d.config_word() >> 16, 2);
-        assert!(d.top_name().ends_with("_fr") && !none.top_name().ends_with("_fr"));
+        assert_eq!(d.config_word() >> 16 & 0xF, 2);
+        assert!(d.top_name().contains("_fr") && !none.top_name().contains("_fr"));
         let names: Vec<String> = engine_registers(&none).into_iter().map(|r| r.name).collect();
         assert!(!names.iter().any(|n| n.starts_with("FRIDGE")), "{names:?}");
         let regs = engine_registers(&d);

@@ -5,7 +5,8 @@
 //! (Zheng et al. §3.3, §4.2, §6.2), and checks everything the hardware
 //! reported against the golden models: the source regenerated packet by
 //! packet ([`SourceModel`]), both LDA synopses recomputed by [`LdaGolden`]
-//! and the fridge's histograms by [`FridgeGolden`]. A disagreement is an error, never a
+//! and the fridge's histograms by [`FridgeGolden`], and the EXPB core's
+//! periods (Uyeda et al. §3.2, §3.3) by [`ExpbGolden`]. A disagreement is an error, never a
 //! silently wrong estimate; link errors are retried by [`LinkHost`].
 //! With the engine on its external packet-metadata streams
 //! ([`EngineReader::start_external`]) it reads and estimates each epoch the
@@ -14,10 +15,11 @@
 
 use super::engine::{
     CTRL_EXTERNAL, CTRL_RUN, ENGINE_ID, EngineConfig, FRIDGE_TS_SHIFT, STATUS_FRIDGE_FROZEN, STATUS_FROZEN,
-    STATUS_READY, WindowWord, reg,
+    STATUS_READY, WindowWord, expb_packet, reg,
 };
 use super::host::{ByteLink, LinkHost};
 use super::source::{EpochTraffic, SourceModel, SourceSettings};
+use crate::dbm::{ExpbGolden, ExpbPeriod, ScaleStats};
 use crate::fridge::{
     Cdf, FRIDGE_REG_HIST_COUNT, FRIDGE_REG_HIST_WSUM_LO, FridgeGolden, HistBin, Percentiles, Scored, score_histograms,
 };
@@ -62,6 +64,72 @@ pub struct FridgeReport {
     pub histograms_match: bool,
 }
 
+/// One time scale of an EXPB period (Uyeda et al. §3.2): the statistics of the bytes per
+/// interval of 2^j Δ_1 ticks over the period, exact, and the culprit of its maximum (§3.3).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ExpbScaleReport {
+    /// The interval, ticks.
+    pub ticks: u64,
+    /// Intervals in the period.
+    pub intervals: u64,
+    /// Mean bytes per interval.
+    pub mean_bytes: f64,
+    /// Standard deviation of the bytes per interval (population).
+    pub std_bytes: f64,
+    /// The largest interval's bytes.
+    pub max_bytes: u64,
+    /// Index of the first interval with them.
+    pub max_index: u64,
+    /// That interval's majority flow (the culprit).
+    pub culprit: u32,
+    /// Mean rate, Mbit/s at the engine's clock.
+    pub mean_mbps: f64,
+    /// Standard deviation of the rate, Mbit/s.
+    pub std_mbps: f64,
+    /// The largest interval's rate, Mbit/s.
+    pub peak_mbps: f64,
+}
+
+/// One period of the EXPB core, read from the engine and equal to the golden model's.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ExpbReport {
+    /// Period index since reset.
+    pub period: u64,
+    /// Packets in it.
+    pub packets: u64,
+    /// A base-interval sum saturated (its statistics are then lower bounds).
+    pub saturated: bool,
+    /// Scales, finest first.
+    pub scales: Vec<ExpbScaleReport>,
+}
+
+impl ExpbReport {
+    fn new(p: &ExpbPeriod, base_ticks: u64, clock_hz: u64) -> Self {
+        let scales = p
+            .scales
+            .iter()
+            .enumerate()
+            .map(|(j, s)| {
+                let ticks = base_ticks << j;
+                let mbps = |bytes: f64| bytes * 8.0 * clock_hz as f64 / ticks as f64 / 1e6;
+                ExpbScaleReport {
+                    ticks,
+                    intervals: s.count,
+                    mean_bytes: s.mean(),
+                    std_bytes: s.std(),
+                    max_bytes: s.max,
+                    max_index: s.max_index,
+                    culprit: s.max_flow,
+                    mean_mbps: mbps(s.mean()),
+                    std_mbps: mbps(s.std()),
+                    peak_mbps: mbps(s.max as f64),
+                }
+            })
+            .collect();
+        Self { period: p.index, packets: p.packets, saturated: p.interval_saturated, scales }
+    }
+}
+
 /// What the reader reports for one epoch.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct EpochReport {
@@ -79,6 +147,9 @@ pub struct EpochReport {
     pub synopses_match: bool,
     /// The fridge core's estimate of the delay distribution, when the engine has one.
     pub fridge: Option<FridgeReport>,
+    /// The EXPB core's periods that ended with this epoch's packets (with the source's
+    /// defaults, one period per epoch), read after the epoch; empty without an EXPB core.
+    pub expb: Vec<ExpbReport>,
 }
 
 /// The engine at the far end of a link.
@@ -90,6 +161,10 @@ pub struct EngineReader<L> {
     golden: [LdaGolden; 2],
     /// The fridge core's golden model: it runs across epochs, as the core's entries do.
     fridge: Option<FridgeGolden>,
+    /// The EXPB core's golden model: it runs across epochs, on the point's own time.
+    expb: Option<ExpbGolden>,
+    /// The source's `GAP`: the EXPB point's time advances by it per sender packet.
+    gap: u16,
     polls: u32,
 }
 
@@ -99,6 +174,7 @@ impl<L: ByteLink> EngineReader<L> {
     pub fn start(host: LinkHost<L>, cfg: &EngineConfig, settings: &SourceSettings) -> Result<Self, String> {
         let source = SourceModel::new(settings)?;
         let mut reader = Self::connect(host, cfg, 0, Some(source))?;
+        reader.gap = settings.gap;
         let h = &mut reader.host;
         h.write(reg::EPOCH_PACKETS, settings.epoch_packets)?;
         h.write(reg::GAP, settings.gap as u32)?;
@@ -138,16 +214,31 @@ impl<L: ByteLink> EngineReader<L> {
         let word = host.read(reg::CONFIG)?;
         if word != cfg.config_word() {
             return Err(format!(
-                "the engine is built for key bits {}, {} banks, 2^{} rows, {} fridges; the config says {}, {}, 2^{}, {}",
+                "the engine is built for key bits {}, {} banks, 2^{} rows, {} fridges, {} EXPB scales (mod 16); \
+                 the config says {}, {}, 2^{}, {}, {}",
                 word & 0xFF,
                 (word >> 8) & 0xF,
                 (word >> 12) & 0xF,
                 (word >> 16) & 0xF,
+                (word >> 20) & 0xF,
                 cfg.lda.key_bits,
                 cfg.lda.banks,
                 cfg.lda.row_bits(),
-                cfg.fridge.as_ref().map_or(0, |f| f.fridges())
+                cfg.fridge.as_ref().map_or(0, |f| f.fridges()),
+                cfg.expb.as_ref().map_or(0, |x| x.scales & 0xF)
             ));
+        }
+        if let Some(x) = &cfg.expb {
+            let base = host.read(reg::EXPB + reg::EXPB_BASE_TICKS)? as u64;
+            let lo = host.read(reg::EXPB + reg::EXPB_PERIOD_TICKS_LO)? as u64;
+            let period = (host.read(reg::EXPB + reg::EXPB_PERIOD_TICKS_HI)? as u64) << 32 | lo;
+            if (base, period) != (x.base_ticks, x.period_ticks) {
+                return Err(format!(
+                    "the engine's EXPB core is built for a base of {base} ticks and periods of {period}; \
+                     the config says {} and {}",
+                    x.base_ticks, x.period_ticks
+                ));
+            }
         }
         host.write(reg::CTRL, 0)?;
         host.write(reg::CTRL, ctrl)?;
@@ -158,6 +249,11 @@ impl<L: ByteLink> EngineReader<L> {
             source,
             golden: [0, 1].map(|_| LdaGolden::new(&cfg.lda)),
             fridge: cfg.fridge.as_ref().map(FridgeGolden::new),
+            expb: match &cfg.expb {
+                Some(x) => Some(ExpbGolden::new(x).map_err(|e| e.within("expb").to_string())?),
+                None => None,
+            },
+            gap: 1,
             polls: 0,
         };
         reader.wait_for(STATUS_READY)?;
@@ -227,6 +323,53 @@ impl<L: ByteLink> EngineReader<L> {
             rows.push(HistBin { count, wsum, w2sum });
         }
         Ok(rows)
+    }
+
+    /// Reads the EXPB core's next frozen period row by row: each row's words once its `ROW`
+    /// word shows it, then `EXPB_TAKE` with its period and scale (a repeated write takes nothing).
+    fn read_expb_period(&mut self, scales: usize) -> Result<ExpbPeriod, String> {
+        let word = |a: u16| reg::EXPB + a;
+        let mut period = ExpbPeriod::default();
+        for j in 0..scales {
+            let row = self.poll_expb_row()?;
+            let (scale, last, saturated) = (row & 0xF, row >> 30 & 1 != 0, row >> 29 & 1 != 0);
+            if scale as usize != j || last != (j + 1 == scales) {
+                return Err(format!("read-out of the EXPB core: scale {j} expected, ROW reads 0x{row:08X}"));
+            }
+            let index = self.host.read(word(reg::EXPB_PERIOD))?;
+            if j == 0 {
+                period.index = index as u64;
+                period.packets = self.read64(word(reg::EXPB_PACKETS_LO), word(reg::EXPB_PACKETS_HI))?;
+                period.interval_saturated = saturated;
+            } else if index as u64 != period.index {
+                return Err(format!(
+                    "read-out of the EXPB core: period {} expected at scale {j}, not {index}",
+                    period.index
+                ));
+            }
+            let count = self.host.read(word(reg::EXPB_COUNT))? as u64;
+            let sum = self.read64(word(reg::EXPB_SUM_LO), word(reg::EXPB_SUM_LO + 1))?;
+            let sq_lo = self.read64(word(reg::EXPB_SUMSQ_0), word(reg::EXPB_SUMSQ_0 + 1))? as u128;
+            let sq_hi = self.read64(word(reg::EXPB_SUMSQ_0 + 2), word(reg::EXPB_SUMSQ_0 + 3))? as u128;
+            let max = self.read64(word(reg::EXPB_MAX_LO), word(reg::EXPB_MAX_LO + 1))?;
+            let max_index = self.host.read(word(reg::EXPB_MAX_INDEX))? as u64;
+            let max_flow = self.host.read(word(reg::EXPB_MAX_FLOW))?;
+            period.scales.push(ScaleStats { count, sum, sumsq: sq_hi << 64 | sq_lo, max, max_index, max_flow });
+            self.host.write(word(reg::EXPB_TAKE), index << 4 | j as u32)?;
+        }
+        Ok(period)
+    }
+
+    /// Polls `EXPB_ROW` until it shows a row.
+    fn poll_expb_row(&mut self) -> Result<u32, String> {
+        for _ in 0..MAX_POLLS {
+            self.polls += 1;
+            let row = self.host.read(reg::EXPB + reg::EXPB_ROW)?;
+            if row >> 31 != 0 {
+                return Ok(row);
+            }
+        }
+        Err(format!("the EXPB core presented no row in {MAX_POLLS} polls"))
     }
 
     /// Waits for the next frozen epoch and reads it (the engine then clears
@@ -322,6 +465,7 @@ impl<L: ByteLink> EngineReader<L> {
             }
             _ => None,
         };
+        let expb = self.check_expb(t).map_err(|err| format!("epoch {}: {err}", e.sender.seq))?;
         let est = estimate(&e.sender, &e.receiver).map_err(|err| format!("epoch {}: {err}", e.sender.seq))?;
         let truth = t.truth();
         let rel = |a: f64, b: f64| (a - b).abs() / b.abs();
@@ -333,6 +477,38 @@ impl<L: ByteLink> EngineReader<L> {
             truth,
             synopses_match,
             fridge,
+            expb,
         })
+    }
+
+    /// Feeds the epoch's sender packets to the golden EXPB, closes the periods that end by the
+    /// epoch's end (the core closes the last of them on the next epoch's first packet, which the
+    /// source sends as soon as the epoch has flipped), reads each from the engine and requires
+    /// it to equal the golden model's.
+    fn check_expb(&mut self, t: &EpochTraffic) -> Result<Vec<ExpbReport>, String> {
+        // On the external streams the EXPB point takes no packets.
+        let (Some(g), Some(x), Some(_)) = (self.expb.as_mut(), self.cfg.expb.clone(), self.source.as_ref()) else {
+            return Ok(Vec::new());
+        };
+        let mut want = Vec::new();
+        for &(key, _) in &t.sender {
+            g.push(&expb_packet(key, self.gap), &mut want)?;
+        }
+        if let Some(&(key, _)) = t.sender.last() {
+            g.advance(expb_packet(key, self.gap).ts + self.gap.max(1) as u64, &mut want);
+        }
+        let mut reports = Vec::with_capacity(want.len());
+        for w in want {
+            let got = self.read_expb_period(x.scales)?;
+            if got != w {
+                let scale = got.scales.iter().zip(&w.scales).position(|(a, b)| a != b);
+                return Err(format!(
+                    "the EXPB core's period {} differs from the golden model's period {} (first at scale {scale:?})",
+                    got.index, w.index
+                ));
+            }
+            reports.push(ExpbReport::new(&got, x.base_ticks, self.cfg.link.uart.clock_hz));
+        }
+        Ok(reports)
     }
 }
