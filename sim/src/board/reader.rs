@@ -271,14 +271,20 @@ impl<L: ByteLink> EngineReader<L> {
     }
 
     fn wait_for(&mut self, bit: u32) -> Result<u32, String> {
+        self.poll(reg::STATUS, "STATUS", bit)
+    }
+
+    /// Reads register `addr` (named `name`) until it shows any of `bits`, at most
+    /// [`MAX_POLLS`] times, and returns the value that did.
+    fn poll(&mut self, addr: u16, name: &str, bits: u32) -> Result<u32, String> {
         for _ in 0..MAX_POLLS {
             self.polls += 1;
-            let s = self.host.read(reg::STATUS)?;
-            if s & bit != 0 {
-                return Ok(s);
+            let v = self.host.read(addr)?;
+            if v & bits != 0 {
+                return Ok(v);
             }
         }
-        Err(format!("the engine did not raise STATUS bit 0x{bit:X} in {MAX_POLLS} polls"))
+        Err(format!("the engine did not raise {name} bit 0x{bits:X} in {MAX_POLLS} polls"))
     }
 
     fn read64(&mut self, lo: u16, hi: u16) -> Result<u64, String> {
@@ -331,7 +337,7 @@ impl<L: ByteLink> EngineReader<L> {
         let word = |a: u16| reg::EXPB + a;
         let mut period = ExpbPeriod::default();
         for j in 0..scales {
-            let row = self.poll_expb_row()?;
+            let row = self.poll(word(reg::EXPB_ROW), "EXPB_ROW", 1 << 31)?;
             let (scale, last, saturated) = (row & 0xF, row >> 30 & 1 != 0, row >> 29 & 1 != 0);
             if scale as usize != j || last != (j + 1 == scales) {
                 return Err(format!("read-out of the EXPB core: scale {j} expected, ROW reads 0x{row:08X}"));
@@ -358,18 +364,6 @@ impl<L: ByteLink> EngineReader<L> {
             self.host.write(word(reg::EXPB_TAKE), index << 4 | j as u32)?;
         }
         Ok(period)
-    }
-
-    /// Polls `EXPB_ROW` until it shows a row.
-    fn poll_expb_row(&mut self) -> Result<u32, String> {
-        for _ in 0..MAX_POLLS {
-            self.polls += 1;
-            let row = self.host.read(reg::EXPB + reg::EXPB_ROW)?;
-            if row >> 31 != 0 {
-                return Ok(row);
-            }
-        }
-        Err(format!("the EXPB core presented no row in {MAX_POLLS} polls"))
     }
 
     /// Waits for the next frozen epoch and reads it (the engine then clears
