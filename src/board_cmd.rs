@@ -335,6 +335,9 @@ pub fn read(a: &BoardRead) -> Result<(), String> {
         )) + &cfg.expb.as_ref().map_or(String::new(), |x| format!(
             "; EXPB core, {} scales from {} ticks, periods of {} ticks",
             x.scales, x.base_ticks, x.period_ticks
+        )) + &cfg.dbm.as_ref().map_or(String::new(), |d| format!(
+            "; DBM core, {} buckets, periods of {} ticks",
+            d.buckets, d.period_ticks
         )),
         cfg.link.uart.clock_hz as f64 / 1e6,
         cfg.link.uart.baud
@@ -436,6 +439,49 @@ pub fn read(a: &BoardRead) -> Result<(), String> {
                         x.std_mbps,
                         x.peak_mbps,
                         x.culprit,
+                        if p.saturated { " (saturated)" } else { "" }
+                    );
+                }
+            }
+        }
+    }
+    if s.reports.iter().any(|r| !r.dbm.is_empty()) {
+        println!(
+            "DBM (the sender's bandwidth at each scale from the period's buckets, next to the exact; \
+             error bound 4B/m):"
+        );
+        println!(
+            "{:>5} {:>6} {:>8} {:>7} {:>7} {:>10} | {:>9} {:>9} | {:>9} {:>9} | {:>9} {:>9}",
+            "epoch",
+            "period",
+            "packets",
+            "buckets",
+            "merges",
+            "interval",
+            "peak Mb/s",
+            "true",
+            "std Mb/s",
+            "true",
+            "max err B",
+            "bound B"
+        );
+        for r in &s.reports {
+            for p in &r.dbm {
+                for x in &p.scales {
+                    println!(
+                        "{:>5} {:>6} {:>8} {:>7} {:>7} {:>8.2}µs | {:>9.1} {:>9.1} | {:>9.1} {:>9.1} | {:>9.0} {:>9.0}{}",
+                        r.seq,
+                        p.period,
+                        p.packets,
+                        p.buckets,
+                        p.merges,
+                        x.ticks as f64 * tick_us,
+                        x.peak_mbps,
+                        x.true_peak_mbps,
+                        x.std_mbps,
+                        x.true_std_mbps,
+                        p.max_error_bytes,
+                        p.bound_bytes,
                         if p.saturated { " (saturated)" } else { "" }
                     );
                 }

@@ -78,15 +78,16 @@ pub const VARIANTS: &[(&str, &str, &str)] = &[
         "link",
         r#"{"uart": {"clock_hz": 50000000, "baud": 3000000}, "bridge": {"timeout_clocks": 2000}}"#,
     ),
-    // Measurement engine: the default LDA pair (120-bit keys, 2 × 512 rows), fridge core (2 × 2048 entries) and EXPB
-    // core (11 scales from 32 ticks, periods of 65 536) behind the default link (50 MHz, 3 Mbaud).
+    // Measurement engine: the default LDA pair (120-bit keys, 2 × 512 rows), fridge core (2 × 2048 entries), EXPB
+    // core (11 scales from 32 ticks, periods of 65 536) and DBM core (1024 buckets, the same periods) behind the
+    // default link (50 MHz, 3 Mbaud).
     ("engine_default", "engine", r#"{}"#),
-    // Measurement engine of the iCE40-HX8K board (synth/src/board.rs): the reduced LDA pair above, no fridge, no EXPB,
+    // Measurement engine of the iCE40-HX8K board (synth/src/board.rs): the reduced LDA pair above, no fridge, EXPB or DBM,
     // behind a 12 MHz, 3 Mbaud link.
     (
         "engine_hx8k",
         "engine",
-        r#"{"lda": {"key_bits": 32, "banks": 1, "rows": 128, "bank_prob_log2": [3], "ts_in_ram": true}, "fridge": null, "expb": null, "link": {"uart": {"clock_hz": 12000000, "baud": 3000000}, "bridge": {"timeout_clocks": 240000}}}"#,
+        r#"{"lda": {"key_bits": 32, "banks": 1, "rows": 128, "bank_prob_log2": [3], "ts_in_ram": true}, "fridge": null, "expb": null, "dbm": null, "link": {"uart": {"clock_hz": 12000000, "baud": 3000000}, "bridge": {"timeout_clocks": 240000}}}"#,
     ),
     // SVBF: the default store, 9 partitions of 2^17 bits (two banks of 1024 × 64 bits each).
     ("svbf_default", "svbf", r#"{"hashes": 9, "partition_log2": 17}"#),

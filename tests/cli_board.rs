@@ -53,10 +53,10 @@ fn the_reader_measures_the_simulated_engine() {
 }
 
 #[test]
-fn the_reader_reads_the_expb_periods() {
-    // GAP 16: the EXPB point's time advances 16 ticks a packet, so each epoch of 5000 packets
+fn the_reader_reads_the_bandwidth_periods() {
+    // GAP 16: the bandwidth points' time advances 16 ticks a packet, so each epoch of 5000 packets
     // (80 000 ticks) ends a period of 65 536 ticks (4096 packets), read with the epoch and equal
-    // to the golden EXPB's (or the reader fails).
+    // to the golden EXPB's and DBM's (or the reader fails).
     let v = read_two_epochs(&["--gap", "16"]);
     for (k, e) in v["epochs"].as_array().unwrap().iter().enumerate() {
         let periods = e["expb"].as_array().unwrap();
@@ -73,11 +73,21 @@ fn the_reader_reads_the_expb_periods() {
             assert!((mbps - 14_387.5).abs() < 14_387.5 * 0.03, "{x}");
             assert!(x["peak_mbps"].as_f64().unwrap() >= mbps, "{x}");
         }
+        let periods = e["dbm"].as_array().unwrap();
+        assert_eq!(periods.len(), 1, "{e}");
+        let p = &periods[0];
+        let got = (p["period"].as_u64(), p["packets"].as_u64(), p["buckets"].as_u64(), p["merges"].as_u64());
+        assert_eq!(got, (Some(k as u64), Some(4096), Some(1024), Some(4096 - 1024)), "{p}");
+        // Lemma 1: no interval at any scale is further than 4B/m from the truth.
+        let (err, bound) = (p["max_error_bytes"].as_f64().unwrap(), p["bound_bytes"].as_f64().unwrap());
+        assert!(err > 0.0 && err <= bound, "{p}");
+        assert_eq!(p["scales"].as_array().unwrap().len(), 11);
     }
     let o = netmeas(&["board", "read", "--port", "sim", "--epochs", "1", "--packets", "5000", "--gap", "16"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(text.contains("EXPB (") && text.contains("peak Mb/s"), "{text}");
+    assert!(text.contains("DBM (") && text.contains("bound B"), "{text}");
 }
 
 #[test]
@@ -90,6 +100,7 @@ fn the_reader_measures_the_simulated_hx8k_engine() {
     assert!((105_000.0..120_000.0).contains(&bits), "{bits}");
     assert!(v["epochs"][0]["fridge"].is_null(), "the HX8K engine has no fridge core");
     assert_eq!(v["epochs"][0]["expb"], serde_json::json!([]), "nor an EXPB core");
+    assert_eq!(v["epochs"][0]["dbm"], serde_json::json!([]), "nor a DBM core");
 }
 
 #[test]

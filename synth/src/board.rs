@@ -51,11 +51,11 @@ impl Board {
     }
 
     /// The engine this board runs. ULX3S: the default engine (two LDA cores
-    /// of 2 × 512 rows, 120-bit keys, and the fridge core) at 50 MHz from the PLL, 3 Mbaud.
+    /// of 2 × 512 rows, 120-bit keys, the fridge, EXPB and DBM cores) at 50 MHz from the PLL, 3 Mbaud.
     /// HX8K, reduced to fit its 7680 logic cells: two cores of one bank of
     /// 128 rows (sampling 2^-3, a register) with 32-bit keys, the timestamps
     /// waiting for their updates in block RAM (`ts_in_ram`), on the 12 MHz
-    /// oscillator, 3 Mbaud, and no fridge core.
+    /// oscillator, 3 Mbaud, and no fridge, EXPB or DBM core.
     pub fn engine(self) -> EngineConfig {
         match self {
             Board::Ulx3s => EngineConfig::default(),
@@ -70,6 +70,7 @@ impl Board {
                 },
                 fridge: None,
                 expb: None,
+                dbm: None,
                 link: LinkConfig {
                     uart: UartConfig { clock_hz: 12_000_000, baud: 3_000_000 },
                     // 20 ms, as the default at 50 MHz.

@@ -7,9 +7,11 @@
 //! its epochs with its own flip. On the source's streams a fridge point
 //! ([`EngineFridge`]: a fridge core, Zheng et al. §3, §4.2, §6, taking the
 //! sender's packets as requests and the receiver's as responses) measures
-//! the delay distribution, and an EXPB point ([`EngineExpb`]: an EXPB core,
-//! Uyeda et al. §3.2, §3.3, on the sender's packets) the bandwidth at every
-//! scale 2^j Δ_1. One 40-bit timestamp counter (one tick per clock) stamps
+//! the delay distribution, an EXPB point ([`EngineExpb`]: an EXPB core,
+//! Uyeda et al. §3.2, §3.3) the bandwidth at every scale 2^j Δ_1, and a DBM
+//! point ([`EngineDbm`]: a DBM core, §3.1, §5) a partition of each period
+//! into m buckets that answers the bandwidth at any scale, both on the
+//! sender's packets as [`BandwidthFeed`] makes them. One 40-bit timestamp counter (one tick per clock) stamps
 //! the source's epochs; the host reaches everything through the host link
 //! ([`LinkTop`]) on a 16-bit register bus whose map is
 //! [`engine_registers`](netmeas_sim::board::engine::engine_registers)
@@ -18,7 +20,7 @@
 //! Bus: a strobe's side effects happen at its clock; the answer (`bus_ack`,
 //! `bus_rdata`) is registered and comes one clock later (two for a read of
 //! the fridge's page, which goes through its core's CSR port). Pages 0x00
-//! (the engine), 0x01 (sender), 0x02 (receiver), 0x03 (fridge) and 0x04 (EXPB) and the
+//! (the engine), 0x01 (sender), 0x02 (receiver), 0x03 (fridge), 0x04 (EXPB) and 0x05 (DBM) and the
 //! three read-out windows answer, unassigned words in them read 0; any other address is not
 //! answered, so the bridge reports a bus timeout. Each point decodes its
 //! page and its window itself; the engine registers the answer.
@@ -30,6 +32,8 @@
 //! the host repeats after a lost response gets the same word back and takes
 //! nothing: reads over a noisy link never skip or repeat a row.
 
+use super::bandwidth_feed::BandwidthFeed;
+use super::engine_dbm::EngineDbm;
 use super::engine_expb::EngineExpb;
 use super::engine_fridge::EngineFridge;
 use super::engine_point::EnginePoint;
@@ -88,7 +92,9 @@ pub struct Engine<const K: usize, const RB: usize, const A: usize> {
     sender: EnginePoint<K, RB, A>,
     receiver: EnginePoint<K, RB, A>,
     fridge: EngineFridge,
+    bandwidth: BandwidthFeed,
     expb: EngineExpb,
+    dbm: EngineDbm,
     // --- constants ---
     id: Constant<Bits<32>>,
     config_word: Constant<Bits<32>>,
@@ -149,7 +155,9 @@ impl<const K: usize, const RB: usize, const A: usize> Engine<K, RB, A> {
             sender: EnginePoint::new(&cfg.lda, (reg::SENDER >> 8) as u8, (reg::SENDER_WINDOW >> 14) as u8),
             receiver: EnginePoint::new(&cfg.lda, (reg::RECEIVER >> 8) as u8, (reg::RECEIVER_WINDOW >> 14) as u8),
             fridge: EngineFridge::new(cfg.fridge.as_ref(), (reg::FRIDGE >> 8) as u8, (reg::FRIDGE_WINDOW >> 14) as u8),
+            bandwidth: Default::default(),
             expb: EngineExpb::new(cfg.expb.as_ref(), (reg::EXPB >> 8) as u8),
+            dbm: EngineDbm::new(cfg.dbm.as_ref(), (reg::DBM >> 8) as u8),
             id: Constant::new((ENGINE_ID as u64).into()),
             config_word: Constant::new((cfg.config_word() as u64).into()),
             epoch_packets_reset: Constant::new(65_536u64.into()),
@@ -207,14 +215,18 @@ impl<const K: usize, const RB: usize, const A: usize> Logic for Engine<K, RB, A>
         self.sender.clock.next = self.clock.val();
         self.receiver.clock.next = self.clock.val();
         self.fridge.clock.next = self.clock.val();
+        self.bandwidth.clock.next = self.clock.val();
         self.expb.clock.next = self.clock.val();
+        self.dbm.clock.next = self.clock.val();
         self.link.reset.next = self.reset.val();
         self.core_reset.next = self.reset.val() | self.meas_reset.q.val();
         self.source.reset.next = self.core_reset.val();
         self.sender.reset.next = self.core_reset.val();
         self.receiver.reset.next = self.core_reset.val();
         self.fridge.reset.next = self.core_reset.val();
+        self.bandwidth.reset.next = self.core_reset.val();
         self.expb.reset.next = self.core_reset.val();
+        self.dbm.reset.next = self.core_reset.val();
         self.timestamp.d.next = self.timestamp.q.val() + self.one40.val();
 
         // ---- serial line ----
@@ -234,6 +246,7 @@ impl<const K: usize, const RB: usize, const A: usize> Logic for Engine<K, RB, A>
             & self.receiver.s_ready.val()
             & self.fridge.feed_ready.val()
             & self.expb.feed_ready.val()
+            & self.dbm.feed_ready.val()
             & !self.external.q.val();
         self.source.flip_ready.next = self.sender.flip_ready.val() & self.receiver.flip_ready.val();
         self.sender.external.next = self.external.q.val();
@@ -266,11 +279,21 @@ impl<const K: usize, const RB: usize, const A: usize> Logic for Engine<K, RB, A>
         self.fridge.rx_key.next = self.source.rx_key.val();
         self.fridge.rx_ts.next = self.source.rx_ts.val();
         self.fridge.src_flip.next = self.source.flip.val();
+        self.bandwidth.active.next = !self.external.q.val();
+        self.bandwidth.tx_valid.next = self.source.tx_valid.val();
+        self.bandwidth.tx_len_draw.next = self.source.tx_key.val().get_bits::<10>(32);
+        self.bandwidth.tx_flow_draw.next = self.source.tx_key.val().get_bits::<16>(48);
+        self.bandwidth.gap.next = self.gap.q.val();
         self.expb.active.next = !self.external.q.val();
-        self.expb.tx_valid.next = self.source.tx_valid.val();
-        self.expb.tx_len_draw.next = self.source.tx_key.val().get_bits::<10>(32);
-        self.expb.tx_flow_draw.next = self.source.tx_key.val().get_bits::<16>(48);
-        self.expb.gap.next = self.gap.q.val();
+        self.expb.pkt_valid.next = self.bandwidth.pkt_valid.val();
+        self.expb.pkt_ts.next = self.bandwidth.pkt_ts.val();
+        self.expb.pkt_len.next = self.bandwidth.pkt_len.val();
+        self.expb.pkt_flow.next = self.bandwidth.pkt_flow.val();
+        self.dbm.active.next = !self.external.q.val();
+        self.dbm.pkt_valid.next = self.bandwidth.pkt_valid.val();
+        self.dbm.pkt_ts.next = self.bandwidth.pkt_ts.val();
+        self.dbm.pkt_len.next = self.bandwidth.pkt_len.val();
+        self.dbm.pkt_flow.next = self.bandwidth.pkt_flow.val();
 
         // ---- bus: the points decode their pages and windows themselves ----
         self.sender.bus_addr.next = self.link.bus_addr.val();
@@ -288,6 +311,9 @@ impl<const K: usize, const RB: usize, const A: usize> Logic for Engine<K, RB, A>
         self.expb.bus_addr.next = self.link.bus_addr.val();
         self.expb.bus_we.next = self.link.bus_we.val();
         self.expb.bus_wdata.next = self.link.bus_wdata.val();
+        self.dbm.bus_addr.next = self.link.bus_addr.val();
+        self.dbm.bus_we.next = self.link.bus_we.val();
+        self.dbm.bus_wdata.next = self.link.bus_wdata.val();
         self.page.next = self.link.bus_addr.val().get_bits::<8>(8);
         self.word.next = self.link.bus_addr.val().get_bits::<8>(0);
         self.region.next = self.link.bus_addr.val().get_bits::<2>(14);
@@ -306,6 +332,7 @@ impl<const K: usize, const RB: usize, const A: usize> Logic for Engine<K, RB, A>
             | (bit_cast::<32, 1>(self.fridge.flip_pending.val().into()) << 9)
             | (bit_cast::<32, 1>(self.fridge.ovf_sticky.val().into()) << 10)
             | (bit_cast::<32, 1>(self.expb.ro_valid.val().into()) << 11)
+            | (bit_cast::<32, 1>(self.dbm.ro_valid.val().into()) << 12)
             | (bit_cast::<32, 16>(self.source.epochs.val()) << self.sh16.val());
 
         // ---- register writes of page 0x00 (effective from the next clock) ----
@@ -372,6 +399,10 @@ impl<const K: usize, const RB: usize, const A: usize> Logic for Engine<K, RB, A>
             if self.expb.bus_hit.val() {
                 self.ack.d.next = true;
                 self.rdata.d.next = self.expb.bus_rdata.val();
+            }
+            if self.dbm.bus_hit.val() {
+                self.ack.d.next = true;
+                self.rdata.d.next = self.dbm.bus_rdata.val();
             }
             if (self.region.val() == self.region0.val()) & (self.page.val() == self.page0.val()) {
                 self.ack.d.next = true;

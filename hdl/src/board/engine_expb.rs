@@ -4,31 +4,27 @@
 //! page. It gives the mean, deviation and maximum of the bytes per interval
 //! at 2^j Δ_1 for every scale j, and the flow behind each maximum.
 //!
-//! **Feed.** A sender packet becomes [`expb_packet`](netmeas_sim::board::engine::expb_packet):
-//! its time is the point's own clock, which starts at 0 after reset and
-//! advances `GAP` ticks with every sender packet (the source's timeline
-//! without the pauses between epochs, so a period never holds seconds of
-//! silence while the host reads an epoch); its length is 64 + key bits 41:32
-//! bytes and its flow the leading zeros of key bits 63:48. The core's
-//! `s_ready` drops while a period's last interval waits for the previous
-//! period's read-out. `feed_ready` lets the source draw only while the core
-//! is ready and no packet is at its input, so every packet that arrives is
-//! taken (back-pressure: nothing is dropped; the source then draws at most
-//! every other clock, and its timestamps do not depend on it). The core's `now` input is not used: the
-//! packets' times alone close its intervals, so the host's golden model
-//! sees exactly what the core saw. On the external streams the point takes
-//! no packets.
+//! **Feed.** The sender's packets arrive as bandwidth packets
+//! ([`BandwidthFeed`](super::bandwidth_feed::BandwidthFeed): the points' own
+//! time, a length and a flow drawn from the key). The core's `s_ready`
+//! drops while a period's last interval waits for the previous period's
+//! read-out. `feed_ready` lets the source draw only while the core is ready
+//! and no packet is at its input, so every packet that arrives is taken
+//! (back-pressure: nothing is dropped; the source then draws at most every
+//! other clock, and its timestamps do not depend on it). The core's `now`
+//! input is not used: the packets' times alone close its intervals, so the
+//! host's golden model sees exactly what the core saw. On the external
+//! streams the point takes no packets.
 //!
 //! **Page** (`reg::EXPB`): the build's Δ_1 and period, the frozen period's
 //! index and packets, the presented statistics row (one per scale), the
-//! live period and the point's time; writing `EXPB_TAKE` with `{period[27:0],
+//! live period and the points' time; writing `EXPB_TAKE` with `{period[27:0],
 //! scale[3:0]}` of the presented row takes it, so a write the host repeats
 //! after a lost response takes nothing.
 //!
 //! Without an EXPB core in the config the block is built with its core tied
 //! off (`on` low): no packet, no answer, always ready, and synthesis removes it.
 
-use crate::common::leading_zeros::LeadingZeros16;
 use crate::expb::ExpbCore;
 use netmeas_sim::board::engine::{engine_expb_default, reg};
 use netmeas_sim::dbm::ExpbConfig;
@@ -40,20 +36,19 @@ pub struct EngineExpb {
     // --- clock and synchronous reset ---
     /// Clock.
     pub clock: Signal<In, Clock>,
-    /// Synchronous reset of the measurement side: the core clears its bank and the point's time
-    /// returns to 0.
+    /// Synchronous reset of the measurement side: the core clears its bank.
     pub reset: Signal<In, Bit>,
-    // --- the source's sender packets ---
+    // --- the sender's packets as bandwidth packets (`BandwidthFeed`) ---
     /// The source feeds the cores (low on the external streams: the point takes nothing).
     pub active: Signal<In, Bit>,
     /// A packet at the sender.
-    pub tx_valid: Signal<In, Bit>,
-    /// Its key's bits 41:32 (the length draw).
-    pub tx_len_draw: Signal<In, Bits<10>>,
-    /// Its key's bits 63:48 (the flow draw).
-    pub tx_flow_draw: Signal<In, Bits<16>>,
-    /// The source's `GAP` register: ticks from one packet to the next (0 acts as 1).
-    pub gap: Signal<In, Bits<16>>,
+    pub pkt_valid: Signal<In, Bit>,
+    /// Its time: the points' time (the next packet's when there is none).
+    pub pkt_ts: Signal<In, Bits<48>>,
+    /// Its length in bytes.
+    pub pkt_len: Signal<In, Bits<32>>,
+    /// Its flow.
+    pub pkt_flow: Signal<In, Bits<32>>,
     /// The source may draw a packet for the next clock.
     pub feed_ready: Signal<Out, Bit>,
     // --- register bus ---
@@ -72,26 +67,17 @@ pub struct EngineExpb {
     pub ro_valid: Signal<Out, Bit>,
     // --- blocks ---
     core: ExpbCore,
-    flow_draw: LeadingZeros16,
     // --- constants ---
     on: Constant<Bit>,
     page: Constant<Bits<8>>,
     page_region: Constant<Bits<2>>,
     base_ticks: Constant<Bits<32>>,
     period_ticks: Constant<Bits<48>>,
-    len_base: Constant<Bits<32>>,
     word_take: Constant<Bits<8>>,
-    one16: Constant<Bits<16>>,
-    zero16: Constant<Bits<16>>,
     zero32: Constant<Bits<32>>,
     zero48: Constant<Bits<48>>,
-    // --- registers ---
-    point_time: DFF<Bits<48>>,
     // --- combinational helpers ---
-    step: Signal<Local, Bits<16>>,
     in_valid: Signal<Local, Bit>,
-    in_len: Signal<Local, Bits<32>>,
-    in_flow: Signal<Local, Bits<32>>,
     page_hit: Signal<Local, Bit>,
     row_word: Signal<Local, Bits<32>>,
     take_word: Signal<Local, Bits<32>>,
@@ -107,10 +93,10 @@ impl EngineExpb {
             clock: Default::default(),
             reset: Default::default(),
             active: Default::default(),
-            tx_valid: Default::default(),
-            tx_len_draw: Default::default(),
-            tx_flow_draw: Default::default(),
-            gap: Default::default(),
+            pkt_valid: Default::default(),
+            pkt_ts: Default::default(),
+            pkt_len: Default::default(),
+            pkt_flow: Default::default(),
             feed_ready: Default::default(),
             bus_addr: Default::default(),
             bus_we: Default::default(),
@@ -119,23 +105,15 @@ impl EngineExpb {
             bus_rdata: Default::default(),
             ro_valid: Default::default(),
             core: ExpbCore::new(&core_cfg),
-            flow_draw: Default::default(),
             on: Constant::new(cfg.is_some()),
             page: Constant::new((page as u64).into()),
             page_region: Constant::new(0u64.into()),
             base_ticks: Constant::new(core_cfg.base_ticks.into()),
             period_ticks: Constant::new(core_cfg.period_ticks.into()),
-            len_base: Constant::new(64u64.into()),
             word_take: Constant::new((reg::EXPB_TAKE as u64).into()),
-            one16: Constant::new(1u64.into()),
-            zero16: Constant::new(0u64.into()),
             zero32: Constant::new(0u64.into()),
             zero48: Constant::new(0u64.into()),
-            point_time: Default::default(),
-            step: Default::default(),
             in_valid: Default::default(),
-            in_len: Default::default(),
-            in_flow: Default::default(),
             page_hit: Default::default(),
             row_word: Default::default(),
             take_word: Default::default(),
@@ -146,33 +124,20 @@ impl EngineExpb {
 impl Logic for EngineExpb {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, point_time);
         self.core.clock.next = self.clock.val();
         self.core.reset.next = self.reset.val();
         self.core.now_valid.next = false;
         self.core.now.next = self.zero48.val();
 
-        // ---- the packet: time, length and flow of the sender's packet ----
-        self.step.next = self.gap.val();
-        if self.gap.val() == self.zero16.val() {
-            self.step.next = self.one16.val();
-        }
-        self.in_valid.next = self.tx_valid.val() & self.active.val() & self.on.val();
-        self.in_len.next = bit_cast::<32, 10>(self.tx_len_draw.val()) + self.len_base.val();
-        self.flow_draw.value.next = self.tx_flow_draw.val();
-        self.in_flow.next = bit_cast::<32, 5>(self.flow_draw.zeros.val());
-        if self.in_valid.val() {
-            self.point_time.d.next = self.point_time.q.val() + bit_cast::<48, 16>(self.step.val());
-        }
-
         // ---- feed: the core takes every packet it is offered ----
         // The source draws only in a clock without a packet at the core's input and while the
         // core is ready, so the core's input register is empty when the drawn packet arrives.
+        self.in_valid.next = self.pkt_valid.val() & self.active.val() & self.on.val();
         self.core.s_valid.next = self.in_valid.val();
-        self.core.s_ts.next = self.point_time.q.val();
-        self.core.s_len.next = self.in_len.val();
-        self.core.s_flow.next = self.in_flow.val();
-        self.feed_ready.next = !self.on.val() | !self.active.val() | (self.core.s_ready.val() & !self.tx_valid.val());
+        self.core.s_ts.next = self.pkt_ts.val();
+        self.core.s_len.next = self.pkt_len.val();
+        self.core.s_flow.next = self.pkt_flow.val();
+        self.feed_ready.next = !self.on.val() | !self.active.val() | (self.core.s_ready.val() & !self.pkt_valid.val());
 
         // ---- page ----
         self.page_hit.next = self.on.val()
@@ -250,17 +215,12 @@ impl Logic for EngineExpb {
                 self.bus_rdata.next = self.core.live_period.val();
             }
             19 => {
-                self.bus_rdata.next = self.point_time.q.val().get_bits::<32>(0);
+                self.bus_rdata.next = self.pkt_ts.val().get_bits::<32>(0);
             }
             20 => {
-                self.bus_rdata.next = bit_cast::<32, 16>(self.point_time.q.val().get_bits::<16>(32));
+                self.bus_rdata.next = bit_cast::<32, 16>(self.pkt_ts.val().get_bits::<16>(32));
             }
             _ => {}
-        }
-
-        // ---- synchronous reset ----
-        if self.reset.val() {
-            self.point_time.d.next = self.zero48.val();
         }
     }
 }

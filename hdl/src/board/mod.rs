@@ -1,9 +1,11 @@
 //! The measurement engine's board side: the host link's serial line and
 //! register bridge, the on-chip traffic source, the engine's measurement
-//! points (LDA pair, fridge, EXPB) and the engine top.
+//! points (LDA pair, fridge, EXPB, DBM) and the engine top.
 
+pub mod bandwidth_feed;
 pub mod crc16;
 pub mod engine;
+pub mod engine_dbm;
 pub mod engine_expb;
 pub mod engine_fridge;
 pub mod engine_point;

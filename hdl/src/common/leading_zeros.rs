@@ -1,6 +1,6 @@
 //! Leading zeros of a 16-bit word, in one clock's combinational logic (a
 //! priority encoder). The engine's EXPB point draws a packet's flow with it
-//! (`expb_packet`: flow f with probability 2^-(f+1)).
+//! (`bandwidth_packet`: flow f with probability 2^-(f+1)).
 
 use rust_hdl::prelude::*;
 

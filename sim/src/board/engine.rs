@@ -1,15 +1,15 @@
 //! The measurement engine: a sender and a receiver LDA core (Kompella et al.,
 //! ToN 2012, §III-B..C, §V), a fridge core (Zheng et al. §3, §4.2, §6: the
 //! sender's packets are its requests, the receiver's its responses) and an
-//! EXPB core (Uyeda et al. §3.2, §3.3: the sender's bandwidth at every time
-//! scale) fed by an on-chip traffic source, one timestamp counter, and a register bus reached
+//! EXPB core and a DBM core (Uyeda et al. §3.2, §3.1, §3.3: the sender's
+//! bandwidth at every time scale) fed by an on-chip traffic source, one timestamp counter, and a register bus reached
 //! through the host link ([`link`](super::link)). This module holds its config, its register map
 //! (the one source of `csr.json` and the table in `docs/board.md`) and the
 //! ports of its exported top.
 
 use super::link::LinkConfig;
-use crate::dbm::ExpbConfig;
 use crate::dbm::traffic::BwPacket;
+use crate::dbm::{DbmConfig, ExpbConfig, MergeRule};
 use crate::error::{ConfigError, check_one_of};
 use crate::fridge::FridgeConfig;
 use crate::lda::LdaConfig;
@@ -53,27 +53,33 @@ pub fn engine_expb_default() -> ExpbConfig {
     ExpbConfig { scales: 11, base_ticks: 32, period_ticks: 65_536 }
 }
 
-/// Width of the EXPB point's time (its core's timestamp width).
-pub const EXPB_TIME_BITS: u32 = crate::dbm::TS_BITS;
+/// The engine's default DBM core: the paper's 1000 buckets (1024, the radix-32 structure's size,
+/// §4.1, §5), merge by mass per packet (Algorithm 1), over the EXPB core's periods of 65 536 ticks.
+pub fn engine_dbm_default() -> DbmConfig {
+    DbmConfig { buckets: 1024, rule: MergeRule::Mm, base_ticks: 0, period_ticks: 65_536, ..DbmConfig::default() }
+}
 
-/// The bandwidth packet the EXPB point makes of the sender's packet with key `key` when the
+/// Width of the bandwidth points' time (the EXPB and DBM cores' timestamp width).
+pub const BANDWIDTH_TIME_BITS: u32 = crate::dbm::TS_BITS;
+
+/// The bandwidth packet the EXPB and DBM points make of the sender's packet with key `key` when the
 /// source's `GAP` is `gap`: time = the packet's number since reset (key bits 119:64) × `GAP`
 /// ticks, the source's timeline without its pauses (mod 2^48); length = 64 + key bits 41:32
 /// bytes (64..=1087); flow = the leading zeros of key bits 63:48 (flow f with probability
 /// 2^-(f+1), 16 for all zeros), so a few flows carry most bytes and the culprits (§3.3) mean
 /// something.
-pub fn expb_packet(key: u128, gap: u16) -> BwPacket {
+pub fn bandwidth_packet(key: u128, gap: u16) -> BwPacket {
     let seq = (key >> 64) as u64;
     BwPacket {
-        ts: seq.wrapping_mul(gap.max(1) as u64) & ((1 << EXPB_TIME_BITS) - 1),
+        ts: seq.wrapping_mul(gap.max(1) as u64) & ((1 << BANDWIDTH_TIME_BITS) - 1),
         len: 64 + ((key >> 32) as u32 & 0x3FF),
         flow: ((key >> 48) as u16).leading_zeros(),
     }
 }
 
 /// Parameters of a measurement engine: both LDA cores (sender and receiver
-/// share one config, as both ends of a segment must), the fridge core, the EXPB core and the
-/// host link.
+/// share one config, as both ends of a segment must), the fridge core, the EXPB and DBM cores
+/// and the host link.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct EngineConfig {
@@ -83,8 +89,11 @@ pub struct EngineConfig {
     /// 2^11 < Σ M_k ≤ 2^[`ENGINE_FRIDGE_ADDR_BITS`], its `bin_shift` at least [`FRIDGE_TS_SHIFT`]).
     pub fridge: Option<FridgeConfig>,
     /// The EXPB core (bandwidth at 2^j · `base_ticks` for j < `scales`, Uyeda et al. §3.2) on the
-    /// sender's packets ([`expb_packet`]), or `null` for none (`base_ticks` below 2^32).
+    /// sender's packets ([`bandwidth_packet`]), or `null` for none (`base_ticks` below 2^32).
     pub expb: Option<ExpbConfig>,
+    /// The DBM core (merge by mass per packet, Uyeda et al. §3.1, Algorithm 1) on the same
+    /// packets, or `null` for none (`base_ticks` 0).
+    pub dbm: Option<DbmConfig>,
     /// The host link (its `uart.clock_hz` is the engine's clock).
     pub link: LinkConfig,
     /// Top module name of the export; derived from the config when absent.
@@ -97,6 +106,7 @@ impl Default for EngineConfig {
             lda: LdaConfig::default(),
             fridge: Some(engine_fridge_default()),
             expb: Some(engine_expb_default()),
+            dbm: Some(engine_dbm_default()),
             link: LinkConfig::default(),
             name: None,
         }
@@ -140,6 +150,15 @@ impl EngineConfig {
                 ));
             }
         }
+        if let Some(d) = &self.dbm {
+            d.validate().map_err(|e| e.within("dbm"))?;
+            if d.base_ticks != 0 {
+                return Err(ConfigError::new(
+                    "dbm.base_ticks",
+                    format!("{}: the engine's DBM core works per packet (base_ticks 0)", d.base_ticks),
+                ));
+            }
+        }
         self.link.validate().map_err(|e| e.within("link"))?;
         if let Some(n) = &self.name {
             crate::check_module_name("name", n)?;
@@ -151,25 +170,28 @@ impl EngineConfig {
     pub fn top_name(&self) -> String {
         self.name.clone().unwrap_or_else(|| {
             format!(
-                "netmeas_engine_k{}_b{}_r{}_d{}{}{}",
+                "netmeas_engine_k{}_b{}_r{}_d{}{}{}{}",
                 self.lda.key_bits,
                 self.lda.banks,
                 self.lda.rows,
                 self.link.uart.divisor(),
                 if self.fridge.is_some() { "_fr" } else { "" },
-                if self.expb.is_some() { "_bw" } else { "" }
+                if self.expb.is_some() { "_bw" } else { "" },
+                if self.dbm.is_some() { "_dbm" } else { "" }
             )
         })
     }
 
     /// The word `CONFIG` reads: key bits, banks, row bits, the fridge core's
-    /// fridges (0: none), the EXPB core's scales (0: none), so that a reader can tell a bitstream built for another geometry.
+    /// fridges (0: none), the EXPB core's scales (0: none), whether there is a DBM
+    /// core, so that a reader can tell a bitstream built for another geometry.
     pub fn config_word(&self) -> u32 {
         self.lda.key_bits as u32
             | (self.lda.banks as u32) << 8
             | (self.lda.row_bits() as u32) << 12
             | (self.fridge.as_ref().map_or(0, |f| f.fridges()) as u32) << 16
             | (self.expb.as_ref().map_or(0, |x| x.scales & 0xF) as u32) << 20
+            | (self.dbm.is_some() as u32) << 24
     }
 
     /// Histogram rows of the fridge core (32 per fridge; 0 without one).
@@ -325,6 +347,41 @@ pub mod reg {
     pub const EXPB_TIME_HI: u16 = 0x14;
     /// EXPB block: `EXPB_TAKE`, writing `{period[27:0], scale[3:0]}` takes the presented row if it is that row.
     pub const EXPB_TAKE: u16 = 0x18;
+    /// Base of the DBM core's block (words below).
+    pub const DBM: u16 = 0x0500;
+    /// DBM block: `DBM_BUCKETS`, the buckets m the core is built for.
+    pub const DBM_BUCKETS: u16 = 0x00;
+    /// DBM block: `DBM_PERIOD_TICKS_LO`, the period the core is built for, bits 31:0 (`_HI` next: 47:32).
+    pub const DBM_PERIOD_TICKS_LO: u16 = 0x01;
+    /// DBM block: `DBM_PERIOD`, index of the frozen period.
+    pub const DBM_PERIOD: u16 = 0x03;
+    /// DBM block: `DBM_PACKETS_LO`, packets of the frozen period, bits 31:0 (`_HI` next).
+    pub const DBM_PACKETS_LO: u16 = 0x04;
+    /// DBM block: `DBM_MERGES_LO`, merges of the frozen period, bits 31:0 (`_HI` next).
+    pub const DBM_MERGES_LO: u16 = 0x06;
+    /// DBM block: `DBM_TAIL_JOINS_LO`, of them joins of the tail, bits 31:0 (`_HI` next).
+    pub const DBM_TAIL_JOINS_LO: u16 = 0x08;
+    /// DBM block: `DBM_BEAT`, `{valid[31], end[30], key saturated[29], mass saturated[28], beat[10:0]}`
+    /// of the presented read-out beat (beat b of the period: bucket b, or the end after the last).
+    pub const DBM_BEAT: u16 = 0x0A;
+    /// DBM block: `DBM_FIRST_LO`, the presented bucket's first tick, bits 31:0 (`_HI` next: 47:32).
+    pub const DBM_FIRST_LO: u16 = 0x0B;
+    /// DBM block: `DBM_LAST_LO`, its last tick, bits 31:0 (`_HI` next: 47:32).
+    pub const DBM_LAST_LO: u16 = 0x0D;
+    /// DBM block: `DBM_MASS_LO`, its bytes, bits 31:0 (`_HI` next: 55:32).
+    pub const DBM_MASS_LO: u16 = 0x0F;
+    /// DBM block: `DBM_N`, its packets.
+    pub const DBM_N: u16 = 0x11;
+    /// DBM block: `DBM_MAX`, its largest packet.
+    pub const DBM_MAX: u16 = 0x12;
+    /// DBM block: `DBM_MIN`, its smallest packet.
+    pub const DBM_MIN: u16 = 0x13;
+    /// DBM block: `DBM_FLOW`, its culprit flow (§3.3).
+    pub const DBM_FLOW: u16 = 0x14;
+    /// DBM block: `DBM_FLOW_COUNT`, the bytes counted for the culprit.
+    pub const DBM_FLOW_COUNT: u16 = 0x15;
+    /// DBM block: `DBM_TAKE`, writing `{period[20:0], beat[10:0]}` takes the presented beat if it is that beat.
+    pub const DBM_TAKE: u16 = 0x18;
 }
 
 /// `CTRL` bit: the traffic source runs.
@@ -355,6 +412,8 @@ pub const STATUS_FRIDGE_PENDING: u32 = 1 << 9;
 pub const STATUS_FRIDGE_OVF: u32 = 1 << 10;
 /// `STATUS` bit: the EXPB core presents a row of a frozen period.
 pub const STATUS_EXPB_FROZEN: u32 = 1 << 11;
+/// `STATUS` bit: the DBM core presents a beat of a frozen period.
+pub const STATUS_DBM_FROZEN: u32 = 1 << 12;
 /// `STATUS` bits 31:16: epochs ended since reset, modulo 2^16.
 pub const STATUS_EPOCHS_SHIFT: u32 = 16;
 
@@ -397,10 +456,10 @@ pub fn engine_registers(cfg: &EngineConfig) -> Vec<EngineRegister> {
             "CONFIG",
             reg::CONFIG,
             Ro,
-            24,
+            25,
             cfg.config_word() as u64,
             "key bits [7:0], banks [11:8], row bits per bank [15:12] of both LDA cores; fridges of the \
-             fridge core [19:16] (0: none); scales of the EXPB core mod 16 [23:20] (0: none)",
+             fridge core [19:16] (0: none); scales of the EXPB core mod 16 [23:20] (0: none); a DBM core [24]",
         ),
         r(
             "CTRL",
@@ -480,8 +539,8 @@ pub fn engine_registers(cfg: &EngineConfig) -> Vec<EngineRegister> {
             "bit 0 running, 1 frozen epoch presented by both LDA cores, 2 source waiting for the read-out, \
              3 sender overflow, 4 receiver overflow, 5 cores ready, 6 and 7 the sender's and the receiver's \
              live copy, 8 the fridge presents a frozen histogram row, 9 the fridge's flip waits for its \
-             read-out, 10 fridge histogram overflow, 11 the EXPB core presents a row of a frozen period; \
-             [31:16] epochs ended mod 2^16",
+             read-out, 10 fridge histogram overflow, 11 the EXPB core presents a row of a frozen period, \
+             12 the DBM core presents a beat of a frozen period; [31:16] epochs ended mod 2^16",
         ),
         r("TIME_LO", reg::TIME_LO, Ro, 32, 0, "timestamp counter bits 31:0 (one tick per clock)"),
         r("TIME_HI", reg::TIME_HI, Ro, 8, 0, "timestamp counter bits 39:32"),
@@ -673,6 +732,57 @@ pub fn engine_registers(cfg: &EngineConfig) -> Vec<EngineRegister> {
              takes nothing); the core holds the next period's end until its frozen period is taken",
         ));
     }
+    if let Some(d) = &cfg.dbm {
+        let words: [(&str, u16, u32, u64, &str); 22] = [
+            ("BUCKETS", reg::DBM_BUCKETS, 11, d.buckets as u64, "buckets m the DBM core is built for"),
+            (
+                "PERIOD_TICKS_LO",
+                reg::DBM_PERIOD_TICKS_LO,
+                32,
+                d.period_ticks & 0xFFFF_FFFF,
+                "its period in ticks, bits 31:0",
+            ),
+            ("PERIOD_TICKS_HI", reg::DBM_PERIOD_TICKS_LO + 1, 16, d.period_ticks >> 32, "the same, bits 47:32"),
+            ("PERIOD", reg::DBM_PERIOD, 32, 0, "frozen period: its index since reset"),
+            ("PACKETS_LO", reg::DBM_PACKETS_LO, 32, 0, "frozen period: its packets, bits 31:0"),
+            ("PACKETS_HI", reg::DBM_PACKETS_LO + 1, 32, 0, "the same, bits 63:32"),
+            ("MERGES_LO", reg::DBM_MERGES_LO, 32, 0, "frozen period: its merges, bits 31:0"),
+            ("MERGES_HI", reg::DBM_MERGES_LO + 1, 32, 0, "the same, bits 63:32"),
+            ("TAIL_JOINS_LO", reg::DBM_TAIL_JOINS_LO, 32, 0, "frozen period: merges that joined the tail, bits 31:0"),
+            ("TAIL_JOINS_HI", reg::DBM_TAIL_JOINS_LO + 1, 32, 0, "the same, bits 63:32"),
+            (
+                "BEAT",
+                reg::DBM_BEAT,
+                32,
+                0,
+                "the presented beat: valid [31], the period's end (no bucket) [30], a merge key of the period \
+                 saturated [29], a bucket's bytes saturated [28], beat b [10:0] (bucket b, oldest first, or the end)",
+            ),
+            ("FIRST_LO", reg::DBM_FIRST_LO, 32, 0, "presented bucket: its first tick, bits 31:0"),
+            ("FIRST_HI", reg::DBM_FIRST_LO + 1, 16, 0, "the same, bits 47:32"),
+            ("LAST_LO", reg::DBM_LAST_LO, 32, 0, "presented bucket: its last tick, bits 31:0"),
+            ("LAST_HI", reg::DBM_LAST_LO + 1, 16, 0, "the same, bits 47:32"),
+            ("MASS_LO", reg::DBM_MASS_LO, 32, 0, "presented bucket: its bytes, bits 31:0"),
+            ("MASS_HI", reg::DBM_MASS_LO + 1, 24, 0, "the same, bits 55:32"),
+            ("N", reg::DBM_N, 32, 0, "presented bucket: its packets"),
+            ("MAX", reg::DBM_MAX, 32, 0, "presented bucket: its largest packet"),
+            ("MIN", reg::DBM_MIN, 32, 0, "presented bucket: its smallest packet"),
+            ("FLOW", reg::DBM_FLOW, 32, 0, "presented bucket: its culprit flow"),
+            ("FLOW_COUNT", reg::DBM_FLOW_COUNT, 32, 0, "presented bucket: the bytes counted for the culprit"),
+        ];
+        for (name, off, bits, reset, doc) in words {
+            v.push(r(&format!("DBM_{name}"), reg::DBM + off, Access::Ro, bits, reset, doc));
+        }
+        v.push(r(
+            "DBM_TAKE",
+            reg::DBM + reg::DBM_TAKE,
+            Access::Wo,
+            32,
+            0,
+            "writing {period[20:0], beat[10:0]} takes the presented beat if it is that beat (a repeated write \
+             takes nothing); the core holds the next period's end until its frozen period is taken",
+        ));
+    }
     v.sort_by_key(|r| r.addr);
     v
 }
@@ -816,8 +926,8 @@ mod tests {
         let none: EngineConfig = serde_json::from_str(r#"{"expb": null}"#).unwrap();
         assert!(none.expb.is_none() && none.validate().is_ok());
         assert_eq!(d.config_word() >> 20 & 0xF, 11);
-        assert_eq!(none.config_word() >> 20, 0, "CONFIG tells an engine without an EXPB core");
-        assert!(d.top_name().ends_with("_fr_bw") && !none.top_name().ends_with("_bw"));
+        assert_eq!(none.config_word() >> 20 & 0xF, 0, "CONFIG tells an engine without an EXPB core");
+        assert!(d.top_name().ends_with("_fr_bw_dbm") && !none.top_name().contains("_bw"));
         let names: Vec<String> = engine_registers(&none).into_iter().map(|r| r.name).collect();
         assert!(!names.iter().any(|n| n.starts_with("EXPB")), "{names:?}");
         let regs = engine_registers(&d);
@@ -834,14 +944,41 @@ mod tests {
     }
 
     #[test]
-    fn expb_packets_follow_the_key() {
+    fn the_dbm_core_is_in_the_default_engine_and_null_removes_it() {
+        let d = EngineConfig::default();
+        assert_eq!(d.dbm, Some(engine_dbm_default()));
+        assert_eq!(d.dbm.as_ref().unwrap().period_ticks, d.expb.as_ref().unwrap().period_ticks);
+        let none: EngineConfig = serde_json::from_str(r#"{"dbm": null}"#).unwrap();
+        assert!(none.dbm.is_none() && none.validate().is_ok());
+        assert_eq!(d.config_word() >> 24, 1);
+        assert_eq!(none.config_word() >> 24, 0, "CONFIG tells an engine without a DBM core");
+        assert!(!none.top_name().ends_with("_dbm"));
+        let names: Vec<String> = engine_registers(&none).into_iter().map(|r| r.name).collect();
+        assert!(!names.iter().any(|n| n.starts_with("DBM")), "{names:?}");
+        let regs = engine_registers(&d);
+        let m = regs.iter().find(|r| r.name == "DBM_BUCKETS").unwrap();
+        assert_eq!((m.addr, m.reset), (reg::DBM, 1024));
+        assert!(regs.iter().any(|r| r.name == "DBM_TAKE" && r.addr == reg::DBM + reg::DBM_TAKE));
+        let mut addrs: Vec<u16> = regs.iter().map(|r| r.addr).collect();
+        addrs.dedup();
+        assert_eq!(addrs.len(), regs.len(), "no two registers share an address");
+        let mut c = EngineConfig::default();
+        c.dbm.as_mut().unwrap().base_ticks = 64;
+        assert!(c.validate().unwrap_err().to_string().contains("dbm.base_ticks"), "{:?}", c.validate());
+        let mut c = EngineConfig::default();
+        c.dbm.as_mut().unwrap().buckets = 1025;
+        assert!(c.validate().unwrap_err().to_string().contains("dbm.buckets"));
+    }
+
+    #[test]
+    fn bandwidth_packets_follow_the_key() {
         // Packet 5 of the source, PRNG bits with 0x0123 above bit 48 and 0x2A5 in bits 41:32.
         let key = 5u128 << 64 | 0x0123_0000_0000_0000 | 0x2A5u128 << 32 | 0xDEAD_BEEF;
-        let p = expb_packet(key, 3);
+        let p = bandwidth_packet(key, 3);
         assert_eq!((p.ts, p.len, p.flow), (15, 64 + 0x2A5, 7));
-        assert_eq!(expb_packet(key, 0).ts, 5, "GAP 0 acts as 1");
-        assert_eq!(expb_packet(1u128 << 64, 1).flow, 16, "no bit set above bit 48: 16 leading zeros");
-        assert_eq!(expb_packet(0xFFFF_0000_0000_0000, 1).flow, 0);
+        assert_eq!(bandwidth_packet(key, 0).ts, 5, "GAP 0 acts as 1");
+        assert_eq!(bandwidth_packet(1u128 << 64, 1).flow, 16, "no bit set above bit 48: 16 leading zeros");
+        assert_eq!(bandwidth_packet(0xFFFF_0000_0000_0000, 1).flow, 0);
     }
 
     #[test]

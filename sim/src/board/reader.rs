@@ -5,8 +5,9 @@
 //! (Zheng et al. §3.3, §4.2, §6.2), and checks everything the hardware
 //! reported against the golden models: the source regenerated packet by
 //! packet ([`SourceModel`]), both LDA synopses recomputed by [`LdaGolden`]
-//! and the fridge's histograms by [`FridgeGolden`], and the EXPB core's
-//! periods (Uyeda et al. §3.2, §3.3) by [`ExpbGolden`]. A disagreement is an error, never a
+//! and the fridge's histograms by [`FridgeGolden`], the EXPB core's
+//! periods (Uyeda et al. §3.2, §3.3) by [`ExpbGolden`] and the DBM core's
+//! partitions (§3.1) by [`DbmGolden`]. A disagreement is an error, never a
 //! silently wrong estimate; link errors are retried by [`LinkHost`].
 //! With the engine on its external packet-metadata streams
 //! ([`EngineReader::start_external`]) it reads and estimates each epoch the
@@ -15,11 +16,13 @@
 
 use super::engine::{
     CTRL_EXTERNAL, CTRL_RUN, ENGINE_ID, EngineConfig, FRIDGE_TS_SHIFT, STATUS_FRIDGE_FROZEN, STATUS_FROZEN,
-    STATUS_READY, WindowWord, expb_packet, reg,
+    STATUS_READY, WindowWord, bandwidth_packet, engine_expb_default, reg,
 };
 use super::host::{ByteLink, LinkHost};
 use super::source::{EpochTraffic, SourceModel, SourceSettings};
-use crate::dbm::{ExpbGolden, ExpbPeriod, ScaleStats};
+use crate::dbm::query::{dbm_series, series_stats, true_series};
+use crate::dbm::traffic::BwPacket;
+use crate::dbm::{Bucket, DbmFlags, DbmGolden, DbmPeriod, ExpbGolden, ExpbPeriod, ScaleStats};
 use crate::fridge::{
     Cdf, FRIDGE_REG_HIST_COUNT, FRIDGE_REG_HIST_WSUM_LO, FridgeGolden, HistBin, Percentiles, Scored, score_histograms,
 };
@@ -130,6 +133,84 @@ impl ExpbReport {
     }
 }
 
+/// One time scale of a DBM period (Uyeda et al. §3.1, Theorem 1): the bandwidth series at Δ
+/// estimated from the partition's buckets (each bucket's bytes spread evenly over its span)
+/// next to the exact series of the period's packets.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DbmScaleReport {
+    /// Δ, ticks.
+    pub ticks: u64,
+    /// The largest interval's rate from the buckets, Mbit/s at the engine's clock.
+    pub peak_mbps: f64,
+    /// The exact largest interval's rate, Mbit/s.
+    pub true_peak_mbps: f64,
+    /// The rate's standard deviation from the buckets, Mbit/s.
+    pub std_mbps: f64,
+    /// The exact standard deviation, Mbit/s.
+    pub true_std_mbps: f64,
+}
+
+/// One period of the DBM core, read from the engine and equal to the golden model's.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DbmReport {
+    /// Period index since reset.
+    pub period: u64,
+    /// Packets in it.
+    pub packets: u64,
+    /// Buckets of its partition.
+    pub buckets: usize,
+    /// Merges made.
+    pub merges: u64,
+    /// Of them, joins of the tail (the core's one-clock path).
+    pub tail_joins: u64,
+    /// A merge key or a bucket's bytes saturated.
+    pub saturated: bool,
+    /// Theorem 1's bound on any interval's error: 4 · the period's bytes / m, bytes.
+    pub bound_bytes: f64,
+    /// The largest error of an interval sum over the scales below, bytes.
+    pub max_error_bytes: f64,
+    /// The series at the EXPB core's scales (the engine default's when it has none).
+    pub scales: Vec<DbmScaleReport>,
+}
+
+impl DbmReport {
+    fn new(p: &DbmPeriod, packets: &[BwPacket], period_ticks: u64, m: usize, clock_hz: u64, scales: &[u64]) -> Self {
+        let t0 = p.index * period_ticks;
+        let mut max_error_bytes = 0.0f64;
+        let scales = scales
+            .iter()
+            .map(|&ticks| {
+                let est = dbm_series(&p.buckets, t0, period_ticks, ticks);
+                let truth = true_series(packets, t0, period_ticks, ticks);
+                for (a, b) in est.iter().zip(&truth) {
+                    max_error_bytes = max_error_bytes.max((a - b).abs());
+                }
+                let (e, t) = (series_stats(&est), series_stats(&truth));
+                let mbps = |bytes: f64| bytes * 8.0 * clock_hz as f64 / ticks as f64 / 1e6;
+                DbmScaleReport {
+                    ticks,
+                    peak_mbps: mbps(e.max),
+                    true_peak_mbps: mbps(t.max),
+                    std_mbps: mbps(e.std),
+                    true_std_mbps: mbps(t.std),
+                }
+            })
+            .collect();
+        let bytes: u64 = p.buckets.iter().map(|b| b.mass).sum();
+        Self {
+            period: p.index,
+            packets: p.packets,
+            buckets: p.buckets.len(),
+            merges: p.merges,
+            tail_joins: p.tail_joins,
+            saturated: p.flags.key_saturated || p.flags.mass_saturated,
+            bound_bytes: 4.0 * bytes as f64 / m as f64,
+            max_error_bytes,
+            scales,
+        }
+    }
+}
+
 /// What the reader reports for one epoch.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct EpochReport {
@@ -150,6 +231,9 @@ pub struct EpochReport {
     /// The EXPB core's periods that ended with this epoch's packets (with the source's
     /// defaults, one period per epoch), read after the epoch; empty without an EXPB core.
     pub expb: Vec<ExpbReport>,
+    /// The DBM core's periods that ended with this epoch's packets, read after the epoch;
+    /// empty without a DBM core.
+    pub dbm: Vec<DbmReport>,
 }
 
 /// The engine at the far end of a link.
@@ -163,7 +247,11 @@ pub struct EngineReader<L> {
     fridge: Option<FridgeGolden>,
     /// The EXPB core's golden model: it runs across epochs, on the point's own time.
     expb: Option<ExpbGolden>,
-    /// The source's `GAP`: the EXPB point's time advances by it per sender packet.
+    /// The DBM core's golden model: it runs across epochs, on the points' own time.
+    dbm: Option<DbmGolden>,
+    /// The bandwidth packets of the DBM core's live period and after (the truth of its report).
+    dbm_packets: Vec<BwPacket>,
+    /// The source's `GAP`: the bandwidth points' time advances by it per sender packet.
     gap: u16,
     polls: u32,
 }
@@ -214,18 +302,20 @@ impl<L: ByteLink> EngineReader<L> {
         let word = host.read(reg::CONFIG)?;
         if word != cfg.config_word() {
             return Err(format!(
-                "the engine is built for key bits {}, {} banks, 2^{} rows, {} fridges, {} EXPB scales (mod 16); \
-                 the config says {}, {}, 2^{}, {}, {}",
+                "the engine is built for key bits {}, {} banks, 2^{} rows, {} fridges, {} EXPB scales (mod 16), \
+                 DBM core {}; the config says {}, {}, 2^{}, {}, {}, {}",
                 word & 0xFF,
                 (word >> 8) & 0xF,
                 (word >> 12) & 0xF,
                 (word >> 16) & 0xF,
                 (word >> 20) & 0xF,
+                (word >> 24) & 1,
                 cfg.lda.key_bits,
                 cfg.lda.banks,
                 cfg.lda.row_bits(),
                 cfg.fridge.as_ref().map_or(0, |f| f.fridges()),
-                cfg.expb.as_ref().map_or(0, |x| x.scales & 0xF)
+                cfg.expb.as_ref().map_or(0, |x| x.scales & 0xF),
+                cfg.dbm.is_some() as u32
             ));
         }
         if let Some(x) = &cfg.expb {
@@ -237,6 +327,18 @@ impl<L: ByteLink> EngineReader<L> {
                     "the engine's EXPB core is built for a base of {base} ticks and periods of {period}; \
                      the config says {} and {}",
                     x.base_ticks, x.period_ticks
+                ));
+            }
+        }
+        if let Some(d) = &cfg.dbm {
+            let m = host.read(reg::DBM + reg::DBM_BUCKETS)? as usize;
+            let lo = host.read(reg::DBM + reg::DBM_PERIOD_TICKS_LO)? as u64;
+            let period = (host.read(reg::DBM + reg::DBM_PERIOD_TICKS_LO + 1)? as u64) << 32 | lo;
+            if (m, period) != (d.buckets, d.period_ticks) {
+                return Err(format!(
+                    "the engine's DBM core is built for {m} buckets and periods of {period} ticks; \
+                     the config says {} and {}",
+                    d.buckets, d.period_ticks
                 ));
             }
         }
@@ -253,6 +355,11 @@ impl<L: ByteLink> EngineReader<L> {
                 Some(x) => Some(ExpbGolden::new(x).map_err(|e| e.within("expb").to_string())?),
                 None => None,
             },
+            dbm: match &cfg.dbm {
+                Some(d) => Some(DbmGolden::new(d).map_err(|e| e.within("dbm").to_string())?),
+                None => None,
+            },
+            dbm_packets: Vec::new(),
             gap: 1,
             polls: 0,
         };
@@ -366,6 +473,53 @@ impl<L: ByteLink> EngineReader<L> {
         Ok(period)
     }
 
+    /// Reads the DBM core's next frozen period beat by beat: each bucket's words once `DBM_BEAT`
+    /// shows it, then `DBM_TAKE` with its period and beat number (a repeated write takes
+    /// nothing); after the last bucket, the end beat and the period's counts.
+    fn read_dbm_period(&mut self) -> Result<DbmPeriod, String> {
+        let word = |a: u16| reg::DBM + a;
+        let mut period = DbmPeriod::default();
+        let m = self.cfg.dbm.as_ref().map_or(0, |d| d.buckets);
+        for beat in 0..=m as u32 {
+            let w = self.poll(word(reg::DBM_BEAT), "DBM_BEAT", 1 << 31)?;
+            let (end, key_sat, mass_sat) = (w >> 30 & 1 != 0, w >> 29 & 1 != 0, w >> 28 & 1 != 0);
+            if w & 0x7FF != beat {
+                return Err(format!("read-out of the DBM core: beat {beat} expected, BEAT reads 0x{w:08X}"));
+            }
+            let index = self.host.read(word(reg::DBM_PERIOD))?;
+            if beat == 0 {
+                period.index = index as u64;
+            } else if index as u64 != period.index {
+                return Err(format!(
+                    "read-out of the DBM core: period {} expected at beat {beat}, not {index}",
+                    period.index
+                ));
+            }
+            if end {
+                period.packets = self.read64(word(reg::DBM_PACKETS_LO), word(reg::DBM_PACKETS_LO + 1))?;
+                period.merges = self.read64(word(reg::DBM_MERGES_LO), word(reg::DBM_MERGES_LO + 1))?;
+                period.tail_joins = self.read64(word(reg::DBM_TAIL_JOINS_LO), word(reg::DBM_TAIL_JOINS_LO + 1))?;
+                period.flags = DbmFlags { key_saturated: key_sat, mass_saturated: mass_sat, interval_saturated: false };
+                self.host.write(word(reg::DBM_TAKE), index << 11 | beat)?;
+                return Ok(period);
+            }
+            if beat as usize == m {
+                return Err(format!("read-out of the DBM core: {m} buckets and no end beat"));
+            }
+            let first = self.read64(word(reg::DBM_FIRST_LO), word(reg::DBM_FIRST_LO + 1))?;
+            let last = self.read64(word(reg::DBM_LAST_LO), word(reg::DBM_LAST_LO + 1))?;
+            let mass = self.read64(word(reg::DBM_MASS_LO), word(reg::DBM_MASS_LO + 1))?;
+            let n = self.host.read(word(reg::DBM_N))?;
+            let max = self.host.read(word(reg::DBM_MAX))? as u64;
+            let min = self.host.read(word(reg::DBM_MIN))? as u64;
+            let flow = self.host.read(word(reg::DBM_FLOW))?;
+            let flow_count = self.host.read(word(reg::DBM_FLOW_COUNT))?;
+            period.buckets.push(Bucket { first, last, mass, n, sumsq: 0, max, min, flow, flow_count });
+            self.host.write(word(reg::DBM_TAKE), index << 11 | beat)?;
+        }
+        unreachable!("the loop returns at the end beat or at beat m")
+    }
+
     /// Waits for the next frozen epoch and reads it (the engine then clears
     /// both copies and its source may end the next epoch).
     pub fn read_epoch(&mut self) -> Result<EpochRead, String> {
@@ -460,6 +614,7 @@ impl<L: ByteLink> EngineReader<L> {
             _ => None,
         };
         let expb = self.check_expb(t).map_err(|err| format!("epoch {}: {err}", e.sender.seq))?;
+        let dbm = self.check_dbm(t).map_err(|err| format!("epoch {}: {err}", e.sender.seq))?;
         let est = estimate(&e.sender, &e.receiver).map_err(|err| format!("epoch {}: {err}", e.sender.seq))?;
         let truth = t.truth();
         let rel = |a: f64, b: f64| (a - b).abs() / b.abs();
@@ -472,6 +627,7 @@ impl<L: ByteLink> EngineReader<L> {
             synopses_match,
             fridge,
             expb,
+            dbm,
         })
     }
 
@@ -486,10 +642,10 @@ impl<L: ByteLink> EngineReader<L> {
         };
         let mut want = Vec::new();
         for &(key, _) in &t.sender {
-            g.push(&expb_packet(key, self.gap), &mut want)?;
+            g.push(&bandwidth_packet(key, self.gap), &mut want)?;
         }
         if let Some(&(key, _)) = t.sender.last() {
-            g.advance(expb_packet(key, self.gap).ts + self.gap.max(1) as u64, &mut want);
+            g.advance(bandwidth_packet(key, self.gap).ts + self.gap.max(1) as u64, &mut want);
         }
         let mut reports = Vec::with_capacity(want.len());
         for w in want {
@@ -502,6 +658,49 @@ impl<L: ByteLink> EngineReader<L> {
                 ));
             }
             reports.push(ExpbReport::new(&got, x.base_ticks, self.cfg.link.uart.clock_hz));
+        }
+        Ok(reports)
+    }
+
+    /// Feeds the epoch's sender packets to the golden DBM, closes the periods that end by the
+    /// epoch's end (as [`check_expb`](Self::check_expb)), reads each from the engine, requires it
+    /// to equal the golden model's and reports its series next to the exact ones.
+    fn check_dbm(&mut self, t: &EpochTraffic) -> Result<Vec<DbmReport>, String> {
+        // On the external streams the DBM point takes no packets.
+        let (Some(g), Some(d), Some(_)) = (self.dbm.as_mut(), self.cfg.dbm.clone(), self.source.as_ref()) else {
+            return Ok(Vec::new());
+        };
+        let mut want = Vec::new();
+        for &(key, _) in &t.sender {
+            let p = bandwidth_packet(key, self.gap);
+            g.push(&p, &mut want)?;
+            self.dbm_packets.push(p);
+        }
+        if let Some(&(key, _)) = t.sender.last() {
+            g.advance(bandwidth_packet(key, self.gap).ts + self.gap.max(1) as u64, &mut want);
+        }
+        let scales: Vec<u64> = {
+            let x = self.cfg.expb.clone().unwrap_or_else(engine_expb_default);
+            (0..x.scales).map(|j| x.scale_ticks(j)).collect()
+        };
+        let mut reports = Vec::with_capacity(want.len());
+        for w in want {
+            let got = self.read_dbm_period()?;
+            if got != w {
+                let bucket = got.buckets.iter().zip(&w.buckets).position(|(a, b)| a != b);
+                return Err(format!(
+                    "the DBM core's period {} differs from the golden model's period {} ({} and {} buckets, \
+                     first difference at bucket {bucket:?})",
+                    got.index,
+                    w.index,
+                    got.buckets.len(),
+                    w.buckets.len()
+                ));
+            }
+            let clock_hz = self.cfg.link.uart.clock_hz;
+            reports.push(DbmReport::new(&got, &self.dbm_packets, d.period_ticks, d.buckets, clock_hz, &scales));
+            let next = (got.index + 1) * d.period_ticks;
+            self.dbm_packets.retain(|p| p.ts >= next);
         }
         Ok(reports)
     }
