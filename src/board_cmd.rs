@@ -480,7 +480,7 @@ pub fn read(a: &BoardRead) -> Result<(), String> {
                         x.true_peak_mbps,
                         x.std_mbps,
                         x.true_std_mbps,
-                        p.max_error_bytes,
+                        x.max_error_bytes,
                         p.bound_bytes,
                         if p.saturated { " (saturated)" } else { "" }
                     );

@@ -81,7 +81,10 @@ fn the_reader_reads_the_bandwidth_periods() {
         // Lemma 1: no interval at any scale is further than 4B/m from the truth.
         let (err, bound) = (p["max_error_bytes"].as_f64().unwrap(), p["bound_bytes"].as_f64().unwrap());
         assert!(err > 0.0 && err <= bound, "{p}");
-        assert_eq!(p["scales"].as_array().unwrap().len(), 11);
+        let scales = p["scales"].as_array().unwrap();
+        assert_eq!(scales.len(), 11);
+        let worst = scales.iter().map(|x| x["max_error_bytes"].as_f64().unwrap()).fold(0.0, f64::max);
+        assert_eq!(worst, err, "{p}");
     }
     let o = netmeas(&["board", "read", "--port", "sim", "--epochs", "1", "--packets", "5000", "--gap", "16"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));

@@ -148,6 +148,8 @@ pub struct DbmScaleReport {
     pub std_mbps: f64,
     /// The exact standard deviation, Mbit/s.
     pub true_std_mbps: f64,
+    /// The largest error of an interval's bytes at this scale.
+    pub max_error_bytes: f64,
 }
 
 /// One period of the DBM core, read from the engine and equal to the golden model's.
@@ -182,9 +184,8 @@ impl DbmReport {
             .map(|&ticks| {
                 let est = dbm_series(&p.buckets, t0, period_ticks, ticks);
                 let truth = true_series(packets, t0, period_ticks, ticks);
-                for (a, b) in est.iter().zip(&truth) {
-                    max_error_bytes = max_error_bytes.max((a - b).abs());
-                }
+                let err = est.iter().zip(&truth).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+                max_error_bytes = max_error_bytes.max(err);
                 let (e, t) = (series_stats(&est), series_stats(&truth));
                 let mbps = |bytes: f64| bytes * 8.0 * clock_hz as f64 / ticks as f64 / 1e6;
                 DbmScaleReport {
@@ -193,6 +194,7 @@ impl DbmReport {
                     true_peak_mbps: mbps(t.max),
                     std_mbps: mbps(e.std),
                     true_std_mbps: mbps(t.std),
+                    max_error_bytes: err,
                 }
             })
             .collect();
