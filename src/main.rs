@@ -244,7 +244,10 @@ fn default_lda(target: Option<Target>) -> LdaConfig {
 /// bucket logic exceed its 7680 logic cells).
 fn default_rda(target: Option<Target>) -> RdaConfig {
     match target {
-        Some(Target::Ice40Hx8k) => RdaConfig { banks: 1, buckets: 512, tsum_bits: 32, ..Default::default() },
+        // One slice of 512 rows per copy: no extra read stages (the iCE40 has no room for them).
+        Some(Target::Ice40Hx8k) => {
+            RdaConfig { banks: 1, buckets: 512, tsum_bits: 32, read_stages: 0, ..Default::default() }
+        }
         _ => RdaConfig::default(),
     }
 }

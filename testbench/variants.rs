@@ -32,7 +32,7 @@ pub const VARIANTS: &[(&str, &str, &str)] = &[
     // RDA: the paper's k = 2 banks of m = 2500 buckets (Fu et al. §VII), 48-bit timestamp sums.
     ("rda_default", "rda", r#"{"banks": 2, "buckets": 2500, "tsum_bits": 48}"#),
     // RDA: four banks of 61 buckets, 32-bit sums: dense same-bucket bursts, frequent read-outs, wrapping sums.
-    ("rda_small", "rda", r#"{"banks": 4, "buckets": 61, "tsum_bits": 32, "seed": 7}"#),
+    ("rda_small", "rda", r#"{"banks": 4, "buckets": 61, "tsum_bits": 32, "seed": 7, "read_stages": 1}"#),
     // Fridges: the default two fridges of 2^11 entries (p = 2^-9, 2^-4), as in the paper's §5 memory range.
     ("fridge_default", "fridge", r#"{"entries": [2048, 2048], "entry_prob_log2": [-9.0, -4.0]}"#),
     // Fridges: four tiny fridges of 2..16 entries, high p: constant overwrites, same-entry bursts,

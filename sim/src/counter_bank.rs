@@ -281,6 +281,8 @@ enum ReadOut {
 const DRAIN_CYCLES: u8 = 6;
 /// Read-out buffer entries: two reads in flight plus the row presented.
 const RO_BUFFER: usize = 3;
+/// Most extra read stages behind the block RAM (`hdl::common::block_ram::MAX_EXTRA_STAGES`).
+pub const MAX_READ_STAGES: usize = 2;
 
 /// Cycle-accurate model of the counter bank block (see `docs/cores/counter-bank.md`).
 #[derive(Clone, Debug)]
@@ -292,47 +294,61 @@ pub struct CounterBankCycle<R: Record> {
     ro: ReadOut,
     rd_ptr: usize,
     issued_all: bool,
-    /// Read issued last cycle: its row is cleared this cycle.
-    inflight1: Option<(usize, R)>,
-    /// Read issued two cycles ago: it enters the buffer this cycle.
-    inflight2: Option<(usize, R)>,
-    buf: [(usize, R); RO_BUFFER],
+    /// Extra read stages e: every read takes e clocks more (module doc of the RTL's `RmwBank`).
+    extra: usize,
+    /// Reads in flight: `[0]` issued last cycle (its row is cleared this cycle), the
+    /// last (issued 2 + e cycles ago) enters the buffer this cycle.
+    inflight: [Option<(usize, R)>; 2 + MAX_READ_STAGES],
+    /// Read-out buffer: 3 + e entries.
+    buf: [(usize, R); RO_BUFFER + MAX_READ_STAGES],
     buf_count: usize,
     sa: Option<(usize, R, usize)>,
+    /// Updates between sa and s1 while their data passes the extra read stages (the first e slots).
+    mid: [Option<(usize, R, usize)>; MAX_READ_STAGES],
     s1: Option<(usize, R, usize)>,
     s2: Option<(usize, R, usize)>,
     s3: Option<(usize, R, usize)>,
     ovf: bool,
-    /// Frozen-copy reads at `q_row` of one, two and three clocks before.
-    q_pipe: [R; 3],
+    /// Frozen-copy reads at `q_row` of one, two, … and 3 + e clocks before (the first 3 + e slots).
+    q_pipe: [R; 3 + MAX_READ_STAGES],
 }
 
 impl<R: Record> CounterBankCycle<R> {
     /// The block at power-up: clearing both copies, as after a reset.
     pub fn new(rows: usize, layout: R::Layout) -> Self {
-        Self::with_store(BankStore::new(rows, layout))
+        Self::with_read_stages(rows, layout, 0)
+    }
+
+    /// The block at power-up with `extra` (0..=[`MAX_READ_STAGES`]) more
+    /// pipeline registers behind its block RAM: updates and reads take
+    /// `extra` clocks more, the drain `6 + extra` cycles, and the read-out
+    /// buffer has `3 + extra` entries (one row per clock still).
+    pub fn with_read_stages(rows: usize, layout: R::Layout, extra: usize) -> Self {
+        assert!(extra <= MAX_READ_STAGES, "at most {MAX_READ_STAGES} extra read stages");
+        Self::with_store(BankStore::new(rows, layout), extra)
     }
 
     /// Control state as after a reset, around an existing memory.
-    fn with_store(store: BankStore<R>) -> Self {
+    fn with_store(store: BankStore<R>, extra: usize) -> Self {
         Self {
             store,
+            extra,
             init_done: false,
             init_ptr: 0,
             epoch: 0,
             ro: ReadOut::Idle,
             rd_ptr: 0,
             issued_all: false,
-            inflight1: None,
-            inflight2: None,
-            buf: [(0, R::default()); RO_BUFFER],
+            inflight: [None; 2 + MAX_READ_STAGES],
+            buf: [(0, R::default()); RO_BUFFER + MAX_READ_STAGES],
             buf_count: 0,
             sa: None,
+            mid: [None; MAX_READ_STAGES],
             s1: None,
             s2: None,
             s3: None,
             ovf: false,
-            q_pipe: [R::default(); 3],
+            q_pipe: [R::default(); 3 + MAX_READ_STAGES],
         }
     }
 
@@ -354,7 +370,7 @@ impl<R: Record> CounterBankCycle<R> {
             ro_last: self.buf[0].0 == rows - 1,
             ovf_sticky: self.ovf,
             held: self.ro == ReadOut::Hold,
-            q_data: self.q_pipe[2],
+            q_data: self.q_pipe[2 + self.extra],
         }
     }
 
@@ -366,7 +382,7 @@ impl<R: Record> CounterBankCycle<R> {
             // Control state resets; the memory is left to the clear sequence that follows.
             let layout = self.store.layout;
             let store = std::mem::replace(&mut self.store, BankStore::new(0, layout));
-            *self = Self::with_store(store);
+            *self = Self::with_store(store, self.extra);
             return out;
         }
         // Stage 3: the read-modify-write lands (the RTL registers the result and
@@ -389,8 +405,8 @@ impl<R: Record> CounterBankCycle<R> {
         // Read-out of the frozen copy, clearing each row after it is read.
         let frozen = 1 - self.epoch;
         // The frozen copy's read port: the query row while held (read through
-        // the address and data registers: three clocks), else the read pointer.
-        self.q_pipe.copy_within(0..2, 1);
+        // the address and data registers: 3 + e clocks), else the read pointer.
+        self.q_pipe.copy_within(0..2 + self.extra, 1);
         self.q_pipe[0] = if self.ro == ReadOut::Hold && (i.q_row as usize) < rows {
             self.store.get(frozen, i.q_row as usize)
         } else {
@@ -399,7 +415,7 @@ impl<R: Record> CounterBankCycle<R> {
         match self.ro {
             ReadOut::Idle => {}
             ReadOut::Drain(n) => {
-                self.ro = if n + 1 < DRAIN_CYCLES {
+                self.ro = if n + 1 < DRAIN_CYCLES + self.extra as u8 {
                     ReadOut::Drain(n + 1)
                 } else if i.hold {
                     ReadOut::Hold
@@ -415,26 +431,29 @@ impl<R: Record> CounterBankCycle<R> {
                 }
             }
             ReadOut::Stream => {
-                // A read issued at t is cleared at t+1 and buffered at t+2; a read
+                // A read issued at t is cleared at t+1 and buffered at t+2+e; a read
                 // is issued when the buffer has room for everything in flight.
+                let depth = 2 + self.extra;
                 let pop = self.buf_count > 0 && i.ro_ready;
-                let in_flight = self.inflight1.is_some() as usize + self.inflight2.is_some() as usize;
-                let issue = !self.issued_all && self.buf_count + in_flight - (pop as usize) < RO_BUFFER;
+                let in_flight = self.inflight[..depth].iter().filter(|r| r.is_some()).count();
+                let issue = !self.issued_all && self.buf_count + in_flight - (pop as usize) < RO_BUFFER + self.extra;
                 let done = self.issued_all && in_flight == 0 && self.buf_count == 0;
                 if pop {
                     self.buf.copy_within(1.., 0);
                     self.buf_count -= 1;
                 }
-                if let Some((row, data)) = self.inflight2.take() {
+                if let Some((row, data)) = self.inflight[depth - 1].take() {
                     self.buf[self.buf_count] = (row, data);
                     self.buf_count += 1;
                 }
-                if let Some((row, data)) = self.inflight1.take() {
+                for k in (1..depth).rev() {
+                    self.inflight[k] = self.inflight[k - 1].take();
+                }
+                if let Some((row, _)) = self.inflight[1] {
                     self.store.clear_row(frozen, row);
-                    self.inflight2 = Some((row, data));
                 }
                 if issue {
-                    self.inflight1 = Some((self.rd_ptr, self.store.get(frozen, self.rd_ptr)));
+                    self.inflight[0] = Some((self.rd_ptr, self.store.get(frozen, self.rd_ptr)));
                     self.issued_all = self.rd_ptr == rows - 1;
                     self.rd_ptr += 1;
                 }
@@ -443,13 +462,21 @@ impl<R: Record> CounterBankCycle<R> {
                 }
             }
         }
-        // Stage 0 -> a -> 1 -> 2 -> 3, and the flip (after stage 0 took its copy).
+        // Stage 0 -> a (-> b -> c: the extra read stages) -> 1 -> 2 -> 3, and the flip (after
+        // stage 0 took its copy).
         // `out` holds this cycle's registered state: the clear step above may
         // have just finished, but the RTL accepts only from the next cycle.
         let accept = i.upd_valid && out.upd_ready;
         self.s3 = self.s2.take();
         self.s2 = self.s1.take();
-        self.s1 = self.sa.take();
+        let e = self.extra;
+        if e == 0 {
+            self.s1 = self.sa.take();
+        } else {
+            self.s1 = self.mid[e - 1].take();
+            self.mid.copy_within(0..e - 1, 1);
+            self.mid[0] = self.sa.take();
+        }
         if accept {
             self.sa = Some((i.upd_row as usize, i.upd_op, self.epoch));
         }
@@ -537,30 +564,68 @@ mod tests {
 
     #[test]
     fn readout_streams_one_row_per_cycle_and_clears() {
-        let mut m = CounterBankCycle::<CountSum>::new(16, L);
-        while !m.step(&idle()).upd_ready {}
-        for r in 0..16 {
-            m.step(&CounterBankInputs { upd_valid: true, upd_row: r, upd_op: op(1, r as u64), ..idle() });
-        }
-        m.step(&CounterBankInputs { flip: true, ..idle() });
-        // Cycle c of this loop is c + 1 cycles after the flip.
-        let mut valid_cycles = Vec::new();
-        let mut ready_again = None;
-        for c in 0..40 {
-            let o = m.step(&idle());
-            if o.ro_valid {
-                valid_cycles.push(c);
-                assert_eq!(o.ro_data, op(1, o.ro_row as u64));
+        for e in 0..=MAX_READ_STAGES {
+            let mut m = CounterBankCycle::<CountSum>::with_read_stages(16, L, e);
+            while !m.step(&idle()).upd_ready {}
+            // Back to back, the last one offered with the flip: all land in the old copy.
+            for r in 0..16 {
+                m.step(&CounterBankInputs {
+                    upd_valid: true,
+                    upd_row: r,
+                    upd_op: op(1, r as u64),
+                    flip: r == 15,
+                    ..idle()
+                });
             }
-            if o.flip_ready && ready_again.is_none() {
-                ready_again = Some(c + 1);
+            // Cycle c of this loop is c + 1 cycles after the flip.
+            let mut valid_cycles = Vec::new();
+            let mut ready_again = None;
+            for c in 0..50 {
+                let o = m.step(&idle());
+                if o.ro_valid {
+                    valid_cycles.push(c);
+                    assert_eq!(o.ro_data, op(1, o.ro_row as u64), "e = {e}");
+                }
+                if o.flip_ready && ready_again.is_none() {
+                    ready_again = Some(c + 1);
+                }
+            }
+            assert_eq!(valid_cycles.len(), 16);
+            // Each extra read stage lengthens the drain and the read by a clock.
+            assert_eq!(
+                valid_cycles[0] + 1,
+                10 + 2 * e,
+                "first row 10 + 2e cycles after the flip (docs/cores/counter-bank.md)"
+            );
+            assert!(valid_cycles.windows(2).all(|w| w[1] == w[0] + 1), "e = {e}: {valid_cycles:?}");
+            assert_eq!(ready_again, Some(16 + 11 + 2 * e), "flip_ready returns rows + 11 + 2e cycles after the flip");
+            assert!(m.store().copy(0).iter().all(|r| *r == CountSum::default()), "frozen copy cleared");
+        }
+    }
+
+    #[test]
+    fn held_copy_answers_queries_after_three_clocks_plus_the_extra_stages() {
+        for e in 0..=MAX_READ_STAGES {
+            let mut m = CounterBankCycle::<CountSum>::with_read_stages(8, L, e);
+            while !m.step(&idle()).upd_ready {}
+            for r in 0..8 {
+                m.step(&CounterBankInputs { upd_valid: true, upd_row: r, upd_op: op(1, 10 + r as u64), ..idle() });
+            }
+            m.step(&CounterBankInputs { flip: true, hold: true, ..idle() });
+            while !m.step(&CounterBankInputs { hold: true, ..idle() }).held {}
+            // Query rows 0..8 on consecutive clocks; row r's answer appears 3 + e clocks after.
+            let mut answers = Vec::new();
+            for c in 0..8 + 3 + e as u32 {
+                let o = m.step(&CounterBankInputs { q_row: c % 8, ..idle() });
+                answers.push(o.q_data);
+            }
+            for r in 0..8usize {
+                assert_eq!(answers[r + 3 + e], op(1, 10 + r as u64), "e = {e}, row {r}");
+                if r > 0 {
+                    assert_ne!(answers[r + 2 + e], op(1, 10 + r as u64), "e = {e}: row {r} answered a clock early");
+                }
             }
         }
-        assert_eq!(valid_cycles.len(), 16);
-        assert_eq!(valid_cycles[0] + 1, 10, "first row 10 cycles after the flip (docs/cores/counter-bank.md)");
-        assert!(valid_cycles.windows(2).all(|w| w[1] == w[0] + 1), "{valid_cycles:?}");
-        assert_eq!(ready_again, Some(16 + 11), "flip_ready returns rows + 11 cycles after the flip");
-        assert!(m.store().copy(0).iter().all(|r| *r == CountSum::default()), "frozen copy cleared");
     }
 
     #[test]

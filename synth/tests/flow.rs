@@ -60,7 +60,7 @@ fn lda_timestamp_delay_line_trades_flip_flops_for_block_ram_on_ice40() {
 fn rda_bank_copies_land_in_block_ram_on_ice40() {
     use netmeas_sim::rda::RdaConfig;
     // The iCE40-HX8K default: one bank of 512 × 128 bits = 16 EBRs (512 × 8 each) per copy, two copies.
-    let cfg = RdaConfig { banks: 1, buckets: 512, tsum_bits: 32, ..Default::default() };
+    let cfg = RdaConfig { banks: 1, buckets: 512, tsum_bits: 32, read_stages: 0, ..Default::default() };
     let e = export(&BlockConfig::Rda(cfg)).unwrap();
     assert_eq!(inferred_brams(&e, Target::Ice40Hx8k, &dir("rda-ice40")).unwrap(), 32);
 }

@@ -21,6 +21,7 @@ fn runs(built: &RdaConfig, cfg: &RdaConfig) -> bool {
         && built.buckets == cfg.buckets
         && built.tsum_bits == cfg.tsum_bits
         && built.seed == cfg.seed
+        && built.read_stages == cfg.read_stages
 }
 
 /// The configs the Verilated RDA models were built from.

@@ -39,6 +39,15 @@
 //! are forwarded, so the RAM's same-address collision value is never observed
 //! (see `BlockRam`).
 //!
+//! Read stages ([`RmwBank::with_read_stages`]): with e = 1 or 2 extra
+//! pipeline registers behind each block-RAM slice (`BlockRam::with_stages`,
+//! for memories wide and deep enough that the register behind a block is
+//! placed far from it), the update waits e more clocks between **sa** and
+//! **s1** (stages `sb`, `sc`), 5 + e older updates are forwarded (`w5`,
+//! `w6`), the drain takes 6 + e cycles, a read-out or query read takes e
+//! more clocks and the read-out buffer has 3 + e entries, so the frozen copy
+//! still streams one row per clock.
+//!
 //! Epoch flip (`flip` && `flip_ready`): atomic between two updates. The update
 //! offered in the flip cycle goes to the old copy; from the next cycle on,
 //! updates go to the other copy. After six drain cycles (the old copy's last
@@ -53,7 +62,7 @@
 //! copies are zeroed, one row per clock, with `s_upd_ready` low until the
 //! last clear write has landed (rows + 1 clocks).
 
-use super::block_ram::BlockRam;
+use super::block_ram::{BlockRam, MAX_EXTRA_STAGES};
 use rust_hdl::prelude::*;
 
 /// Read-out state: idle (frozen copy clean), draining the pipeline, streaming,
@@ -62,9 +71,10 @@ const RO_IDLE: u64 = 0;
 const RO_DRAIN: u64 = 1;
 const RO_STREAM: u64 = 2;
 const RO_HOLD: u64 = 3;
-/// Drain cycles after a flip, minus one: the old copy's last write lands at the end of the sixth.
+/// Drain cycles after a flip, minus one: the old copy's last write lands at the end of the
+/// sixth (plus one per extra read stage).
 const DRAIN_LAST: u64 = 5;
-/// Entries of the read-out buffer: reads in flight (2) + the one presented.
+/// Entries of the read-out buffer: reads in flight (2, plus one per extra read stage) + the one presented.
 const RO_CREDITS: u64 = 3;
 
 /// Generic read-modify-write bank of `2^A` × `W`-bit records, two copies.
@@ -89,7 +99,7 @@ pub struct RmwBank<const W: usize, const A: usize> {
     pub alu_fwd: Signal<Out, Bit>,
     /// The result of the update one ahead, forwarded when it hit the same row.
     pub alu_old_fwd: Signal<Out, Bits<W>>,
-    /// The forwarded result of the update two to four ahead, else the RAM's record.
+    /// The forwarded result of the update two to 5 + e ahead, else the RAM's record.
     pub alu_old_base: Signal<Out, Bits<W>>,
     /// The update's operand.
     pub alu_op: Signal<Out, Bits<W>>,
@@ -124,14 +134,14 @@ pub struct RmwBank<const W: usize, const A: usize> {
     pub held: Signal<Out, Bit>,
     /// Row to read while held.
     pub q_row: Signal<In, Bits<A>>,
-    /// The frozen copy's read data: the row at `q_row` three clocks before, while held.
+    /// The frozen copy's read data: the row at `q_row` three clocks (plus the extra read stages) before, while held.
     pub q_data: Signal<Out, Bits<W>>,
     // --- status ---
     /// A record overflowed since the flag was last cleared.
     pub ovf_sticky: Signal<Out, Bit>,
     /// Clear the sticky overflow flag (a simultaneous overflow wins).
     pub ovf_clear: Signal<In, Bit>,
-    // --- memories (read latency three: their address and output registers are inside) ---
+    // --- memories (read latency three plus the extra stages: their address and output registers are inside) ---
     ram0: BlockRam<W, A>,
     ram1: BlockRam<W, A>,
     // --- sized constants ---
@@ -149,6 +159,10 @@ pub struct RmwBank<const W: usize, const A: usize> {
     one_2: Constant<Bits<2>>,
     zero_2: Constant<Bits<2>>,
     credits_full: Constant<Bits<2>>,
+    credits_full_x: Constant<Bits<3>>,
+    /// At least one / two extra read stages (the stages and forwards they need are removed by synthesis otherwise).
+    extra1: Constant<Bit>,
+    extra2: Constant<Bit>,
     // --- control state ---
     init_done: DFF<Bit>,
     init_last: DFF<Bit>,
@@ -161,10 +175,18 @@ pub struct RmwBank<const W: usize, const A: usize> {
     rd_ptr: DFF<Bits<A>>,
     issued_all: DFF<Bit>,
     credits: DFF<Bits<2>>,
+    /// The credits with extra read stages (3 + e of them need a third bit).
+    credits_x: DFF<Bits<3>>,
+    /// Credits left (of whichever counter the bank uses).
+    has_credit: Signal<Local, Bit>,
     inf1_valid: DFF<Bit>,
     inf1_row: DFF<Bits<A>>,
     inf2_valid: DFF<Bit>,
     inf2_row: DFF<Bits<A>>,
+    inf3_valid: DFF<Bit>,
+    inf3_row: DFF<Bits<A>>,
+    inf4_valid: DFF<Bit>,
+    inf4_row: DFF<Bits<A>>,
     b0_valid: DFF<Bit>,
     b0_row: DFF<Bits<A>>,
     b0_data: DFF<Bits<W>>,
@@ -174,11 +196,25 @@ pub struct RmwBank<const W: usize, const A: usize> {
     b2_valid: DFF<Bit>,
     b2_row: DFF<Bits<A>>,
     b2_data: DFF<Bits<W>>,
+    b3_valid: DFF<Bit>,
+    b3_row: DFF<Bits<A>>,
+    b3_data: DFF<Bits<W>>,
+    b4_valid: DFF<Bit>,
+    b4_row: DFF<Bits<A>>,
+    b4_data: DFF<Bits<W>>,
     // --- update pipeline ---
     sa_valid: DFF<Bit>,
     sa_row: DFF<Bits<A>>,
     sa_op: DFF<Bits<W>>,
     sa_ep: DFF<Bit>,
+    sb_valid: DFF<Bit>,
+    sb_row: DFF<Bits<A>>,
+    sb_op: DFF<Bits<W>>,
+    sb_ep: DFF<Bit>,
+    sc_valid: DFF<Bit>,
+    sc_row: DFF<Bits<A>>,
+    sc_op: DFF<Bits<W>>,
+    sc_ep: DFF<Bit>,
     s1_valid: DFF<Bit>,
     s1_row: DFF<Bits<A>>,
     s1_op: DFF<Bits<W>>,
@@ -192,6 +228,15 @@ pub struct RmwBank<const W: usize, const A: usize> {
     s2_hit3: DFF<Bit>,
     s2_hit4: DFF<Bit>,
     s2_hit5: DFF<Bit>,
+    s2_hit6: DFF<Bit>,
+    s2_hit7: DFF<Bit>,
+    /// With extra read stages, s1's compares made a clock ahead, on the update entering s1.
+    e_hit2: DFF<Bit>,
+    e_hit3: DFF<Bit>,
+    e_hit4: DFF<Bit>,
+    e_hit5: DFF<Bit>,
+    e_hit6: DFF<Bit>,
+    e_hit7: DFF<Bit>,
     s2_ram0: DFF<Bit>,
     s2_ram1: DFF<Bit>,
     s3_valid: DFF<Bit>,
@@ -216,16 +261,31 @@ pub struct RmwBank<const W: usize, const A: usize> {
     w4_row: DFF<Bits<A>>,
     w4_ep: DFF<Bit>,
     w4_data: DFF<Bits<W>>,
+    w5_valid: DFF<Bit>,
+    w5_row: DFF<Bits<A>>,
+    w5_ep: DFF<Bit>,
+    w5_data: DFF<Bits<W>>,
+    w6_data: DFF<Bits<W>>,
     // --- combinational helpers ---
     accept: Signal<Local, Bit>,
+    /// The update entering s1 next clock (from sa, or from sb or sc behind the extra read stages).
+    r_valid: Signal<Local, Bit>,
+    r_row: Signal<Local, Bits<A>>,
+    r_op: Signal<Local, Bits<W>>,
+    r_ep: Signal<Local, Bit>,
     hit2: Signal<Local, Bit>,
     hit3: Signal<Local, Bit>,
     hit4: Signal<Local, Bit>,
     hit5: Signal<Local, Bit>,
+    hit6: Signal<Local, Bit>,
+    hit7: Signal<Local, Bit>,
+    no_fwd: Signal<Local, Bit>,
     base_fwd2: Signal<Local, Bits<W>>,
     base_fwd3: Signal<Local, Bits<W>>,
     base_fwd4: Signal<Local, Bits<W>>,
     base_fwd5: Signal<Local, Bits<W>>,
+    base_fwd6: Signal<Local, Bits<W>>,
+    base_fwd7: Signal<Local, Bits<W>>,
     base_ram0: Signal<Local, Bits<W>>,
     base_ram1: Signal<Local, Bits<W>>,
     pop: Signal<Local, Bit>,
@@ -233,6 +293,11 @@ pub struct RmwBank<const W: usize, const A: usize> {
     ins0: Signal<Local, Bit>,
     ins1: Signal<Local, Bit>,
     ins2: Signal<Local, Bit>,
+    ins3: Signal<Local, Bit>,
+    ins4: Signal<Local, Bit>,
+    /// The read-out read whose data arrives now (issued 2 + e clocks ago).
+    arr_valid: Signal<Local, Bit>,
+    arr_row: Signal<Local, Bits<A>>,
     frozen_data: Signal<Local, Bits<W>>,
     w_write0: Signal<Local, Bit>,
     w_write1: Signal<Local, Bit>,
@@ -243,7 +308,14 @@ pub struct RmwBank<const W: usize, const A: usize> {
 impl<const W: usize, const A: usize> RmwBank<W, A> {
     /// A bank whose copies hold `rows` rows (1..=2^A).
     pub fn new(rows: usize) -> Self {
-        Self::with_copies(rows, rows)
+        Self::with_copies(rows, rows, 0)
+    }
+
+    /// A bank whose copies hold `rows` rows, read through `extra` (0..=2)
+    /// more pipeline registers behind each block-RAM slice (see the module
+    /// doc): for wide, deep memories whose blocks spread over the die.
+    pub fn with_read_stages(rows: usize, extra: usize) -> Self {
+        Self::with_copies(rows, rows, extra)
     }
 
     /// A bank of one copy of `rows` rows for state that has no epochs (the
@@ -251,11 +323,12 @@ impl<const W: usize, const A: usize> RmwBank<W, A> {
     /// read-out never starts; the second copy shrinks to one unused word that
     /// synthesis removes with the read-out logic.
     pub fn single(rows: usize) -> Self {
-        Self::with_copies(rows, 1)
+        Self::with_copies(rows, 1, 0)
     }
 
-    fn with_copies(rows: usize, rows1: usize) -> Self {
+    fn with_copies(rows: usize, rows1: usize, extra: usize) -> Self {
         assert!(rows >= 1 && rows <= 1 << A, "rows must be in 1..=2^A");
+        assert!(extra <= MAX_EXTRA_STAGES, "at most {MAX_EXTRA_STAGES} extra read stages");
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -284,8 +357,8 @@ impl<const W: usize, const A: usize> RmwBank<W, A> {
             q_data: Default::default(),
             ovf_sticky: Default::default(),
             ovf_clear: Default::default(),
-            ram0: BlockRam::with_depth(rows),
-            ram1: BlockRam::with_depth(rows1),
+            ram0: BlockRam::with_stages(rows, extra),
+            ram1: BlockRam::with_stages(rows1, extra),
             last_row: Constant::new(((rows - 1) as u64).into()),
             one_a: Constant::new(1u64.into()),
             zero_a: Constant::new(0u64.into()),
@@ -294,12 +367,15 @@ impl<const W: usize, const A: usize> RmwBank<W, A> {
             ro_drain: Constant::new(RO_DRAIN.into()),
             ro_stream: Constant::new(RO_STREAM.into()),
             ro_hold: Constant::new(RO_HOLD.into()),
-            drain_last: Constant::new(DRAIN_LAST.into()),
+            drain_last: Constant::new((DRAIN_LAST + extra as u64).into()),
             one_3: Constant::new(1u64.into()),
             zero_3: Constant::new(0u64.into()),
             one_2: Constant::new(1u64.into()),
             zero_2: Constant::new(0u64.into()),
             credits_full: Constant::new(RO_CREDITS.into()),
+            credits_full_x: Constant::new((RO_CREDITS + extra as u64).into()),
+            extra1: Constant::new(extra >= 1),
+            extra2: Constant::new(extra >= 2),
             init_done: Default::default(),
             init_last: Default::default(),
             init_ptr: Default::default(),
@@ -310,10 +386,16 @@ impl<const W: usize, const A: usize> RmwBank<W, A> {
             rd_ptr: Default::default(),
             issued_all: Default::default(),
             credits: Default::default(),
+            credits_x: Default::default(),
+            has_credit: Default::default(),
             inf1_valid: Default::default(),
             inf1_row: Default::default(),
             inf2_valid: Default::default(),
             inf2_row: Default::default(),
+            inf3_valid: Default::default(),
+            inf3_row: Default::default(),
+            inf4_valid: Default::default(),
+            inf4_row: Default::default(),
             b0_valid: Default::default(),
             b0_row: Default::default(),
             b0_data: Default::default(),
@@ -323,10 +405,24 @@ impl<const W: usize, const A: usize> RmwBank<W, A> {
             b2_valid: Default::default(),
             b2_row: Default::default(),
             b2_data: Default::default(),
+            b3_valid: Default::default(),
+            b3_row: Default::default(),
+            b3_data: Default::default(),
+            b4_valid: Default::default(),
+            b4_row: Default::default(),
+            b4_data: Default::default(),
             sa_valid: Default::default(),
             sa_row: Default::default(),
             sa_op: Default::default(),
             sa_ep: Default::default(),
+            sb_valid: Default::default(),
+            sb_row: Default::default(),
+            sb_op: Default::default(),
+            sb_ep: Default::default(),
+            sc_valid: Default::default(),
+            sc_row: Default::default(),
+            sc_op: Default::default(),
+            sc_ep: Default::default(),
             s1_valid: Default::default(),
             s1_row: Default::default(),
             s1_op: Default::default(),
@@ -340,6 +436,14 @@ impl<const W: usize, const A: usize> RmwBank<W, A> {
             s2_hit3: Default::default(),
             s2_hit4: Default::default(),
             s2_hit5: Default::default(),
+            s2_hit6: Default::default(),
+            s2_hit7: Default::default(),
+            e_hit2: Default::default(),
+            e_hit3: Default::default(),
+            e_hit4: Default::default(),
+            e_hit5: Default::default(),
+            e_hit6: Default::default(),
+            e_hit7: Default::default(),
             s2_ram0: Default::default(),
             s2_ram1: Default::default(),
             s3_valid: Default::default(),
@@ -364,15 +468,29 @@ impl<const W: usize, const A: usize> RmwBank<W, A> {
             w4_row: Default::default(),
             w4_ep: Default::default(),
             w4_data: Default::default(),
+            w5_valid: Default::default(),
+            w5_row: Default::default(),
+            w5_ep: Default::default(),
+            w5_data: Default::default(),
+            w6_data: Default::default(),
             accept: Default::default(),
+            r_valid: Default::default(),
+            r_row: Default::default(),
+            r_op: Default::default(),
+            r_ep: Default::default(),
             hit2: Default::default(),
             hit3: Default::default(),
             hit4: Default::default(),
             hit5: Default::default(),
+            hit6: Default::default(),
+            hit7: Default::default(),
+            no_fwd: Default::default(),
             base_fwd2: Default::default(),
             base_fwd3: Default::default(),
             base_fwd4: Default::default(),
             base_fwd5: Default::default(),
+            base_fwd6: Default::default(),
+            base_fwd7: Default::default(),
             base_ram0: Default::default(),
             base_ram1: Default::default(),
             pop: Default::default(),
@@ -380,6 +498,10 @@ impl<const W: usize, const A: usize> RmwBank<W, A> {
             ins0: Default::default(),
             ins1: Default::default(),
             ins2: Default::default(),
+            ins3: Default::default(),
+            ins4: Default::default(),
+            arr_valid: Default::default(),
+            arr_row: Default::default(),
             frozen_data: Default::default(),
             w_write0: Default::default(),
             w_write1: Default::default(),
@@ -394,11 +516,14 @@ impl<const W: usize, const A: usize> Logic for RmwBank<W, A> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, init_done, init_last, init_ptr, epoch_q, ovf_q, ro_state, drain_cnt, rd_ptr, issued_all,
-            credits, inf1_valid, inf1_row, inf2_valid, inf2_row, b0_valid, b0_row, b0_data, b1_valid, b1_row, b1_data,
-            b2_valid, b2_row, b2_data, sa_valid, sa_row, sa_op, sa_ep, s1_valid, s1_row, s1_op, s1_ep, s2_valid,
-            s2_row, s2_op, s2_ep, s2_fwd1, s2_hit2, s2_hit3, s2_hit4, s2_hit5, s2_ram0, s2_ram1, s3_valid, s3_row,
-            s3_op, s3_ep, s3_fwd1, s3_base, w_valid, w_row, w_ep, w_data, w2_valid, w2_row, w2_ep, w2_data, w3_valid,
-            w3_row, w3_ep, w3_data, w4_valid, w4_row, w4_ep, w4_data
+            credits, credits_x, inf1_valid, inf1_row, inf2_valid, inf2_row, inf3_valid, inf3_row, inf4_valid, inf4_row,
+            b0_valid, b0_row, b0_data, b1_valid, b1_row, b1_data, b2_valid, b2_row, b2_data, b3_valid, b3_row, b3_data,
+            b4_valid, b4_row, b4_data, sa_valid, sa_row, sa_op, sa_ep, sb_valid, sb_row, sb_op, sb_ep, sc_valid,
+            sc_row, sc_op, sc_ep, s1_valid, s1_row, s1_op, s1_ep, s2_valid, s2_row, s2_op, s2_ep, s2_fwd1, s2_hit2,
+            s2_hit3, s2_hit4, s2_hit5, s2_hit6, s2_hit7, e_hit2, e_hit3, e_hit4, e_hit5, e_hit6, e_hit7, s2_ram0,
+            s2_ram1, s3_valid, s3_row, s3_op, s3_ep, s3_fwd1, s3_base, w_valid, w_row, w_ep, w_data, w2_valid, w2_row,
+            w2_ep, w2_data, w3_valid, w3_row, w3_ep, w3_data, w4_valid, w4_row, w4_ep, w4_data, w5_valid, w5_row,
+            w5_ep, w5_data, w6_data
         );
         self.ram0.clock.next = self.clock.val();
         self.ram1.clock.next = self.clock.val();
@@ -421,14 +546,39 @@ impl<const W: usize, const A: usize> Logic for RmwBank<W, A> {
         self.sa_op.d.next = self.s_upd_op.val();
         self.sa_ep.d.next = self.epoch_q.q.val();
 
-        // ---- sa: the live copy reads the row ----
-        self.s1_valid.d.next = self.sa_valid.q.val();
-        self.s1_row.d.next = self.sa_row.q.val();
-        self.s1_op.d.next = self.sa_op.q.val();
-        self.s1_ep.d.next = self.sa_ep.q.val();
+        // ---- sa: the live copy reads the row; sb, sc: its data passes the extra read stages ----
+        self.sb_valid.d.next = self.sa_valid.q.val();
+        self.sb_row.d.next = self.sa_row.q.val();
+        self.sb_op.d.next = self.sa_op.q.val();
+        self.sb_ep.d.next = self.sa_ep.q.val();
+        self.sc_valid.d.next = self.sb_valid.q.val();
+        self.sc_row.d.next = self.sb_row.q.val();
+        self.sc_op.d.next = self.sb_op.q.val();
+        self.sc_ep.d.next = self.sb_ep.q.val();
+        self.r_valid.next = self.sa_valid.q.val();
+        self.r_row.next = self.sa_row.q.val();
+        self.r_op.next = self.sa_op.q.val();
+        self.r_ep.next = self.sa_ep.q.val();
+        if self.extra1.val() {
+            self.r_valid.next = self.sb_valid.q.val();
+            self.r_row.next = self.sb_row.q.val();
+            self.r_op.next = self.sb_op.q.val();
+            self.r_ep.next = self.sb_ep.q.val();
+        }
+        if self.extra2.val() {
+            self.r_valid.next = self.sc_valid.q.val();
+            self.r_row.next = self.sc_row.q.val();
+            self.r_op.next = self.sc_op.q.val();
+            self.r_ep.next = self.sc_ep.q.val();
+        }
+        self.s1_valid.d.next = self.r_valid.val();
+        self.s1_row.d.next = self.r_row.val();
+        self.s1_op.d.next = self.r_op.val();
+        self.s1_ep.d.next = self.r_ep.val();
 
-        // ---- s1: compare with the five older updates this read cannot have seen ----
-        // Now one ahead is in s2, two ahead in s3, three in w, four in w2, five in w3.
+        // ---- s1: compare with the 5 + e older updates this read cannot have seen ----
+        // Now one ahead is in s2, two ahead in s3, three in w, four in w2, five in w3,
+        // six in w4 and seven in w5.
         self.s2_valid.d.next = self.s1_valid.q.val();
         self.s2_row.d.next = self.s1_row.q.val();
         self.s2_op.d.next = self.s1_op.q.val();
@@ -436,37 +586,82 @@ impl<const W: usize, const A: usize> Logic for RmwBank<W, A> {
         self.s2_fwd1.d.next = self.s2_valid.q.val()
             & (self.s2_row.q.val() == self.s1_row.q.val())
             & (self.s2_ep.q.val() == self.s1_ep.q.val());
-        self.hit2.next = self.s3_valid.q.val()
-            & (self.s3_row.q.val() == self.s1_row.q.val())
-            & (self.s3_ep.q.val() == self.s1_ep.q.val());
-        self.hit3.next = self.w_valid.q.val()
-            & (self.w_row.q.val() == self.s1_row.q.val())
-            & (self.w_ep.q.val() == self.s1_ep.q.val());
-        self.hit4.next = self.w2_valid.q.val()
-            & (self.w2_row.q.val() == self.s1_row.q.val())
-            & (self.w2_ep.q.val() == self.s1_ep.q.val());
-        self.hit5.next = self.w3_valid.q.val()
-            & (self.w3_row.q.val() == self.s1_row.q.val())
-            & (self.w3_ep.q.val() == self.s1_ep.q.val());
+        if self.extra1.val() {
+            // The update waited in sb/sc, so the compares were made a clock ahead: on the update
+            // entering s1 against each older update one stage before where it is now.
+            self.hit2.next = self.e_hit2.q.val();
+            self.hit3.next = self.e_hit3.q.val();
+            self.hit4.next = self.e_hit4.q.val();
+            self.hit5.next = self.e_hit5.q.val();
+            self.hit6.next = self.e_hit6.q.val();
+            self.hit7.next = self.e_hit7.q.val();
+        } else {
+            self.hit2.next = self.s3_valid.q.val()
+                & (self.s3_row.q.val() == self.s1_row.q.val())
+                & (self.s3_ep.q.val() == self.s1_ep.q.val());
+            self.hit3.next = self.w_valid.q.val()
+                & (self.w_row.q.val() == self.s1_row.q.val())
+                & (self.w_ep.q.val() == self.s1_ep.q.val());
+            self.hit4.next = self.w2_valid.q.val()
+                & (self.w2_row.q.val() == self.s1_row.q.val())
+                & (self.w2_ep.q.val() == self.s1_ep.q.val());
+            self.hit5.next = self.w3_valid.q.val()
+                & (self.w3_row.q.val() == self.s1_row.q.val())
+                & (self.w3_ep.q.val() == self.s1_ep.q.val());
+            self.hit6.next = self.extra1.val()
+                & self.w4_valid.q.val()
+                & (self.w4_row.q.val() == self.s1_row.q.val())
+                & (self.w4_ep.q.val() == self.s1_ep.q.val());
+            self.hit7.next = self.extra2.val()
+                & self.w5_valid.q.val()
+                & (self.w5_row.q.val() == self.s1_row.q.val())
+                & (self.w5_ep.q.val() == self.s1_ep.q.val());
+        }
+        self.e_hit2.d.next =
+            self.s2_valid.q.val() & (self.s2_row.q.val() == self.r_row.val()) & (self.s2_ep.q.val() == self.r_ep.val());
+        self.e_hit3.d.next =
+            self.s3_valid.q.val() & (self.s3_row.q.val() == self.r_row.val()) & (self.s3_ep.q.val() == self.r_ep.val());
+        self.e_hit4.d.next =
+            self.w_valid.q.val() & (self.w_row.q.val() == self.r_row.val()) & (self.w_ep.q.val() == self.r_ep.val());
+        self.e_hit5.d.next =
+            self.w2_valid.q.val() & (self.w2_row.q.val() == self.r_row.val()) & (self.w2_ep.q.val() == self.r_ep.val());
+        self.e_hit6.d.next =
+            self.w3_valid.q.val() & (self.w3_row.q.val() == self.r_row.val()) & (self.w3_ep.q.val() == self.r_ep.val());
+        self.e_hit7.d.next = self.extra2.val()
+            & self.w4_valid.q.val()
+            & (self.w4_row.q.val() == self.r_row.val())
+            & (self.w4_ep.q.val() == self.r_ep.val());
         // Priority to the newest: one-hot selects for s2.
         self.s2_hit2.d.next = self.hit2.val();
         self.s2_hit3.d.next = !self.hit2.val() & self.hit3.val();
         self.s2_hit4.d.next = !self.hit2.val() & !self.hit3.val() & self.hit4.val();
         self.s2_hit5.d.next = !self.hit2.val() & !self.hit3.val() & !self.hit4.val() & self.hit5.val();
-        self.s2_ram0.d.next =
-            !self.hit2.val() & !self.hit3.val() & !self.hit4.val() & !self.hit5.val() & !self.s1_ep.q.val();
-        self.s2_ram1.d.next =
-            !self.hit2.val() & !self.hit3.val() & !self.hit4.val() & !self.hit5.val() & self.s1_ep.q.val();
+        self.s2_hit6.d.next =
+            !self.hit2.val() & !self.hit3.val() & !self.hit4.val() & !self.hit5.val() & self.hit6.val();
+        self.s2_hit7.d.next = !self.hit2.val()
+            & !self.hit3.val()
+            & !self.hit4.val()
+            & !self.hit5.val()
+            & !self.hit6.val()
+            & self.hit7.val();
+        self.no_fwd.next = !self.hit2.val()
+            & !self.hit3.val()
+            & !self.hit4.val()
+            & !self.hit5.val()
+            & !self.hit6.val()
+            & !self.hit7.val();
+        self.s2_ram0.d.next = self.no_fwd.val() & !self.s1_ep.q.val();
+        self.s2_ram1.d.next = self.no_fwd.val() & self.s1_ep.q.val();
 
-        // ---- s2: base record = forwarded result of two to five ahead, else the RAM's ----
+        // ---- s2: base record = forwarded result of two to 5 + e ahead, else the RAM's ----
         // Two ahead's result is in `w_data` now, three ahead's in `w2_data`, four's in
-        // `w3_data`, five's in `w4_data`.
+        // `w3_data`, five's in `w4_data`, six's in `w5_data`, seven's in `w6_data`.
         self.s3_valid.d.next = self.s2_valid.q.val();
         self.s3_row.d.next = self.s2_row.q.val();
         self.s3_op.d.next = self.s2_op.q.val();
         self.s3_ep.d.next = self.s2_ep.q.val();
         self.s3_fwd1.d.next = self.s2_fwd1.q.val();
-        // Six candidates under registered one-hot selects, merged by an OR: with the
+        // Six candidates (plus one per extra read stage) under registered one-hot selects, merged by an OR: with the
         // RAM's own AND-OR over its slices, one flat AND-OR from registers to `s3_base`.
         self.base_fwd2.next = self.zero_w.val();
         if self.s2_hit2.q.val() {
@@ -484,6 +679,14 @@ impl<const W: usize, const A: usize> Logic for RmwBank<W, A> {
         if self.s2_hit5.q.val() {
             self.base_fwd5.next = self.w4_data.q.val();
         }
+        self.base_fwd6.next = self.zero_w.val();
+        if self.s2_hit6.q.val() {
+            self.base_fwd6.next = self.w5_data.q.val();
+        }
+        self.base_fwd7.next = self.zero_w.val();
+        if self.s2_hit7.q.val() {
+            self.base_fwd7.next = self.w6_data.q.val();
+        }
         self.base_ram0.next = self.zero_w.val();
         if self.s2_ram0.q.val() {
             self.base_ram0.next = self.ram0.read_data.val();
@@ -496,6 +699,8 @@ impl<const W: usize, const A: usize> Logic for RmwBank<W, A> {
             | self.base_fwd3.val()
             | self.base_fwd4.val()
             | self.base_fwd5.val()
+            | self.base_fwd6.val()
+            | self.base_fwd7.val()
             | self.base_ram0.val()
             | self.base_ram1.val();
 
@@ -520,6 +725,11 @@ impl<const W: usize, const A: usize> Logic for RmwBank<W, A> {
         self.w4_row.d.next = self.w3_row.q.val();
         self.w4_ep.d.next = self.w3_ep.q.val();
         self.w4_data.d.next = self.w3_data.q.val();
+        self.w5_valid.d.next = self.w4_valid.q.val();
+        self.w5_row.d.next = self.w4_row.q.val();
+        self.w5_ep.d.next = self.w4_ep.q.val();
+        self.w5_data.d.next = self.w4_data.q.val();
+        self.w6_data.d.next = self.w5_data.q.val();
         self.ovf_q.d.next = (self.ovf_q.q.val() & !self.ovf_clear.val()) | (self.s3_valid.q.val() & self.alu_ovf.val());
 
         // ---- write ports: the update in w, else the clear sequence ----
@@ -562,22 +772,43 @@ impl<const W: usize, const A: usize> Logic for RmwBank<W, A> {
         }
 
         // ---- read-out of the frozen copy ----
-        // A read issued at t is cleared at t+1 (inf1) and buffered at t+2 (inf2).
+        // A read issued at t is cleared at t+1 (inf1) and buffered at t+2 (inf2), or at
+        // t+3 (inf3) or t+4 (inf4) behind one or two extra read stages.
         // `credits` counts the free buffer entries minus the reads in flight.
         self.pop.next = self.b0_valid.q.val() & self.m_ro_ready.val();
+        self.has_credit.next = self.credits.q.val() != self.zero_2.val();
+        if self.extra1.val() {
+            self.has_credit.next = self.credits_x.q.val() != self.zero_3.val();
+        }
         self.issue.next = (self.ro_state.q.val() == self.ro_stream.val())
             & !self.issued_all.q.val()
-            & ((self.credits.q.val() != self.zero_2.val()) | self.pop.val());
+            & (self.has_credit.val() | self.pop.val());
         if self.issue.val() & !self.pop.val() {
             self.credits.d.next = self.credits.q.val() - self.one_2.val();
+            self.credits_x.d.next = self.credits_x.q.val() - self.one_3.val();
         }
         if !self.issue.val() & self.pop.val() {
             self.credits.d.next = self.credits.q.val() + self.one_2.val();
+            self.credits_x.d.next = self.credits_x.q.val() + self.one_3.val();
         }
         self.inf1_valid.d.next = self.issue.val();
         self.inf1_row.d.next = self.rd_ptr.q.val();
         self.inf2_valid.d.next = self.inf1_valid.q.val();
         self.inf2_row.d.next = self.inf1_row.q.val();
+        self.inf3_valid.d.next = self.inf2_valid.q.val();
+        self.inf3_row.d.next = self.inf2_row.q.val();
+        self.inf4_valid.d.next = self.inf3_valid.q.val();
+        self.inf4_row.d.next = self.inf3_row.q.val();
+        self.arr_valid.next = self.inf2_valid.q.val();
+        self.arr_row.next = self.inf2_row.q.val();
+        if self.extra1.val() {
+            self.arr_valid.next = self.inf3_valid.q.val();
+            self.arr_row.next = self.inf3_row.q.val();
+        }
+        if self.extra2.val() {
+            self.arr_valid.next = self.inf4_valid.q.val();
+            self.arr_row.next = self.inf4_row.q.val();
+        }
         if self.issue.val() {
             self.rd_ptr.d.next = self.rd_ptr.q.val() + self.one_a.val();
             if self.rd_ptr.q.val() == self.last_row.val() {
@@ -599,28 +830,56 @@ impl<const W: usize, const A: usize> Logic for RmwBank<W, A> {
             self.b1_row.d.next = self.b2_row.q.val();
             self.b1_data.d.next = self.b2_data.q.val();
             self.b2_valid.d.next = false;
+            if self.extra1.val() {
+                self.b2_valid.d.next = self.b3_valid.q.val();
+                self.b2_row.d.next = self.b3_row.q.val();
+                self.b2_data.d.next = self.b3_data.q.val();
+                self.b3_valid.d.next = self.b4_valid.q.val();
+                self.b3_row.d.next = self.b4_row.q.val();
+                self.b3_data.d.next = self.b4_data.q.val();
+                self.b4_valid.d.next = false;
+            }
         }
-        self.ins0.next = self.inf2_valid.q.val() & (!self.b0_valid.q.val() | (!self.b1_valid.q.val() & self.pop.val()));
-        self.ins1.next = self.inf2_valid.q.val()
+        // (Entries b3 and b4 exist only with extra read stages: 3 + e credits.)
+        self.ins0.next = self.arr_valid.val() & (!self.b0_valid.q.val() | (!self.b1_valid.q.val() & self.pop.val()));
+        self.ins1.next = self.arr_valid.val()
             & ((self.b0_valid.q.val() & !self.b1_valid.q.val() & !self.pop.val())
                 | (self.b1_valid.q.val() & !self.b2_valid.q.val() & self.pop.val()));
-        self.ins2.next = self.inf2_valid.q.val()
+        self.ins2.next = self.arr_valid.val()
             & ((self.b1_valid.q.val() & !self.b2_valid.q.val() & !self.pop.val())
-                | (self.b2_valid.q.val() & self.pop.val()));
+                | (self.b2_valid.q.val() & !(self.extra1.val() & self.b3_valid.q.val()) & self.pop.val()));
+        self.ins3.next = self.extra1.val()
+            & self.arr_valid.val()
+            & ((self.b2_valid.q.val() & !self.b3_valid.q.val() & !self.pop.val())
+                | (self.b3_valid.q.val() & !self.b4_valid.q.val() & self.pop.val()));
+        self.ins4.next = self.extra2.val()
+            & self.arr_valid.val()
+            & ((self.b3_valid.q.val() & !self.b4_valid.q.val() & !self.pop.val())
+                | (self.b4_valid.q.val() & self.pop.val()));
         if self.ins0.val() {
             self.b0_valid.d.next = true;
-            self.b0_row.d.next = self.inf2_row.q.val();
+            self.b0_row.d.next = self.arr_row.val();
             self.b0_data.d.next = self.frozen_data.val();
         }
         if self.ins1.val() {
             self.b1_valid.d.next = true;
-            self.b1_row.d.next = self.inf2_row.q.val();
+            self.b1_row.d.next = self.arr_row.val();
             self.b1_data.d.next = self.frozen_data.val();
         }
         if self.ins2.val() {
             self.b2_valid.d.next = true;
-            self.b2_row.d.next = self.inf2_row.q.val();
+            self.b2_row.d.next = self.arr_row.val();
             self.b2_data.d.next = self.frozen_data.val();
+        }
+        if self.ins3.val() {
+            self.b3_valid.d.next = true;
+            self.b3_row.d.next = self.arr_row.val();
+            self.b3_data.d.next = self.frozen_data.val();
+        }
+        if self.ins4.val() {
+            self.b4_valid.d.next = true;
+            self.b4_row.d.next = self.arr_row.val();
+            self.b4_data.d.next = self.frozen_data.val();
         }
         if self.ro_state.q.val() == self.ro_drain.val() {
             self.drain_cnt.d.next = self.drain_cnt.q.val() + self.one_3.val();
@@ -635,6 +894,7 @@ impl<const W: usize, const A: usize> Logic for RmwBank<W, A> {
             self.rd_ptr.d.next = self.zero_a.val();
             self.issued_all.d.next = false;
             self.credits.d.next = self.credits_full.val();
+            self.credits_x.d.next = self.credits_full_x.val();
         }
         if (self.ro_state.q.val() == self.ro_hold.val()) & self.release_frozen.val() {
             self.ro_state.d.next = self.ro_stream.val();
@@ -643,6 +903,8 @@ impl<const W: usize, const A: usize> Logic for RmwBank<W, A> {
             & self.issued_all.q.val()
             & !self.inf1_valid.q.val()
             & !self.inf2_valid.q.val()
+            & !(self.extra1.val() & self.inf3_valid.q.val())
+            & !(self.extra2.val() & self.inf4_valid.q.val())
             & !self.b0_valid.q.val()
         {
             self.ro_state.d.next = self.ro_idle.val();
@@ -665,10 +927,16 @@ impl<const W: usize, const A: usize> Logic for RmwBank<W, A> {
             self.drain_cnt.d.next = self.zero_3.val();
             self.inf1_valid.d.next = false;
             self.inf2_valid.d.next = false;
+            self.inf3_valid.d.next = false;
+            self.inf4_valid.d.next = false;
             self.b0_valid.d.next = false;
             self.b1_valid.d.next = false;
             self.b2_valid.d.next = false;
+            self.b3_valid.d.next = false;
+            self.b4_valid.d.next = false;
             self.sa_valid.d.next = false;
+            self.sb_valid.d.next = false;
+            self.sc_valid.d.next = false;
             self.s1_valid.d.next = false;
             self.s2_valid.d.next = false;
             self.s3_valid.d.next = false;
@@ -676,6 +944,7 @@ impl<const W: usize, const A: usize> Logic for RmwBank<W, A> {
             self.w2_valid.d.next = false;
             self.w3_valid.d.next = false;
             self.w4_valid.d.next = false;
+            self.w5_valid.d.next = false;
         }
 
         // ---- read addresses: the live copy's registers take the update's row, the

@@ -21,12 +21,16 @@
 //!   counts). A T0_HI write is registered first and sets the interval
 //!   [t0, t0 + δ) a clock later, so no add sits behind the register port;
 //!   p1 holds for those two clocks while the compares are redone (for one
-//!   clock after reset).
+//!   clock after reset). A DELTA write takes effect in the register only:
+//!   end + δ is formed from the register, so p1 holds for the clock after
+//!   the write while end + δ is redone with the new δ (it still applies from
+//!   the next boundary on, as before).
 //! - **p2** (t+2) coordinated sampling: the sampling hash (H3 of the ID,
 //!   registered at p1) must have `SAMPLE_LZ` leading zeros; sampled packets
 //!   enter every bank lane, the flip token with them.
-//! - **lanes** (t+2 .. t+6) per bank: bucket hash (4 clocks), then the
-//!   read-modify-write bank: ID ^= id, TS += ts, Δ += 1.
+//! - **lanes** (t+2 .. t+8) per bank: bucket hash (6 clocks), then the
+//!   read-modify-write bank: ID ^= id, TS += ts, Δ += 1, read through
+//!   the config's `read_stages` extra registers behind each block RAM.
 //!
 //! The frozen epoch streams out bank by bank, bucket by bucket, with its
 //! interval index and packet counters.
@@ -153,7 +157,7 @@ pub struct RdaCore<const NB: usize, const TW: usize, const W: usize> {
     // --- interval compares made a clock ahead against start, end and end + δ ---
     /// The boundary stepped in the previous clock (selects which compares apply).
     step_q: DFF<Bit>,
-    /// A T0_HI write or a restart in the previous clock, or reset: the compares are stale, hold p1.
+    /// A T0_HI or DELTA write or a restart in the previous clock, or reset: the compares are stale, hold p1.
     hold_q: DFF<Bit>,
     /// The offered packet was accepted (p1 now holds it, not the previous one).
     acc_q: DFF<Bit>,
@@ -191,7 +195,6 @@ pub struct RdaCore<const NB: usize, const TW: usize, const W: usize> {
     iv_end: Signal<Local, Bits<48>>,
     iv_end1: Signal<Local, Bits<48>>,
     delta: Signal<Local, Bits<48>>,
-    delta_next: Signal<Local, Bits<48>>,
     g_s: Signal<Local, Bit>,
     g_e: Signal<Local, Bit>,
     g_e1: Signal<Local, Bit>,
@@ -264,7 +267,7 @@ impl<const NB: usize, const TW: usize, const W: usize> RdaCore<NB, TW, W> {
             ovf_sticky: Default::default(),
             ovf_clear: Default::default(),
             sample_hash: H3Unit::new(&sample_hash_config(cfg.seed)),
-            lanes: core::array::from_fn(|l| RdaLane::new(&cfg.bucket_hash(l))),
+            lanes: core::array::from_fn(|l| RdaLane::new(&cfg.bucket_hash(l), cfg.read_stages)),
             rst_t0_lo: c32(cfg.t0),
             rst_delta: c32(cfg.interval_ticks.max(1)),
             rst_guard: c32(cfg.guard_ticks),
@@ -332,7 +335,6 @@ impl<const NB: usize, const TW: usize, const W: usize> RdaCore<NB, TW, W> {
             iv_end: Default::default(),
             iv_end1: Default::default(),
             delta: Default::default(),
-            delta_next: Default::default(),
             g_s: Default::default(),
             g_e: Default::default(),
             g_e1: Default::default(),
@@ -435,15 +437,6 @@ impl<const NB: usize, const TW: usize, const W: usize> Logic for RdaCore<NB, TW,
         self.iv_end.next = self.end_x.q.val() ^ self.rst_end.val();
         self.iv_end1.next = self.end1_x.q.val() ^ self.rst_end1.val();
         self.delta.next = bit_cast::<48, 32>(self.delta_x.q.val() ^ self.rst_delta.val());
-        // δ as it will be next clock (a DELTA write of 0 means 1).
-        self.delta_next.next = self.delta.val();
-        if self.csr_we.val() & (self.csr_addr.val() == self.reg_delta.val()) {
-            if self.csr_wdata.val() == self.zero32.val() {
-                self.delta_next.next = self.one48.val();
-            } else {
-                self.delta_next.next = bit_cast::<48, 32>(self.csr_wdata.val());
-            }
-        }
 
         // ---- p1: interval check (§III-A), one boundary step per clock ----
         // The compares were made a clock ahead against start, end and end + δ;
@@ -510,10 +503,10 @@ impl<const NB: usize, const TW: usize, const W: usize> Logic for RdaCore<NB, TW,
         if self.step.val() {
             self.start_x.d.next = self.iv_end.val() ^ self.rst_start.val();
             self.end_x.d.next = self.iv_end1.val() ^ self.rst_end.val();
-            self.end1_x.d.next = (self.iv_end1.val() + self.delta_next.val()) ^ self.rst_end1.val();
+            self.end1_x.d.next = (self.iv_end1.val() + self.delta.val()) ^ self.rst_end1.val();
             self.interval.d.next = self.interval.q.val() + self.one32.val();
         } else {
-            self.end1_x.d.next = (self.iv_end.val() + self.delta_next.val()) ^ self.rst_end1.val();
+            self.end1_x.d.next = (self.iv_end.val() + self.delta.val()) ^ self.rst_end1.val();
         }
         if self.flip_now.val() {
             self.frz_interval.d.next = self.interval.q.val();
@@ -615,6 +608,8 @@ impl<const NB: usize, const TW: usize, const W: usize> Logic for RdaCore<NB, TW,
                 self.hold_q.d.next = true;
             }
             if self.csr_addr.val() == self.reg_delta.val() {
+                // end + δ is stale for a clock (formed from the old δ): hold p1 while it is redone.
+                self.hold_q.d.next = true;
                 if self.csr_wdata.val() == self.zero32.val() {
                     self.delta_x.d.next = self.one32.val() ^ self.rst_delta.val();
                 } else {

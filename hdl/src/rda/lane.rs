@@ -5,8 +5,13 @@
 //! per clock together; back-to-back packets to one bucket are forwarded by
 //! the bank.
 //!
-//! Pipeline (a packet offered at cycle t): the hash unit's four stages run
-//! beside a four-deep delay line of {valid, id, ts, flip}; at t+4 the bank's
+//! The bank is read through the config's `read_stages` extra registers
+//! behind each block RAM (`RmwBank::with_read_stages`, 2 by default): the
+//! default core's 80 ECP5 blocks spread over the die, and the register right
+//! behind a block must stay beside it.
+//!
+//! Pipeline (a packet offered at cycle t): the hash unit's six stages run
+//! beside a six-deep delay line of {valid, id, ts, flip}; at t+6 the bank's
 //! update port gets {bucket, op = {id, ts, 1}}. An epoch flip travels the
 //! delay line with the packets, so it reaches the bank between the same two
 //! packets as it entered the lane.
@@ -93,6 +98,14 @@ pub struct RdaLane<const A: usize, const TW: usize, const W: usize> {
     d4_id: DFF<Bits<64>>,
     d4_ts: DFF<Bits<TW>>,
     d4_flip: DFF<Bit>,
+    d5_valid: DFF<Bit>,
+    d5_id: DFF<Bits<64>>,
+    d5_ts: DFF<Bits<TW>>,
+    d5_flip: DFF<Bit>,
+    d6_valid: DFF<Bit>,
+    d6_id: DFF<Bits<64>>,
+    d6_ts: DFF<Bits<TW>>,
+    d6_flip: DFF<Bit>,
     // --- constants ---
     tsum_lsb: Constant<Bits<16>>,
     id_lsb: Constant<Bits<16>>,
@@ -106,8 +119,9 @@ pub struct RdaLane<const A: usize, const TW: usize, const W: usize> {
 }
 
 impl<const A: usize, const TW: usize, const W: usize> RdaLane<A, TW, W> {
-    /// The lane of one bank with hash `hash` (m = `hash.buckets` buckets).
-    pub fn new(hash: &BucketHash) -> Self {
+    /// The lane of one bank with hash `hash` (m = `hash.buckets` buckets),
+    /// its RAM read through `read_stages` extra registers.
+    pub fn new(hash: &BucketHash, read_stages: usize) -> Self {
         assert_eq!(W, 32 + TW + 64, "W must be 32 + TW + 64");
         Self {
             clock: Default::default(),
@@ -127,7 +141,7 @@ impl<const A: usize, const TW: usize, const W: usize> RdaLane<A, TW, W> {
             ovf_sticky: Default::default(),
             ovf_clear: Default::default(),
             hash: RdaBucketHash::new(hash),
-            bank: RmwBank::new(hash.buckets as usize),
+            bank: RmwBank::with_read_stages(hash.buckets as usize, read_stages),
             unused_held: Default::default(),
             no_q_row: Constant::new(0u64.into()),
             unused_q_data: Default::default(),
@@ -150,6 +164,14 @@ impl<const A: usize, const TW: usize, const W: usize> RdaLane<A, TW, W> {
             d4_id: Default::default(),
             d4_ts: Default::default(),
             d4_flip: Default::default(),
+            d5_valid: Default::default(),
+            d5_id: Default::default(),
+            d5_ts: Default::default(),
+            d5_flip: Default::default(),
+            d6_valid: Default::default(),
+            d6_id: Default::default(),
+            d6_ts: Default::default(),
+            d6_flip: Default::default(),
             tsum_lsb: Constant::new(32u64.into()),
             id_lsb: Constant::new(((32 + TW) as u64).into()),
             one32: Constant::new(1u64.into()),
@@ -167,7 +189,8 @@ impl<const A: usize, const TW: usize, const W: usize> Logic for RdaLane<A, TW, W
     fn update(&mut self) {
         dff_setup!(
             self, clock, rdy_q, fr_q, d1_valid, d1_id, d1_ts, d1_flip, d2_valid, d2_id, d2_ts, d2_flip, d3_valid,
-            d3_id, d3_ts, d3_flip, d4_valid, d4_id, d4_ts, d4_flip
+            d3_id, d3_ts, d3_flip, d4_valid, d4_id, d4_ts, d4_flip, d5_valid, d5_id, d5_ts, d5_flip, d6_valid, d6_id,
+            d6_ts, d6_flip
         );
         self.hash.clock.next = self.clock.val();
         self.bank.clock.next = self.clock.val();
@@ -183,7 +206,7 @@ impl<const A: usize, const TW: usize, const W: usize> Logic for RdaLane<A, TW, W
         self.epoch.next = self.bank.epoch.val();
         self.flip_ready.next = self.fr_q.q.val();
         // Next clock's flip readiness: the bank ready now, no flip entering the
-        // line or in it (the one in d4 is taken by the bank now).
+        // line or in it (the one in d6 is taken by the bank now).
         self.rdy_q.d.next = self.bank.s_upd_ready.val() & !self.reset.val();
         self.fr_q.d.next = self.bank.flip_ready.val()
             & !self.reset.val()
@@ -191,7 +214,9 @@ impl<const A: usize, const TW: usize, const W: usize> Logic for RdaLane<A, TW, W
             & !self.d1_flip.q.val()
             & !self.d2_flip.q.val()
             & !self.d3_flip.q.val()
-            & !self.d4_flip.q.val();
+            & !self.d4_flip.q.val()
+            & !self.d5_flip.q.val()
+            & !self.d6_flip.q.val();
         self.m_ro_valid.next = self.bank.m_ro_valid.val();
         self.bank.m_ro_ready.next = self.m_ro_ready.val();
         self.m_ro_row.next = self.bank.m_ro_row.val();
@@ -200,7 +225,7 @@ impl<const A: usize, const TW: usize, const W: usize> Logic for RdaLane<A, TW, W
         self.ovf_sticky.next = self.bank.ovf_sticky.val();
         self.bank.ovf_clear.next = self.ovf_clear.val();
 
-        // ---- hash and delay line (four stages) ----
+        // ---- hash and delay line (six stages) ----
         self.hash.s_valid.next = self.s_valid.val();
         self.hash.s_id.next = self.s_id.val();
         self.d1_valid.d.next = self.s_valid.val();
@@ -219,15 +244,23 @@ impl<const A: usize, const TW: usize, const W: usize> Logic for RdaLane<A, TW, W
         self.d4_id.d.next = self.d3_id.q.val();
         self.d4_ts.d.next = self.d3_ts.q.val();
         self.d4_flip.d.next = self.d3_flip.q.val();
+        self.d5_valid.d.next = self.d4_valid.q.val();
+        self.d5_id.d.next = self.d4_id.q.val();
+        self.d5_ts.d.next = self.d4_ts.q.val();
+        self.d5_flip.d.next = self.d4_flip.q.val();
+        self.d6_valid.d.next = self.d5_valid.q.val();
+        self.d6_id.d.next = self.d5_id.q.val();
+        self.d6_ts.d.next = self.d5_ts.q.val();
+        self.d6_flip.d.next = self.d5_flip.q.val();
 
         // ---- the bank's update port: {bucket, {id, ts, count = 1}} ----
         // (The hash carries the same valid through its stages.)
-        self.bank.s_upd_valid.next = self.d4_valid.q.val() & self.hash.m_valid.val();
+        self.bank.s_upd_valid.next = self.d6_valid.q.val() & self.hash.m_valid.val();
         self.bank.s_upd_row.next = self.hash.m_bucket.val();
         self.bank.s_upd_op.next = bit_cast::<W, 32>(self.one32.val())
-            | (bit_cast::<W, TW>(self.d4_ts.q.val()) << self.tsum_lsb.val())
-            | (bit_cast::<W, 64>(self.d4_id.q.val()) << self.id_lsb.val());
-        self.bank.flip.next = self.d4_flip.q.val();
+            | (bit_cast::<W, TW>(self.d6_ts.q.val()) << self.tsum_lsb.val())
+            | (bit_cast::<W, 64>(self.d6_id.q.val()) << self.id_lsb.val());
+        self.bank.flip.next = self.d6_flip.q.val();
 
         // ---- bucket arithmetic (§V-A): ID ^= id, TS += ts, count += 1 ----
         if self.bank.alu_fwd.val() {
@@ -259,6 +292,10 @@ impl<const A: usize, const TW: usize, const W: usize> Logic for RdaLane<A, TW, W
             self.d3_flip.d.next = false;
             self.d4_valid.d.next = false;
             self.d4_flip.d.next = false;
+            self.d5_valid.d.next = false;
+            self.d5_flip.d.next = false;
+            self.d6_valid.d.next = false;
+            self.d6_flip.d.next = false;
         }
     }
 }

@@ -26,6 +26,13 @@ pub const RDA_TS_BITS: u32 = 48;
 pub const RDA_COUNT_BITS: u32 = 32;
 /// Width of the per-interval packet counters and of the out-of-interval counter.
 pub const RDA_EPOCH_COUNT_BITS: u32 = 48;
+/// Default extra pipeline registers behind each bucket RAM (the RTL's
+/// `RmwBank::with_read_stages`): the 2 × 2500 × 144-bit banks span 80 ECP5
+/// block RAMs, and the register right behind a block is otherwise placed near
+/// the logic it feeds, far from the block.
+pub const RDA_READ_STAGES: usize = 2;
+/// Most extra read stages.
+pub const RDA_MAX_READ_STAGES: usize = crate::counter_bank::MAX_READ_STAGES;
 /// Width of the coordinated-sampling hash (leading zeros select packets).
 pub const RDA_SAMPLE_BITS: u32 = 24;
 
@@ -50,6 +57,10 @@ pub struct RdaConfig {
     pub guard_ticks: u64,
     /// Seed of every hash matrix (same at both ends).
     pub seed: u64,
+    /// Extra pipeline registers behind each bucket RAM, 0..=2 (see
+    /// [`RDA_READ_STAGES`]): each costs a register per RAM output bit and a
+    /// clock of latency, not throughput; the synopsis does not depend on it.
+    pub read_stages: usize,
     /// Top module name of the export; derived from the config when absent.
     pub name: Option<String>,
 }
@@ -65,6 +76,7 @@ impl Default for RdaConfig {
             interval_ticks: 1_000_000_000,
             guard_ticks: 1_000_000,
             seed: 0x5244_415f_6e6d_0001,
+            read_stages: RDA_READ_STAGES,
             name: None,
         }
     }
@@ -115,6 +127,12 @@ impl RdaConfig {
         if self.guard_ticks >> 32 != 0 {
             return Err(ConfigError::new("guard_ticks", format!("{} does not fit 32 bits", self.guard_ticks)));
         }
+        if self.read_stages > RDA_MAX_READ_STAGES {
+            return Err(ConfigError::new(
+                "read_stages",
+                format!("{} is outside 0..={RDA_MAX_READ_STAGES}", self.read_stages),
+            ));
+        }
         if let Some(n) = &self.name {
             crate::check_module_name("name", n)?;
         }
@@ -124,8 +142,10 @@ impl RdaConfig {
     /// The Verilog top module name of this config.
     pub fn top_name(&self) -> String {
         self.name.clone().unwrap_or_else(|| {
+            let stages =
+                if self.read_stages == RDA_READ_STAGES { String::new() } else { format!("_e{}", self.read_stages) };
             format!(
-                "netmeas_rda_b{}_m{}_t{}_{:08x}",
+                "netmeas_rda_b{}_m{}_t{}_{:08x}{stages}",
                 self.banks,
                 self.buckets,
                 self.tsum_bits,

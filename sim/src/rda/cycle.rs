@@ -4,14 +4,14 @@
 //! compares it with the Verilated core on every output of every cycle; a
 //! unit test ties it to the transaction-level [`RdaGolden`](super::RdaGolden).
 
-use super::config::{CsrEffect, RDA_EPOCH_COUNT_BITS, RDA_TS_BITS, RdaConfig, RdaHashes, RdaRegs};
+use super::config::{CsrEffect, RDA_EPOCH_COUNT_BITS, RDA_REG_DELTA, RDA_TS_BITS, RdaConfig, RdaHashes, RdaRegs};
 use super::model::{RdaLayout, RdaRecord, ts_ge};
 use crate::counter_bank::{CounterBankCycle, CounterBankInputs};
 
 const TS_MASK: u64 = (1 << RDA_TS_BITS) - 1;
 const EPOCH_MASK: u64 = (1 << RDA_EPOCH_COUNT_BITS) - 1;
 /// Clocks of a lane's bucket hash, hence of its delay line.
-const LANE_DEPTH: usize = 4;
+const LANE_DEPTH: usize = 6;
 
 /// Inputs of the RDA core in one clock cycle.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -108,7 +108,7 @@ struct P2 {
 }
 
 /// Cycle-accurate RDA core: p1 input register and interval check, p2
-/// coordinated sampling, then per bank four hash clocks and the bank.
+/// coordinated sampling, then per bank six hash clocks and the bank.
 #[derive(Clone, Debug)]
 pub struct RdaCycle {
     cfg: RdaConfig,
@@ -122,7 +122,8 @@ pub struct RdaCycle {
     now_g_valid: bool,
     now_g2: u64,
     now_g2_valid: bool,
-    /// A T0_HI write or a restart in the previous clock, or reset: p1 holds while the core redoes its compares.
+    /// A T0_HI or DELTA write or a restart in the previous clock, or reset: p1 holds while the core
+    /// redoes its compares.
     hold: bool,
     /// The t0 of last clock's T0_HI write: the interval restarts at it in this clock.
     restart: Option<u64>,
@@ -146,7 +147,7 @@ impl RdaCycle {
         let lanes = (0..cfg.banks)
             .map(|_| Lane {
                 line: [Slot::default(); LANE_DEPTH],
-                bank: CounterBankCycle::new(cfg.buckets, layout),
+                bank: CounterBankCycle::with_read_stages(cfg.buckets, layout, cfg.read_stages),
                 ready_q: false,
                 flip_ready_q: false,
             })
@@ -201,13 +202,13 @@ impl RdaCycle {
         let mut epoch = false;
         let mut sel = None;
         for (l, lane) in self.lanes.iter_mut().enumerate() {
-            let d4 = lane.line[LANE_DEPTH - 1];
+            let d_last = lane.line[LANE_DEPTH - 1];
             let b = lane.bank.step(&CounterBankInputs {
                 reset: i.reset,
-                upd_valid: d4.valid,
-                upd_row: d4.bucket,
-                upd_op: RdaRecord { id: d4.id, tsum: d4.ts, count: 1 },
-                flip: d4.flip,
+                upd_valid: d_last.valid,
+                upd_row: d_last.bucket,
+                upd_op: RdaRecord { id: d_last.id, tsum: d_last.ts, count: 1 },
+                flip: d_last.flip,
                 ro_ready: i.ro_ready && l == self.ro_sel,
                 ovf_clear: i.ovf_clear,
                 ..Default::default()
@@ -328,13 +329,17 @@ impl RdaCycle {
             self.hold = true;
         }
         // CSR writes; a T0_HI write is registered (the restart above, next clock)
-        // and zeroes the interval index now.
-        if i.csr_we
-            && let CsrEffect::Restart(t0) = self.regs.write(i.csr_addr & 7, i.csr_wdata)
-        {
-            self.restart = Some(t0);
-            self.interval = 0;
-            self.hold = true;
+        // and zeroes the interval index now; after a DELTA write p1 holds for a clock
+        // while the core forms end + δ with the new δ.
+        if i.csr_we {
+            if let CsrEffect::Restart(t0) = self.regs.write(i.csr_addr & 7, i.csr_wdata) {
+                self.restart = Some(t0);
+                self.interval = 0;
+                self.hold = true;
+            }
+            if i.csr_addr & 7 == RDA_REG_DELTA {
+                self.hold = true;
+            }
         }
         out
     }
