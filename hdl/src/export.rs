@@ -302,10 +302,32 @@ impl Exported {
     }
 }
 
-/// Validates `cfg` and exports its block.
+/// Stack of the thread that builds and generates a block: rust-hdl keeps every
+/// signal of the hierarchy inline in the block's struct and walks it recursively,
+/// and the larger blocks (the engine with its cores, the link and the source; the
+/// SVBF store with its 19 read-modify-write banks) outgrow a default thread's stack.
+const EXPORT_STACK_BYTES: usize = 1 << 30;
+
+/// Validates `cfg` and exports its block (built and generated on a thread of
+/// [`EXPORT_STACK_BYTES`], whatever the caller's stack).
 pub fn export(cfg: &BlockConfig) -> Result<Exported, ConfigError> {
     cfg.validate()?;
-    let (verilog, ports) = match cfg {
+    let c = cfg.clone();
+    let (verilog, ports) = std::thread::Builder::new()
+        .name("netmeas-export".into())
+        .stack_size(EXPORT_STACK_BYTES)
+        .spawn(move || generate_block(&c))
+        .expect("cannot start the export thread")
+        .join()
+        .unwrap_or_else(|e| std::panic::resume_unwind(e));
+    let top = cfg.top_name();
+    let verilog = finish_verilog(cfg, &top, &verilog);
+    Ok(Exported { config: cfg.clone(), top, verilog, ports })
+}
+
+/// The Verilog and ports of `cfg`'s block (validated).
+fn generate_block(cfg: &BlockConfig) -> (String, Vec<Port>) {
+    match cfg {
         BlockConfig::H3(c) => export_h3(c),
         BlockConfig::CounterBank(c) => export_counter_bank(c),
         BlockConfig::Lda(c) => export_lda(c),
@@ -317,10 +339,7 @@ pub fn export(cfg: &BlockConfig) -> Result<Exported, ConfigError> {
         BlockConfig::Svbf(c) => export_svbf(c),
         BlockConfig::Link(c) => generate(LinkTop::new(c)),
         BlockConfig::Engine(c) => export_engine(c),
-    };
-    let top = cfg.top_name();
-    let verilog = finish_verilog(cfg, &top, &verilog);
-    Ok(Exported { config: cfg.clone(), top, verilog, ports })
+    }
 }
 
 /// Generates the Verilog (module `top`) and the port list of one block instance.
@@ -471,26 +490,13 @@ macro_rules! engine_rows {
     };
 }
 
-/// Stack of the thread that builds and generates the engine: rust-hdl keeps every
-/// signal of the hierarchy inline in the block's struct and walks it recursively,
-/// and the engine (two LDA cores, the fridge core, the source, the link) outgrows a
-/// default thread's stack.
-const ENGINE_STACK_BYTES: usize = 1 << 30;
-
 fn export_engine(c: &EngineConfig) -> (String, Vec<Port>) {
-    let c = c.clone();
-    std::thread::Builder::new()
-        .name("netmeas-engine-export".into())
-        .stack_size(ENGINE_STACK_BYTES)
-        .spawn(move || match c.lda.key_bits {
-            32 => engine_rows!(&c, 32),
-            64 => engine_rows!(&c, 64),
-            120 => engine_rows!(&c, 120),
-            other => unreachable!("engine key_bits {other} passed validation but has no instance"),
-        })
-        .expect("cannot start the engine export thread")
-        .join()
-        .unwrap_or_else(|e| std::panic::resume_unwind(e))
+    match c.lda.key_bits {
+        32 => engine_rows!(c, 32),
+        64 => engine_rows!(c, 64),
+        120 => engine_rows!(c, 120),
+        other => unreachable!("engine key_bits {other} passed validation but has no instance"),
+    }
 }
 
 fn export_lda(c: &LdaConfig) -> (String, Vec<Port>) {
