@@ -64,6 +64,16 @@ impl Target {
         }
     }
 
+    /// The `read_verilog` defines for this family: `NETMEAS_ECP5` selects the
+    /// ECP5 block-RAM primitives with their output registers in
+    /// `BlockRam` (the cores' Verilog infers the same behaviour without it).
+    fn verilog_defines(self) -> &'static str {
+        match self {
+            Target::Ecp5_85k => "-DNETMEAS_ECP5 ",
+            Target::Ice40Hx8k => "",
+        }
+    }
+
     /// The Yosys synthesis command for this family.
     fn yosys_synth(self) -> &'static str {
         match self {
@@ -304,7 +314,8 @@ fn yosys(dir: &Path, files: &[(&str, &str)], top: &str, target: Target) -> Resul
     }
     let names: Vec<&str> = files.iter().map(|(n, _)| *n).collect();
     let script = format!(
-        "read_verilog -sv {}; {} -top {top} -json netlist.json; tee -q -o stat.json stat -json",
+        "read_verilog -sv {}{}; {} -top {top} -json netlist.json; tee -q -o stat.json stat -json",
+        target.verilog_defines(),
         names.join(" "),
         target.yosys_synth()
     );

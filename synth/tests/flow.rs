@@ -1,5 +1,6 @@
 //! Synthesizability: the exported blocks go through Yosys for both targets and
-//! the counter bank's two copies land in block RAM (not LUTs or FFs).
+//! the counter bank's two copies land in block RAM (not LUTs or FFs), on ECP5
+//! with the blocks' output registers on.
 
 use netmeas_hdl::export::{BlockConfig, export};
 use netmeas_sim::counter_bank::CounterBankConfig;
@@ -18,6 +19,26 @@ fn counter_bank_infers_block_ram_on_both_targets() {
     // iCE40: 512 x 72 per copy = 9 EBRs (512 x 8 each); two copies.
     let e = export(&BlockConfig::CounterBank(CounterBankConfig { rows: 512, ..Default::default() })).unwrap();
     assert_eq!(inferred_brams(&e, Target::Ice40Hx8k, &dir("cb-ice40")).unwrap(), 18);
+}
+
+#[test]
+fn ecp5_block_rams_hold_the_register_behind_them_as_their_output_register() {
+    // The counter bank (two copies of 1024 x 72: two 512-row slices of two 512 x 36 blocks
+    // each): every DP16KD is BlockRam's ECP5 primitive with both output registers on.
+    let e = export(&BlockConfig::CounterBank(CounterBankConfig::default())).unwrap();
+    let d = dir("cb-ecp5-outreg");
+    let cells = netmeas_synth::synth_cells(&e, Target::Ecp5_85k, &d).unwrap();
+    assert_eq!(cells.get("DP16KD").copied(), Some(8));
+    let text = std::fs::read_to_string(d.join("netlist.json")).unwrap();
+    let netlist: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let top = netlist["modules"][&e.top]["cells"].as_object().unwrap();
+    let blocks: Vec<&serde_json::Value> = top.values().filter(|c| c["type"] == "DP16KD").collect();
+    assert_eq!(blocks.len(), 8);
+    for b in blocks {
+        for p in ["REGMODE_A", "REGMODE_B"] {
+            assert_eq!(b["parameters"][p].as_str().map(str::trim), Some("OUTREG"), "{p}");
+        }
+    }
 }
 
 #[test]

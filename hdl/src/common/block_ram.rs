@@ -28,10 +28,20 @@
 //! The register behind a slice is pulled by the placer toward the logic it
 //! feeds, which for a wide, deep memory can lie far from the blocks, and the
 //! block's clock-to-out (about 4.1 ns on an ECP5 DP16KD without its output
-//! register) plus that route then sets the clock. Extra pipeline stages
-//! behind each slice (`with_stages`) give the first register a single load,
-//! the next register, so it can sit nearer its block; each adds a clock of
-//! read latency.
+//! register) plus that route then sets the clock. Two measures:
+//! - On ECP5 the register behind each slice is the blocks' own output
+//!   register (DP16KD `REGMODE = "OUTREG"`, ECP5 sysMEM guide TN1264), so the
+//!   path from the RAM array to that register never leaves the block. Yosys
+//!   does not infer it, so with `NETMEAS_ECP5` defined (as the project's
+//!   synthesis flow does) each slice of at least [`ECP5_BLOCK_MIN_ROWS`] rows
+//!   is written as DP16KD primitives in 512 × 36 pseudo-dual-port mode; the
+//!   same Verilog without the define infers the same memory and registers,
+//!   which is what Verilator and the other targets see. The primitive has
+//!   no simulation model in the open toolchain: the synthesis tests check the
+//!   mapping, the co-simulation the behaviour of the inferred branch.
+//! - Extra pipeline stages behind each slice (`with_stages`) give the first
+//!   fabric register a single load, the next register, so it can sit nearer
+//!   its block; each adds a clock of read latency.
 //!
 //! Written as custom Verilog so that synthesis maps each slice to block RAM
 //! without emulation logic:
@@ -57,6 +67,11 @@ pub const READ_LATENCY: usize = 3;
 
 /// Most extra pipeline stages behind each slice.
 pub const MAX_EXTRA_STAGES: usize = 2;
+
+/// Slices of fewer rows are left to inference on every target: Yosys maps
+/// them to distributed RAM (an ECP5 TRELLIS_DPR16X4 holds 16 rows), not to a
+/// block.
+pub const ECP5_BLOCK_MIN_ROWS: usize = 64;
 
 /// `depth` (≤ 2^A, 2^A by default) words of `W` bits: a write port (address,
 /// data, enable) whose write lands at the edge after the one that samples it,
@@ -169,39 +184,25 @@ fn block_ram_verilog(w: usize, a: usize, depth: usize, extra: usize) -> String {
         } else {
             ("read_address".to_string(), "write_address".to_string())
         };
-        // The read's pipeline behind the block: rd -> x1 -> ... -> read_data.
-        let mut pipe_decl = String::new();
-        let mut pipe = String::new();
-        let mut prev = "rd".to_string();
-        for k in 1..=extra {
-            pipe_decl.push_str(&format!("reg [{msb}:0] x{k};\n"));
-            pipe.push_str(&format!("\x20  x{k} <= {prev};\n"));
-            prev = format!("x{k}");
-        }
+        let stages = read_stages("", extra, "read_data");
+        let (pipe_decl, pipe) = stage_registers(&stages, w);
         v.push_str(&format!(
-            "(* no_rw_check *)\n\
-             reg [{msb}:0] mem [0:{last}];\n\
-             reg [{awm}:0] ra;\n\
-             reg [{msb}:0] rd;\n\
+            "reg [{awm}:0] ra;\n\
              {pipe_decl}\
              // The write port's registers.\n\
              reg [{awm}:0] wa;\n\
              reg [{msb}:0] wd;\n\
-             reg we;\n\n\
+             reg we;\n\
+             {storage}\n\
              always @(posedge clock) begin\n\
              \x20  ra <= {index_r};\n\
-             \x20  rd <= mem[ra];\n\
              {pipe}\
-             \x20  read_data <= {prev};\n\
              \x20  wa <= {index_w};\n\
              \x20  wd <= write_data;\n\
              \x20  we <= write_enable;\n\
-             \x20  if (we) begin\n\
-             \x20     mem[wa] <= wd;\n\
-             \x20  end\n\
              end\n",
-            last = depth - 1,
-            awm = aw.min(a) - 1
+            awm = aw.min(a) - 1,
+            storage = slice_storage("", depth, w, &stages[0])
         ));
         return v;
     }
@@ -227,6 +228,7 @@ fn block_ram_verilog(w: usize, a: usize, depth: usize, extra: usize) -> String {
         s = sw - 1
     ));
     let mut seq = String::new();
+    let mut storage = String::new();
     for s in 0..slices {
         let rows = (depth - s * SLICE_ROWS).min(SLICE_ROWS);
         let aw = index_bits(rows);
@@ -239,46 +241,26 @@ fn block_ram_verilog(w: usize, a: usize, depth: usize, extra: usize) -> String {
                 h = lo - 1
             ));
         }
-        // The read's pipeline behind the slice: rd -> x1 -> ... -> q.
-        let mut pipe_decl = String::new();
-        let mut pipe = String::new();
-        let mut prev = format!("rd{s}");
-        for k in 1..=extra {
-            pipe_decl.push_str(&format!("reg [{msb}:0] x{k}_{s};\n"));
-            pipe.push_str(&format!("\x20  x{k}_{s} <= {prev};\n"));
-            prev = format!("x{k}_{s}");
-        }
-        v.push_str(&format!(
-            "(* no_rw_check *)\n\
-             reg [{msb}:0] mem{s} [0:{last}];\n\
-             reg [{h}:0] ra{s};\n\
-             reg [{msb}:0] rd{s};\n\
-             {pipe_decl}\
-             reg [{msb}:0] q{s};\n\
-             reg we{s};\n",
-            last = rows - 1,
-            h = aw - 1
-        ));
+        let stages = read_stages(&s.to_string(), extra, &format!("q{s}"));
+        let (pipe_decl, pipe) = stage_registers(&stages, w);
+        v.push_str(&format!("reg [{h}:0] ra{s};\n{pipe_decl}reg we{s};\n", h = aw - 1));
         seq.push_str(&format!(
             "\x20  if ({rsel} == {sw}'d{s}) begin\n\
              \x20     ra{s} <= read_address[{h}:0];\n\
              \x20  end\n\
-             \x20  rd{s} <= mem{s}[ra{s}];\n\
              {pipe}\
-             \x20  q{s} <= {prev};\n\
-             \x20  we{s} <= write_enable && {wsel} == {sw}'d{s};\n\
-             \x20  if (we{s}) begin\n\
-             \x20     mem{s}[wa[{h}:0]] <= wd;\n\
-             \x20  end\n",
+             \x20  we{s} <= write_enable && {wsel} == {sw}'d{s};\n",
             h = aw - 1,
             rsel = sel("read_address"),
             wsel = sel("write_address")
         ));
+        storage.push_str(&slice_storage(&s.to_string(), rows, w, &stages[0]));
     }
     let hot: String = (0..slices).map(|s| format!("   hot1[{s}] <= sel0 == {sw}'d{s};\n")).collect();
     let or: Vec<String> = (0..slices).map(|s| format!("(q{s} & {{{w}{{hot{hot_last}[{s}]}}}})")).collect();
     v.push_str(&format!(
-        "\nalways @(posedge clock) begin\n\
+        "{storage}\n\
+         always @(posedge clock) begin\n\
          \x20  sel0 <= {};\n\
          {hot}\
          {hot_shift}\
@@ -294,6 +276,105 @@ fn block_ram_verilog(w: usize, a: usize, depth: usize, extra: usize) -> String {
         lm = lo - 1
     ));
     v
+}
+
+/// The registers behind a slice (suffix `s`), first to last: `x1`..`x{extra}`, then `last`.
+fn read_stages(s: &str, extra: usize, last: &str) -> Vec<String> {
+    let sep = if s.is_empty() { "" } else { "_" };
+    let mut stages: Vec<String> = (1..=extra).map(|k| format!("x{k}{sep}{s}")).collect();
+    stages.push(last.to_string());
+    stages
+}
+
+/// Declarations and clocked assignments of the stages behind the first one
+/// (the first is the block's own output register, see [`slice_storage`]); a
+/// `read_data` stage is the port, declared by the module.
+fn stage_registers(stages: &[String], w: usize) -> (String, String) {
+    let decl = stages[1..].iter().filter(|r| *r != "read_data").map(|r| format!("reg [{}:0] {r};\n", w - 1)).collect();
+    let pipe = stages.windows(2).map(|p| format!("\x20  {} <= {};\n", p[1], p[0])).collect();
+    (decl, pipe)
+}
+
+/// One slice (suffix `s`, `rows` rows of `w` bits): the memory, read at `ra{s}`
+/// into the block's read register and then into `first`, the register
+/// behind the block, and written with `wd` at the row bits of `wa` when `we{s}`.
+///
+/// On ECP5 (`NETMEAS_ECP5` defined, as the project's synthesis flow does) a
+/// slice of at least [`ECP5_BLOCK_MIN_ROWS`] rows is a column of DP16KD
+/// primitives in 512 × 36 pseudo-dual-port mode with their output registers
+/// on, and `first` is that output register: the block's clock-to-out, 4.1 ns
+/// without it, then starts no fabric path (TN1264 "Memory Modules",
+/// REGMODE = OUTREG; Yosys does not infer it). Elsewhere the memory is
+/// inferred, with the same cycle behaviour.
+fn slice_storage(s: &str, rows: usize, w: usize, first: &str) -> String {
+    let msb = w - 1;
+    let aw = index_bits(rows);
+    let behavioural = format!(
+        "(* no_rw_check *)\n\
+         reg [{msb}:0] mem{s} [0:{last}];\n\
+         reg [{msb}:0] rd{s};\n\
+         {first_decl}\
+         always @(posedge clock) begin\n\
+         \x20  rd{s} <= mem{s}[ra{s}];\n\
+         \x20  {first} <= rd{s};\n\
+         \x20  if (we{s}) begin\n\
+         \x20     mem{s}[wa[{awm}:0]] <= wd;\n\
+         \x20  end\n\
+         end\n",
+        last = rows - 1,
+        awm = aw - 1,
+        first_decl = if first == "read_data" { String::new() } else { format!("reg [{msb}:0] {first};\n") },
+    );
+    if rows < ECP5_BLOCK_MIN_ROWS {
+        return behavioural;
+    }
+    // The blocks drive a wire; a port stage (`read_data`, declared `reg`) copies it.
+    let (out, out_decl) = if first == "read_data" {
+        ("dout".to_string(), format!("wire [{msb}:0] dout;\nalways @(*) read_data = dout;\n"))
+    } else {
+        (first.to_string(), format!("wire [{msb}:0] {first};\n"))
+    };
+    let mut blocks = String::new();
+    for c in 0..w.div_ceil(36) {
+        let bit = |i: usize| c * 36 + i;
+        // Bits 0..17 on the A pins, 18..35 on the B pins.
+        let pin = |i: usize| if i < 18 { format!("A{i}") } else { format!("B{}", i - 18) };
+        let mut pins: Vec<String> = Vec::new();
+        for i in 0..36 {
+            let b = bit(i);
+            pins.push(format!(".DI{}({})", pin(i), if b <= msb { format!("wd[{b}]") } else { "1'b0".into() }));
+        }
+        for i in 0..36 {
+            let b = bit(i);
+            pins.push(format!(".DO{}({})", pin(i), if b <= msb { format!("{out}[{b}]") } else { String::new() }));
+        }
+        // 36-bit mode: ADA[3:0] are the write's byte enables, the row is on AD[13:5].
+        for k in 0..14 {
+            let row = |reg: &str| {
+                if (5..5 + aw).contains(&k) { format!("{reg}[{}]", k - 5) } else { "1'b0".to_string() }
+            };
+            pins.push(format!(".ADA{k}({})", if k < 4 { format!("we{s}") } else { row("wa") }));
+            pins.push(format!(".ADB{k}({})", row(&format!("ra{s}"))));
+        }
+        blocks.push_str(&format!(
+            "DP16KD #(.DATA_WIDTH_A(36), .DATA_WIDTH_B(36), .REGMODE_A(\"OUTREG\"), .REGMODE_B(\"OUTREG\"),\n\
+             \x20  .RESETMODE(\"SYNC\"), .ASYNC_RESET_RELEASE(\"SYNC\"), .CSDECODE_A(\"0b000\"), .CSDECODE_B(\"0b000\"),\n\
+             \x20  .GSR(\"AUTO\")) block{s}_{c} (\n\
+             \x20  .CLKA(clock), .CEA(we{s}), .WEA(1'b1), .OCEA(1'b1), .RSTA(1'b0), .CSA0(1'b0), .CSA1(1'b0), .CSA2(1'b0),\n\
+             \x20  .CLKB(clock), .CEB(1'b1), .WEB(1'b0), .OCEB(1'b1), .RSTB(1'b0), .CSB0(1'b0), .CSB1(1'b0), .CSB2(1'b0),\n\
+             \x20  {});\n",
+            pins.join(", ")
+        ));
+    }
+    format!(
+        "`ifdef NETMEAS_ECP5\n\
+         // {rows} x {w} bits: {n} DP16KD, 512 x 36 each, the output register on.\n\
+         {out_decl}{blocks}\
+         `else\n\
+         {behavioural}\
+         `endif\n",
+        n = w.div_ceil(36)
+    )
 }
 
 #[cfg(test)]
@@ -325,8 +406,49 @@ mod tests {
         let one = block_ram_verilog(72, 10, 512, 0);
         assert!(one.contains("read_data <= rd;") && !one.contains("sel1"));
         assert!(one.contains("ra <= read_address[8:0];") && one.contains("rd <= mem[ra];"));
-        assert!(one.contains("wa <= write_address[8:0];") && one.contains("mem[wa] <= wd;"));
+        assert!(one.contains("wa <= write_address[8:0];") && one.contains("mem[wa[8:0]] <= wd;"));
         let one_deep = block_ram_verilog(72, 10, 512, 1);
         assert!(one_deep.contains("x1 <= rd;") && one_deep.contains("read_data <= x1;"));
+    }
+
+    #[test]
+    fn on_ecp5_the_register_behind_each_slice_is_the_blocks_output_register() {
+        // Without extra stages the first register behind slice s is q{s}; with them, x1_{s}.
+        for (extra, first) in [(0, "q"), (2, "x1_")] {
+            let v = block_ram_verilog(144, 16, 2500, extra);
+            assert_eq!(v.matches("`ifdef NETMEAS_ECP5").count(), 5, "one per slice");
+            // 144 bits: four 36-bit blocks per slice, each with both output registers on.
+            assert_eq!(v.matches("DP16KD #(").count(), 20);
+            assert_eq!(v.matches(".REGMODE_A(\"OUTREG\"), .REGMODE_B(\"OUTREG\")").count(), 20);
+            assert!(v.contains(&format!("wire [143:0] {first}4;")) && v.contains(&format!("reg [143:0] {first}4;")));
+            // The behavioural branch loads the same register from the block's read register.
+            assert!(v.contains(&format!("rd4 <= mem4[ra4];\n   {first}4 <= rd4;")));
+            // Block 3 of slice 4: bits 108..143, the row on AD[13:5], the byte enables on ADA[3:0].
+            assert!(
+                v.contains("block4_3 (")
+                    && v.contains(".DIA0(wd[108])")
+                    && v.contains(".DOB17({first}4[143])".replace("{first}", first).as_str())
+            );
+            assert!(
+                v.contains(".ADA0(we4)")
+                    && v.contains(".ADA13(wa[8])")
+                    && v.contains(".ADB5(ra4[0])")
+                    && v.contains(".ADB4(1'b0)")
+            );
+            // Declared before the always block that reads it.
+            assert!(
+                v.find(&format!("wire [143:0] {first}0;")).unwrap()
+                    < v.find("always @(posedge clock) begin\n   sel0").unwrap()
+            );
+        }
+        // A 40-bit word: the second block's upper 32 bits are tied off and left open.
+        let one = block_ram_verilog(40, 9, 300, 0);
+        assert!(
+            one.contains("wire [39:0] dout;\nalways @(*) read_data = dout;")
+                && one.contains("rd <= mem[ra];\n   read_data <= rd;")
+        );
+        assert!(!one.contains(".DIA4(wd[40])") && one.contains(".DIA4(1'b0)") && one.contains(".DOA4()"));
+        // Small memories stay distributed RAM: no primitive.
+        assert!(!block_ram_verilog(100, 4, 11, 0).contains("DP16KD"));
     }
 }
