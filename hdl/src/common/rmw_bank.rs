@@ -266,6 +266,10 @@ pub struct RmwBank<const W: usize, const A: usize> {
     w5_ep: DFF<Bit>,
     w5_data: DFF<Bits<W>>,
     w6_data: DFF<Bits<W>>,
+    /// The update in w writes copy 0 / copy 1: `w_valid` and `w_ep` decoded a
+    /// clock early, so the write enables start at a register beside the RAMs.
+    w_write0: DFF<Bit>,
+    w_write1: DFF<Bit>,
     // --- combinational helpers ---
     accept: Signal<Local, Bit>,
     /// The update entering s1 next clock (from sa, or from sb or sc behind the extra read stages).
@@ -299,8 +303,6 @@ pub struct RmwBank<const W: usize, const A: usize> {
     arr_valid: Signal<Local, Bit>,
     arr_row: Signal<Local, Bits<A>>,
     frozen_data: Signal<Local, Bits<W>>,
-    w_write0: Signal<Local, Bit>,
-    w_write1: Signal<Local, Bit>,
     clear_addr: Signal<Local, Bits<A>>,
     frozen_addr: Signal<Local, Bits<A>>,
 }
@@ -523,7 +525,7 @@ impl<const W: usize, const A: usize> Logic for RmwBank<W, A> {
             s2_hit3, s2_hit4, s2_hit5, s2_hit6, s2_hit7, e_hit2, e_hit3, e_hit4, e_hit5, e_hit6, e_hit7, s2_ram0,
             s2_ram1, s3_valid, s3_row, s3_op, s3_ep, s3_fwd1, s3_base, w_valid, w_row, w_ep, w_data, w2_valid, w2_row,
             w2_ep, w2_data, w3_valid, w3_row, w3_ep, w3_data, w4_valid, w4_row, w4_ep, w4_data, w5_valid, w5_row,
-            w5_ep, w5_data, w6_data
+            w5_ep, w5_data, w6_data, w_write0, w_write1
         );
         self.ram0.clock.next = self.clock.val();
         self.ram1.clock.next = self.clock.val();
@@ -733,21 +735,21 @@ impl<const W: usize, const A: usize> Logic for RmwBank<W, A> {
         self.ovf_q.d.next = (self.ovf_q.q.val() & !self.ovf_clear.val()) | (self.s3_valid.q.val() & self.alu_ovf.val());
 
         // ---- write ports: the update in w, else the clear sequence ----
-        self.w_write0.next = self.w_valid.q.val() & !self.w_ep.q.val();
-        self.w_write1.next = self.w_valid.q.val() & self.w_ep.q.val();
+        self.w_write0.d.next = self.s3_valid.q.val() & !self.s3_ep.q.val();
+        self.w_write1.d.next = self.s3_valid.q.val() & self.s3_ep.q.val();
         if self.init_done.q.val() {
             self.clear_addr.next = self.inf1_row.q.val();
         } else {
             self.clear_addr.next = self.init_ptr.q.val();
         }
-        if self.w_write0.val() {
+        if self.w_write0.q.val() {
             self.ram0.write_address.next = self.w_row.q.val();
             self.ram0.write_data.next = self.w_data.q.val();
         } else {
             self.ram0.write_address.next = self.clear_addr.val();
             self.ram0.write_data.next = self.zero_w.val();
         }
-        if self.w_write1.val() {
+        if self.w_write1.q.val() {
             self.ram1.write_address.next = self.w_row.q.val();
             self.ram1.write_data.next = self.w_data.q.val();
         } else {
@@ -755,9 +757,9 @@ impl<const W: usize, const A: usize> Logic for RmwBank<W, A> {
             self.ram1.write_data.next = self.zero_w.val();
         }
         self.ram0.write_enable.next = !self.reset.val()
-            & (self.w_write0.val() | !self.init_done.q.val() | (self.inf1_valid.q.val() & self.epoch_q.q.val()));
+            & (self.w_write0.q.val() | !self.init_done.q.val() | (self.inf1_valid.q.val() & self.epoch_q.q.val()));
         self.ram1.write_enable.next = !self.reset.val()
-            & (self.w_write1.val() | !self.init_done.q.val() | (self.inf1_valid.q.val() & !self.epoch_q.q.val()));
+            & (self.w_write1.q.val() | !self.init_done.q.val() | (self.inf1_valid.q.val() & !self.epoch_q.q.val()));
 
         // ---- clear after reset: the last row's write lands one clock after it is issued ----
         if !self.init_done.q.val() & !self.init_last.q.val() {
@@ -941,6 +943,8 @@ impl<const W: usize, const A: usize> Logic for RmwBank<W, A> {
             self.s2_valid.d.next = false;
             self.s3_valid.d.next = false;
             self.w_valid.d.next = false;
+            self.w_write0.d.next = false;
+            self.w_write1.d.next = false;
             self.w2_valid.d.next = false;
             self.w3_valid.d.next = false;
             self.w4_valid.d.next = false;
