@@ -3,35 +3,62 @@
 //! tie-breaking, §6 "two extra counters per center").
 //!
 //! - **Table fill.** The core's center bank streams the frozen epoch's 64
-//!   rows {count, latency sum} out after a flip. Each row the consumer takes
-//!   (`ro_take`) is written into the count table and loaded into divider
-//!   `row mod 8`; a row is offered only while its divider is free
-//!   (`ro_free`). A divider is a radix-2 restoring divider of the 48-bit
-//!   sum by the 32-bit count: 48 clocks, then the refined estimate
+//!   rows {count, latency sum} out after a flip, in row order. Each row the
+//!   consumer takes (`ro_take`) is written into the count table and loaded
+//!   into divider `row mod 8`; a row is offered only while its divider is
+//!   free (`ro_free`). A divider is a radix-2 restoring divider of the
+//!   48-bit sum by the 32-bit count: 48 clocks, then the refined estimate
 //!   ⌊sum / count⌋ mod 2^32 (0 for an empty center) enters the latency
 //!   table. Eight dividers take the 64 rows in about 8 × 49 clocks;
 //!   `table_ok` rises when the last row's quotient is written and falls
 //!   when the banks flip to a new epoch; `busy` holds the next flip back
 //!   until every divider is idle, so no late quotient lands in the next
 //!   epoch's table.
+//! - **Ranks.** The §3.3.4 rule (largest count, lowest index among equal
+//!   counts) is a total order on the 64 centers that is fixed once the
+//!   table is filled, so the unit ranks the centers while they arrive:
+//!   rank(i) = the number of centers that beat i. A taken row r with count
+//!   c is compared with every row i < r already in the table (one 32-bit
+//!   comparator per row): c > count(i) adds one to rank(i); the rows with
+//!   count(i) ≥ c beat r and their number (a pipelined popcount) is added
+//!   to rank(r) three clocks later. The ranks are final four clocks after
+//!   the last row, long before its quotient (`table_ok`), and from them
+//!   each group of four centers keeps its six pairwise orders.
 //! - **Tie-break** (a query's candidates presented at c+9 of the core's
-//!   query pipeline): a six-level tree over the 64 centers, one level per
-//!   clock, keeps per node the candidate with the larger count, the lower
-//!   index among equal counts, with its count and refined latency; the root
-//!   is registered at c+15 (`a_found` low when there is no candidate).
+//!   query pipeline): the candidate of lowest rank wins. c+10: in each
+//!   group of four centers the winner by the group's pairwise orders
+//!   (16 nodes {found, rank, center}); c+11 … c+14: four levels of 2:1
+//!   nodes comparing 6-bit ranks (8, 4, 2, 1 nodes). The winner's count and
+//!   refined latency are looked up in two steps beside the tree: each
+//!   group of eight centers reads the row its c+11 node chose (c+14), and
+//!   the root picks its group's row (c+15, `a_*` registered).
 //!
-//! Per-clock model: `netmeas_sim::svbf::cycle` (its `table` and `tree`).
+//! Per-clock model: `netmeas_sim::svbf::cycle` (its `table` and
+//! `tie_break`, which reads the table directly: the ranks are how the RTL
+//! evaluates the same rule in a clock).
 
+use crate::common::unused::Unused;
 use rust_hdl::prelude::*;
 
 /// Serial dividers, one per row residue mod 8.
 const DIVIDERS: usize = 8;
 /// Centers (rows of the center bank).
 const CENTERS: usize = 64;
-/// Nodes of the tie-break tree: 32 + 16 + 8 + 4 + 2 + 1, level by level.
-const NODES: usize = 63;
+/// Groups of four centers decided by their pairwise orders at c+10.
+const QUADS: usize = 16;
+/// Pairwise orders kept: six per group of four.
+const QUAD_BEATS: usize = 6 * QUADS;
+/// Winner flags of the first three centers of each group of four.
+const QUAD_WINS: usize = 3 * QUADS;
+/// Rank-compare nodes over the 16 group winners, level by level: 8 (c+11; node k from
+/// group winners 2k, 2k + 1), then 4, 2, 1 (node n ≥ 8 from nodes 2n − 16 and 2n − 15; the root is 14).
+const NODES: usize = 15;
+/// Rows that can precede a later row (0..=62).
+const EARLIER: usize = CENTERS - 1;
+/// Groups of eight centers whose rows are read beside the tree.
+const OCTETS: usize = 8;
 
-/// Per-center table of the frozen epoch, eight serial dividers and the tie-break tree.
+/// Per-center table of the frozen epoch, eight serial dividers, the centers' ranks and the tie-break tree.
 #[derive(LogicBlock)]
 pub struct SvbfAnswer {
     // --- clock and synchronous reset ---
@@ -55,7 +82,7 @@ pub struct SvbfAnswer {
     // --- epochs ---
     /// The banks flip this clock: the table no longer describes the frozen epoch.
     pub epoch_flip: Signal<In, Bit>,
-    /// Every row of the frozen epoch is in the table, refined.
+    /// Every row of the frozen epoch is in the table, refined and ranked.
     pub table_ok: Signal<Out, Bit>,
     /// A divider is still at work (the core takes no flip until it is done).
     pub busy: Signal<Out, Bit>,
@@ -75,6 +102,8 @@ pub struct SvbfAnswer {
     idx3: [Constant<Bits<3>>; DIVIDERS],
     zero6: Constant<Bits<6>>,
     one6: Constant<Bits<6>>,
+    zero4: Constant<Bits<4>>,
+    one4: Constant<Bits<4>>,
     last_step: Constant<Bits<6>>,
     zero32: Constant<Bits<32>>,
     zero33: Constant<Bits<33>>,
@@ -99,11 +128,52 @@ pub struct SvbfAnswer {
     dv_dq_next: [Signal<Local, Bits<48>>; DIVIDERS],
     dv_done: [Signal<Local, Bit>; DIVIDERS],
     ro_count33: Signal<Local, Bits<33>>,
+    // --- ranks (a taken row at t: compared at t+1, counted at t+2, summed at t+3, added at t+4) ---
+    /// The centers' ranks: how many centers beat each one (final once the last row is through).
+    tab_rank: [DFF<Bits<6>>; CENTERS],
+    rk1_valid: DFF<Bit>,
+    rk1_row: DFF<Bits<6>>,
+    rk1_count: DFF<Bits<32>>,
+    /// Row i < r, and the new row r's count is larger: i falls one place.
+    rk2_passed: [DFF<Bit>; EARLIER],
+    /// Row i < r beats the new row r (its count is at least r's).
+    rk2_beats: [DFF<Bit>; EARLIER],
+    rk2_valid: DFF<Bit>,
+    rk2_row: DFF<Bits<6>>,
+    rk3_grp: [DFF<Bits<4>>; OCTETS],
+    rk3_valid: DFF<Bit>,
+    rk3_row: DFF<Bits<6>>,
+    rk4_sum: DFF<Bits<6>>,
+    rk4_valid: DFF<Bit>,
+    rk4_row: DFF<Bits<6>>,
+    rk_beats_w: [Signal<Local, Bits<4>>; CENTERS],
+    rk_inc: [Signal<Local, Bits<6>>; CENTERS],
+    rk_add: [Signal<Local, Bits<6>>; CENTERS],
+    /// Group q of four centers, entry 6q + m: center 4q + a outranks 4q + b for the m-th pair
+    /// (a, b) of (0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3).
+    quad_beats: [DFF<Bit>; QUAD_BEATS],
     // --- tie-break tree ---
-    nd_valid: [DFF<Bit>; NODES],
-    nd_count: [DFF<Bits<32>>; NODES],
+    /// Entry 3q + a: center 4q + a (a < 3) is its group's winner (c+9; else the fourth, if any).
+    quad_win: [Signal<Local, Bit>; QUAD_WINS],
+    q10_found: [DFF<Bit>; QUADS],
+    q10_rank: [DFF<Bits<6>>; QUADS],
+    q10_center: [DFF<Bits<6>>; QUADS],
+    /// The rank-compare nodes (c+11 … c+14).
+    nd_found: [DFF<Bit>; NODES],
+    nd_rank: [DFF<Bits<6>>; NODES],
     nd_center: [DFF<Bits<6>>; NODES],
-    nd_latency: [DFF<Bits<32>>; NODES],
+    /// The row each c+11 node chose inside its group of eight, waiting for the lookup (c+12, c+13).
+    oct_sel12: [DFF<Bits<3>>; OCTETS],
+    oct_sel13: [DFF<Bits<3>>; OCTETS],
+    /// That row's count and refined latency (c+14).
+    oct_count: [DFF<Bits<32>>; OCTETS],
+    oct_latency: [DFF<Bits<32>>; OCTETS],
+    a_found_q: DFF<Bit>,
+    a_center_q: DFF<Bits<6>>,
+    a_count_q: DFF<Bits<32>>,
+    a_latency_q: DFF<Bits<32>>,
+    /// The root's rank (only its center is looked up).
+    root_rank_sink: Unused<Bits<6>>,
 }
 
 impl Default for SvbfAnswer {
@@ -129,6 +199,8 @@ impl Default for SvbfAnswer {
             idx3: std::array::from_fn(|d| Constant::new((d as u64).into())),
             zero6: Constant::new(0u64.into()),
             one6: Constant::new(1u64.into()),
+            zero4: Constant::new(0u64.into()),
+            one4: Constant::new(1u64.into()),
             last_step: Constant::new(47u64.into()),
             zero32: Constant::new(0u64.into()),
             zero33: Constant::new(0u64.into()),
@@ -149,10 +221,40 @@ impl Default for SvbfAnswer {
             dv_dq_next: std::array::from_fn(|_| Default::default()),
             dv_done: std::array::from_fn(|_| Default::default()),
             ro_count33: Default::default(),
-            nd_valid: std::array::from_fn(|_| Default::default()),
-            nd_count: std::array::from_fn(|_| Default::default()),
+            tab_rank: std::array::from_fn(|_| Default::default()),
+            rk1_valid: Default::default(),
+            rk1_row: Default::default(),
+            rk1_count: Default::default(),
+            rk2_passed: std::array::from_fn(|_| Default::default()),
+            rk2_beats: std::array::from_fn(|_| Default::default()),
+            rk2_valid: Default::default(),
+            rk2_row: Default::default(),
+            rk3_grp: std::array::from_fn(|_| Default::default()),
+            rk3_valid: Default::default(),
+            rk3_row: Default::default(),
+            rk4_sum: Default::default(),
+            rk4_valid: Default::default(),
+            rk4_row: Default::default(),
+            rk_beats_w: std::array::from_fn(|_| Default::default()),
+            rk_inc: std::array::from_fn(|_| Default::default()),
+            rk_add: std::array::from_fn(|_| Default::default()),
+            quad_beats: std::array::from_fn(|_| Default::default()),
+            quad_win: std::array::from_fn(|_| Default::default()),
+            q10_found: std::array::from_fn(|_| Default::default()),
+            q10_rank: std::array::from_fn(|_| Default::default()),
+            q10_center: std::array::from_fn(|_| Default::default()),
+            nd_found: std::array::from_fn(|_| Default::default()),
+            nd_rank: std::array::from_fn(|_| Default::default()),
             nd_center: std::array::from_fn(|_| Default::default()),
-            nd_latency: std::array::from_fn(|_| Default::default()),
+            oct_sel12: std::array::from_fn(|_| Default::default()),
+            oct_sel13: std::array::from_fn(|_| Default::default()),
+            oct_count: std::array::from_fn(|_| Default::default()),
+            oct_latency: std::array::from_fn(|_| Default::default()),
+            a_found_q: Default::default(),
+            a_center_q: Default::default(),
+            a_count_q: Default::default(),
+            a_latency_q: Default::default(),
+            root_rank_sink: Default::default(),
         }
     }
 }
@@ -160,12 +262,35 @@ impl Default for SvbfAnswer {
 impl Logic for SvbfAnswer {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, tab_ok);
+        dff_setup!(
+            self,
+            clock,
+            tab_ok,
+            rk1_valid,
+            rk1_row,
+            rk1_count,
+            rk2_valid,
+            rk2_row,
+            rk3_valid,
+            rk3_row,
+            rk4_sum,
+            rk4_valid,
+            rk4_row,
+            a_found_q,
+            a_center_q,
+            a_count_q,
+            a_latency_q
+        );
         for j in 0..CENTERS {
             self.tab_count[j].clock.next = self.clock.val();
             self.tab_count[j].d.next = self.tab_count[j].q.val();
             self.tab_latency[j].clock.next = self.clock.val();
             self.tab_latency[j].d.next = self.tab_latency[j].q.val();
+            self.tab_rank[j].clock.next = self.clock.val();
+        }
+        for j in 0..EARLIER {
+            self.rk2_passed[j].clock.next = self.clock.val();
+            self.rk2_beats[j].clock.next = self.clock.val();
         }
         for d in 0..DIVIDERS {
             self.dv_busy[d].clock.next = self.clock.val();
@@ -183,15 +308,25 @@ impl Logic for SvbfAnswer {
             self.dv_div[d].clock.next = self.clock.val();
             self.dv_div[d].d.next = self.dv_div[d].q.val();
         }
+        for g in 0..OCTETS {
+            self.rk3_grp[g].clock.next = self.clock.val();
+            self.oct_sel12[g].clock.next = self.clock.val();
+            self.oct_sel13[g].clock.next = self.clock.val();
+            self.oct_count[g].clock.next = self.clock.val();
+            self.oct_latency[g].clock.next = self.clock.val();
+        }
+        for q in 0..QUADS {
+            self.q10_found[q].clock.next = self.clock.val();
+            self.q10_rank[q].clock.next = self.clock.val();
+            self.q10_center[q].clock.next = self.clock.val();
+        }
+        for m in 0..QUAD_BEATS {
+            self.quad_beats[m].clock.next = self.clock.val();
+        }
         for n in 0..NODES {
-            self.nd_valid[n].clock.next = self.clock.val();
-            self.nd_valid[n].d.next = self.nd_valid[n].q.val();
-            self.nd_count[n].clock.next = self.clock.val();
-            self.nd_count[n].d.next = self.nd_count[n].q.val();
+            self.nd_found[n].clock.next = self.clock.val();
+            self.nd_rank[n].clock.next = self.clock.val();
             self.nd_center[n].clock.next = self.clock.val();
-            self.nd_center[n].d.next = self.nd_center[n].q.val();
-            self.nd_latency[n].clock.next = self.clock.val();
-            self.nd_latency[n].d.next = self.nd_latency[n].q.val();
         }
 
         // ---- the presented row's divider is free ----
@@ -271,51 +406,180 @@ impl Logic for SvbfAnswer {
             }
         }
 
-        // ---- tie-break tree: level 1 from the candidates (c+9 -> c+10) ----
-        for k in 0..32 {
-            if self.q_cand.val().get_bit(2 * k)
-                & (!self.q_cand.val().get_bit(2 * k + 1)
-                    | (self.tab_count[2 * k].q.val() >= self.tab_count[2 * k + 1].q.val()))
-            {
-                self.nd_valid[k].d.next = true;
-                self.nd_count[k].d.next = self.tab_count[2 * k].q.val();
-                self.nd_center[k].d.next = self.idx6[2 * k].val();
-                self.nd_latency[k].d.next = self.tab_latency[2 * k].q.val();
+        // ---- ranks: a taken row r (t) against the rows i < r already in the table ----
+        self.rk1_valid.d.next = self.ro_take.val();
+        self.rk1_row.d.next = self.ro_row.val();
+        self.rk1_count.d.next = self.ro_count.val();
+        // t+1: compare (the rows before r were written at their own takes, a clock or more earlier).
+        for j in 0..EARLIER {
+            self.rk2_passed[j].d.next = self.rk1_valid.q.val()
+                & (self.idx6[j].val() < self.rk1_row.q.val())
+                & (self.rk1_count.q.val() > self.tab_count[j].q.val());
+            self.rk2_beats[j].d.next = self.rk1_valid.q.val()
+                & (self.idx6[j].val() < self.rk1_row.q.val())
+                & !(self.rk1_count.q.val() > self.tab_count[j].q.val());
+        }
+        self.rk2_valid.d.next = self.rk1_valid.q.val();
+        self.rk2_row.d.next = self.rk1_row.q.val();
+        // t+2: the rows that beat r, counted in groups of eight.
+        for j in 0..EARLIER {
+            if self.rk2_beats[j].q.val() {
+                self.rk_beats_w[j].next = self.one4.val();
             } else {
-                self.nd_valid[k].d.next = self.q_cand.val().get_bit(2 * k + 1);
-                self.nd_count[k].d.next = self.tab_count[2 * k + 1].q.val();
-                self.nd_center[k].d.next = self.idx6[2 * k + 1].val();
-                self.nd_latency[k].d.next = self.tab_latency[2 * k + 1].q.val();
+                self.rk_beats_w[j].next = self.zero4.val();
             }
         }
-        // Levels 2..6, one per clock: node n (32..63) from nodes 2n − 64 and
-        // 2n − 63 (32..48 from 0..32, 48..56 from 32..48, 56..60, 60..62, 62).
-        for n in 32..NODES {
-            if self.nd_valid[2 * n - 64].q.val()
-                & (!self.nd_valid[2 * n - 63].q.val()
-                    | (self.nd_count[2 * n - 64].q.val() >= self.nd_count[2 * n - 63].q.val()))
-            {
-                self.nd_valid[n].d.next = true;
-                self.nd_count[n].d.next = self.nd_count[2 * n - 64].q.val();
-                self.nd_center[n].d.next = self.nd_center[2 * n - 64].q.val();
-                self.nd_latency[n].d.next = self.nd_latency[2 * n - 64].q.val();
+        self.rk_beats_w[63].next = self.zero4.val();
+        for g in 0..OCTETS {
+            self.rk3_grp[g].d.next = ((self.rk_beats_w[8 * g].val() + self.rk_beats_w[8 * g + 1].val())
+                + (self.rk_beats_w[8 * g + 2].val() + self.rk_beats_w[8 * g + 3].val()))
+                + ((self.rk_beats_w[8 * g + 4].val() + self.rk_beats_w[8 * g + 5].val())
+                    + (self.rk_beats_w[8 * g + 6].val() + self.rk_beats_w[8 * g + 7].val()));
+        }
+        self.rk3_valid.d.next = self.rk2_valid.q.val();
+        self.rk3_row.d.next = self.rk2_row.q.val();
+        // t+3: their number (at most 63).
+        self.rk4_sum.d.next = ((bit_cast::<6, 4>(self.rk3_grp[0].q.val()) + bit_cast::<6, 4>(self.rk3_grp[1].q.val()))
+            + (bit_cast::<6, 4>(self.rk3_grp[2].q.val()) + bit_cast::<6, 4>(self.rk3_grp[3].q.val())))
+            + ((bit_cast::<6, 4>(self.rk3_grp[4].q.val()) + bit_cast::<6, 4>(self.rk3_grp[5].q.val()))
+                + (bit_cast::<6, 4>(self.rk3_grp[6].q.val()) + bit_cast::<6, 4>(self.rk3_grp[7].q.val())));
+        self.rk4_valid.d.next = self.rk3_valid.q.val();
+        self.rk4_row.d.next = self.rk3_row.q.val();
+        // Every rank: one place down for a later, larger row (t+2), plus r's own count (t+4).
+        for j in 0..EARLIER {
+            if self.rk2_passed[j].q.val() {
+                self.rk_inc[j].next = self.one6.val();
             } else {
-                self.nd_valid[n].d.next = self.nd_valid[2 * n - 63].q.val();
-                self.nd_count[n].d.next = self.nd_count[2 * n - 63].q.val();
-                self.nd_center[n].d.next = self.nd_center[2 * n - 63].q.val();
-                self.nd_latency[n].d.next = self.nd_latency[2 * n - 63].q.val();
+                self.rk_inc[j].next = self.zero6.val();
             }
         }
-        self.a_found.next = self.nd_valid[62].q.val();
-        self.a_center.next = self.nd_center[62].q.val();
-        self.a_count.next = self.nd_count[62].q.val();
-        self.a_latency.next = self.nd_latency[62].q.val();
+        // No row comes after the last one.
+        self.rk_inc[63].next = self.zero6.val();
+        for j in 0..CENTERS {
+            if self.rk4_valid.q.val() & (self.rk4_row.q.val() == self.idx6[j].val()) {
+                self.rk_add[j].next = self.rk4_sum.q.val();
+            } else {
+                self.rk_add[j].next = self.zero6.val();
+            }
+            self.tab_rank[j].d.next = self.tab_rank[j].q.val() + self.rk_inc[j].val() + self.rk_add[j].val();
+            // The first row of a fill starts the ranking afresh.
+            if self.ro_take.val() & (self.ro_row.val() == self.zero6.val()) {
+                self.tab_rank[j].d.next = self.zero6.val();
+            }
+        }
+        // The pairwise orders inside each group of four.
+        for q in 0..QUADS {
+            self.quad_beats[6 * q].d.next = self.tab_rank[4 * q].q.val() < self.tab_rank[4 * q + 1].q.val();
+            self.quad_beats[6 * q + 1].d.next = self.tab_rank[4 * q].q.val() < self.tab_rank[4 * q + 2].q.val();
+            self.quad_beats[6 * q + 2].d.next = self.tab_rank[4 * q].q.val() < self.tab_rank[4 * q + 3].q.val();
+            self.quad_beats[6 * q + 3].d.next = self.tab_rank[4 * q + 1].q.val() < self.tab_rank[4 * q + 2].q.val();
+            self.quad_beats[6 * q + 4].d.next = self.tab_rank[4 * q + 1].q.val() < self.tab_rank[4 * q + 3].q.val();
+            self.quad_beats[6 * q + 5].d.next = self.tab_rank[4 * q + 2].q.val() < self.tab_rank[4 * q + 3].q.val();
+        }
+
+        // ---- tie-break: each group of four by its pairwise orders (c+9 -> c+10) ----
+        for q in 0..QUADS {
+            self.quad_win[3 * q].next = self.q_cand.val().get_bit(4 * q)
+                & (!self.q_cand.val().get_bit(4 * q + 1) | self.quad_beats[6 * q].q.val())
+                & (!self.q_cand.val().get_bit(4 * q + 2) | self.quad_beats[6 * q + 1].q.val())
+                & (!self.q_cand.val().get_bit(4 * q + 3) | self.quad_beats[6 * q + 2].q.val());
+            self.quad_win[3 * q + 1].next = self.q_cand.val().get_bit(4 * q + 1)
+                & (!self.q_cand.val().get_bit(4 * q) | !self.quad_beats[6 * q].q.val())
+                & (!self.q_cand.val().get_bit(4 * q + 2) | self.quad_beats[6 * q + 3].q.val())
+                & (!self.q_cand.val().get_bit(4 * q + 3) | self.quad_beats[6 * q + 4].q.val());
+            self.quad_win[3 * q + 2].next = self.q_cand.val().get_bit(4 * q + 2)
+                & (!self.q_cand.val().get_bit(4 * q) | !self.quad_beats[6 * q + 1].q.val())
+                & (!self.q_cand.val().get_bit(4 * q + 1) | !self.quad_beats[6 * q + 3].q.val())
+                & (!self.q_cand.val().get_bit(4 * q + 3) | self.quad_beats[6 * q + 5].q.val());
+            self.q10_found[q].d.next = self.q_cand.val().get_bits::<4>(4 * q) != self.zero4.val();
+            if self.quad_win[3 * q].val() {
+                self.q10_rank[q].d.next = self.tab_rank[4 * q].q.val();
+                self.q10_center[q].d.next = self.idx6[4 * q].val();
+            } else if self.quad_win[3 * q + 1].val() {
+                self.q10_rank[q].d.next = self.tab_rank[4 * q + 1].q.val();
+                self.q10_center[q].d.next = self.idx6[4 * q + 1].val();
+            } else if self.quad_win[3 * q + 2].val() {
+                self.q10_rank[q].d.next = self.tab_rank[4 * q + 2].q.val();
+                self.q10_center[q].d.next = self.idx6[4 * q + 2].val();
+            } else {
+                // The fourth center, or no candidate (then `q10_found` is low).
+                self.q10_rank[q].d.next = self.tab_rank[4 * q + 3].q.val();
+                self.q10_center[q].d.next = self.idx6[4 * q + 3].val();
+            }
+        }
+        // ---- c+10 -> c+11: the group winners pairwise by rank ----
+        for n in 0..8 {
+            if self.q10_found[2 * n].q.val()
+                & (!self.q10_found[2 * n + 1].q.val()
+                    | (self.q10_rank[2 * n].q.val() < self.q10_rank[2 * n + 1].q.val()))
+            {
+                self.nd_found[n].d.next = true;
+                self.nd_rank[n].d.next = self.q10_rank[2 * n].q.val();
+                self.nd_center[n].d.next = self.q10_center[2 * n].q.val();
+            } else {
+                self.nd_found[n].d.next = self.q10_found[2 * n + 1].q.val();
+                self.nd_rank[n].d.next = self.q10_rank[2 * n + 1].q.val();
+                self.nd_center[n].d.next = self.q10_center[2 * n + 1].q.val();
+            }
+        }
+        // ---- c+11 -> c+14: three more levels, one per clock ----
+        for n in 8..NODES {
+            if self.nd_found[2 * n - 16].q.val()
+                & (!self.nd_found[2 * n - 15].q.val()
+                    | (self.nd_rank[2 * n - 16].q.val() < self.nd_rank[2 * n - 15].q.val()))
+            {
+                self.nd_found[n].d.next = true;
+                self.nd_rank[n].d.next = self.nd_rank[2 * n - 16].q.val();
+                self.nd_center[n].d.next = self.nd_center[2 * n - 16].q.val();
+            } else {
+                self.nd_found[n].d.next = self.nd_found[2 * n - 15].q.val();
+                self.nd_rank[n].d.next = self.nd_rank[2 * n - 15].q.val();
+                self.nd_center[n].d.next = self.nd_center[2 * n - 15].q.val();
+            }
+        }
+        // ---- beside the tree: each group of eight reads the row its c+11 node chose (c+14) ----
+        for g in 0..OCTETS {
+            self.oct_sel12[g].d.next = self.nd_center[g].q.val().get_bits::<3>(0);
+            self.oct_sel13[g].d.next = self.oct_sel12[g].q.val();
+            self.oct_count[g].d.next = self.tab_count[8 * g].q.val();
+            self.oct_latency[g].d.next = self.tab_latency[8 * g].q.val();
+            for a in 1..8 {
+                if self.oct_sel13[g].q.val() == self.idx3[a].val() {
+                    self.oct_count[g].d.next = self.tab_count[8 * g + a].q.val();
+                    self.oct_latency[g].d.next = self.tab_latency[8 * g + a].q.val();
+                }
+            }
+        }
+        // ---- c+14 -> c+15: the root's group row ----
+        self.a_found_q.d.next = self.nd_found[14].q.val();
+        self.a_center_q.d.next = self.nd_center[14].q.val();
+        self.a_count_q.d.next = self.oct_count[0].q.val();
+        self.a_latency_q.d.next = self.oct_latency[0].q.val();
+        for g in 1..OCTETS {
+            if self.nd_center[14].q.val().get_bits::<3>(3) == self.idx3[g].val() {
+                self.a_count_q.d.next = self.oct_count[g].q.val();
+                self.a_latency_q.d.next = self.oct_latency[g].q.val();
+            }
+        }
+        self.root_rank_sink.sig.next = self.nd_rank[14].q.val();
+        self.a_found.next = self.a_found_q.q.val();
+        self.a_center.next = self.a_center_q.q.val();
+        self.a_count.next = self.a_count_q.q.val();
+        self.a_latency.next = self.a_latency_q.q.val();
 
         // ---- synchronous reset of the control state ----
         if self.reset.val() {
             self.tab_ok.d.next = false;
             for d in 0..DIVIDERS {
                 self.dv_busy[d].d.next = false;
+            }
+            self.rk1_valid.d.next = false;
+            self.rk2_valid.d.next = false;
+            self.rk3_valid.d.next = false;
+            self.rk4_valid.d.next = false;
+            for j in 0..EARLIER {
+                self.rk2_passed[j].d.next = false;
+                self.rk2_beats[j].d.next = false;
             }
         }
     }

@@ -29,10 +29,11 @@
 //! Query pipeline (a query accepted at c, one per clock while held and the
 //! center table is refined): c+1 key registered, c+2 hashes, c+3 … c+8 the
 //! partitions' window reads (see [`SvbfPartition`]), c+8 AND of the windows
-//! and the frozen epoch's k-bit mask, c+9 kind, c+10 … c+15 the answer
-//! unit's tie-break tree (largest count, lowest index among equal counts,
-//! §3.3.4), c+16 result with the query's tag, chosen center, its count and
-//! refined latency.
+//! and the frozen epoch's k-bit mask, c+9 … c+15 the answer unit's
+//! tie-break by the centers' ranks (largest count, lowest index among equal
+//! counts, §3.3.4) and beside it the kind (counted per group of eight at
+//! c+10, decided at c+11), c+16 result with the query's tag, chosen center,
+//! its count and refined latency.
 //! A release waits until no query is still on its way to the banks.
 //!
 //! Per-clock model: `netmeas_sim::svbf::cycle::SvbfCycle`.
@@ -146,7 +147,10 @@ pub struct SvbfCore<const H: usize, const P: usize, const WA: usize, const A: us
     one6: Constant<Bits<6>>,
     zero6: Constant<Bits<6>>,
     ones64: Constant<Bits<64>>,
-    one64: Constant<Bits<64>>,
+    one8: Constant<Bits<8>>,
+    zero8: Constant<Bits<8>>,
+    one4: Constant<Bits<4>>,
+    zero4: Constant<Bits<4>>,
     zero64: Constant<Bits<64>>,
     c63: Constant<Bits<6>>,
     kind_none: Constant<Bits<2>>,
@@ -195,7 +199,11 @@ pub struct SvbfCore<const H: usize, const P: usize, const WA: usize, const A: us
     qv: [DFF<Bit>; 13],
     qt: [DFF<Bits<16>>; 13],
     q9_cand: DFF<Bits<64>>,
-    qk: [DFF<Bits<2>>; 6],
+    /// Per group of eight candidates: any, and at least two (c+10).
+    kd_any: [DFF<Bit>; 8],
+    kd_many: [DFF<Bit>; 8],
+    /// The kind, decided at c+11 (`qk[0]`) and waiting until c+15 (`qk[4]`).
+    qk: [DFF<Bits<2>>; 5],
     qc: [DFF<Bits<64>>; 6],
     r_valid_q: DFF<Bit>,
     r_tag_q: DFF<Bits<16>>,
@@ -219,7 +227,10 @@ pub struct SvbfCore<const H: usize, const P: usize, const WA: usize, const A: us
     held_all: Signal<Local, Bit>,
     cmp_w: [Signal<Local, Bits<6>>; 64],
     cand: Signal<Local, Bits<64>>,
-    cand_m1: Signal<Local, Bits<64>>,
+    oct_m1: [Signal<Local, Bits<8>>; 8],
+    kd_any_w: [Signal<Local, Bits<4>>; 8],
+    kd_groups: Signal<Local, Bits<4>>,
+    kd_many_any: Signal<Local, Bit>,
     center_old: Signal<Local, Bits<80>>,
     count_sum: Signal<Local, Bits<33>>,
     sum_new: Signal<Local, Bits<48>>,
@@ -283,7 +294,10 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> SvbfCore<H
             one6: Constant::new(1u64.into()),
             zero6: Constant::new(0u64.into()),
             ones64: Constant::new(u64::MAX.into()),
-            one64: Constant::new(1u64.into()),
+            one8: Constant::new(1u64.into()),
+            zero8: Constant::new(0u64.into()),
+            one4: Constant::new(1u64.into()),
+            zero4: Constant::new(0u64.into()),
             zero64: Constant::new(0u64.into()),
             c63: Constant::new(63u64.into()),
             kind_none: Constant::new(0u64.into()),
@@ -329,6 +343,8 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> SvbfCore<H
             qv: std::array::from_fn(|_| Default::default()),
             qt: std::array::from_fn(|_| Default::default()),
             q9_cand: Default::default(),
+            kd_any: std::array::from_fn(|_| Default::default()),
+            kd_many: std::array::from_fn(|_| Default::default()),
             qk: std::array::from_fn(|_| Default::default()),
             qc: std::array::from_fn(|_| Default::default()),
             r_valid_q: Default::default(),
@@ -352,7 +368,10 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> SvbfCore<H
             held_all: Default::default(),
             cmp_w: std::array::from_fn(|_| Default::default()),
             cand: Default::default(),
-            cand_m1: Default::default(),
+            oct_m1: std::array::from_fn(|_| Default::default()),
+            kd_any_w: std::array::from_fn(|_| Default::default()),
+            kd_groups: Default::default(),
+            kd_many_any: Default::default(),
             center_old: Default::default(),
             count_sum: Default::default(),
             sum_new: Default::default(),
@@ -427,9 +446,15 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             self.qt[n].clock.next = self.clock.val();
             self.qt[n].d.next = self.qt[n].q.val();
         }
-        for n in 0..6 {
+        for n in 0..5 {
             self.qk[n].clock.next = self.clock.val();
             self.qk[n].d.next = self.qk[n].q.val();
+        }
+        for g in 0..8 {
+            self.kd_any[g].clock.next = self.clock.val();
+            self.kd_many[g].clock.next = self.clock.val();
+        }
+        for n in 0..6 {
             self.qc[n].clock.next = self.clock.val();
             self.qc[n].d.next = self.qc[n].q.val();
         }
@@ -653,21 +678,45 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             self.cand.next = self.and_chain[j].val();
         }
         self.q9_cand.d.next = self.cand.val();
-        // c+9: kind; the candidates enter the answer unit's tie-break tree
-        // (winner at c+15) while kind and candidates wait beside it.
-        self.cand_m1.next = self.q9_cand.q.val() - self.one64.val();
+        // c+9: the candidates enter the answer unit's tie-break (winner at
+        // c+15) while the kind is counted beside it: per group of eight, any
+        // and at least two (x & (x − 1) ≠ 0) at c+10, the kind at c+11.
         self.answer.q_cand.next = self.q9_cand.q.val();
+        for g in 0..8 {
+            self.oct_m1[g].next = self.q9_cand.q.val().get_bits::<8>(8 * g) - self.one8.val();
+            self.kd_any[g].d.next = self.q9_cand.q.val().get_bits::<8>(8 * g) != self.zero8.val();
+            self.kd_many[g].d.next =
+                (self.q9_cand.q.val().get_bits::<8>(8 * g) & self.oct_m1[g].val()) != self.zero8.val();
+            if self.kd_any[g].q.val() {
+                self.kd_any_w[g].next = self.one4.val();
+            } else {
+                self.kd_any_w[g].next = self.zero4.val();
+            }
+        }
+        self.kd_groups.next = ((self.kd_any_w[0].val() + self.kd_any_w[1].val())
+            + (self.kd_any_w[2].val() + self.kd_any_w[3].val()))
+            + ((self.kd_any_w[4].val() + self.kd_any_w[5].val()) + (self.kd_any_w[6].val() + self.kd_any_w[7].val()));
+        self.kd_many_any.next = self.kd_many[0].q.val()
+            | self.kd_many[1].q.val()
+            | self.kd_many[2].q.val()
+            | self.kd_many[3].q.val()
+            | self.kd_many[4].q.val()
+            | self.kd_many[5].q.val()
+            | self.kd_many[6].q.val()
+            | self.kd_many[7].q.val();
         self.qk[0].d.next = self.kind_none.val();
-        if self.q9_cand.q.val() != self.zero64.val() {
-            if (self.q9_cand.q.val() & self.cand_m1.val()) == self.zero64.val() {
+        if self.kd_groups.val() != self.zero4.val() {
+            if (self.kd_groups.val() == self.one4.val()) & !self.kd_many_any.val() {
                 self.qk[0].d.next = self.kind_match.val();
             } else {
                 self.qk[0].d.next = self.kind_multi.val();
             }
         }
         self.qc[0].d.next = self.q9_cand.q.val();
-        for n in 1..6 {
+        for n in 1..5 {
             self.qk[n].d.next = self.qk[n - 1].q.val();
+        }
+        for n in 1..6 {
             self.qc[n].d.next = self.qc[n - 1].q.val();
         }
         // c+15 -> c+16: the result; zero payload without a result.
@@ -680,7 +729,7 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
         self.r_latency_q.d.next = self.zero32.val();
         if self.qv[12].q.val() {
             self.r_tag_q.d.next = self.qt[12].q.val();
-            self.r_kind_q.d.next = self.qk[5].q.val();
+            self.r_kind_q.d.next = self.qk[4].q.val();
             self.r_cand_q.d.next = self.qc[5].q.val();
             if self.answer.a_found.val() {
                 self.r_center_q.d.next = self.answer.a_center.val();

@@ -43,8 +43,9 @@
 //! - c+7: window = the 128-bit pair shifted right by r (low 64 bits).
 //! - c+8: AND of the h windows and the frozen epoch's k-bit mask.
 //! - c+9: kind (No-Match, Match, Multi-Match); the candidates enter the
-//!   tie-break tree (six levels, one per clock) over the frozen epoch's
-//!   center table.
+//!   tie-break over the frozen epoch's center table, six clocks (the RTL
+//!   ranks the centers while the table fills and compares ranks; the
+//!   choice is the rule's, taken here from the table directly).
 //! - c+15: the chosen center (largest count, lowest index among equal
 //!   counts, §3.3.4) with its count and refined latency.
 //! - c+16: result presented with the query's tag.
@@ -476,7 +477,7 @@ impl SvbfCycle {
         self.r_kind = if v { root.kind } else { SVBF_KIND_NO_MATCH };
         self.r_cand = if v { root.cand } else { 0 };
         (self.r_center, self.r_count, self.r_latency) = if v { root.winner.unwrap_or_default() } else { (0, 0, 0) };
-        // c+9 -> c+15: the tree (its first level reads the table as it stands now).
+        // c+9 -> c+15: the tie-break (the table holds still while queries are taken: it fills only after a flip).
         self.tree.copy_within(0..TREE_LEVELS - 1, 1);
         let cand = self.q9_cand;
         self.tree[0] = TreeSlot {
