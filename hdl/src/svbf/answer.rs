@@ -7,9 +7,10 @@
 //!   consumer takes (`ro_take`) is written into the count table and loaded
 //!   into divider `row mod 8`; a row is offered only while its divider is
 //!   free (`ro_free`). A divider is a radix-2 restoring divider of the
-//!   48-bit sum by the 32-bit count: 48 clocks, then the refined estimate
-//!   ⌊sum / count⌋ mod 2^32 (0 for an empty center) enters the latency
-//!   table. Eight dividers take the 64 rows in about 8 × 49 clocks;
+//!   48-bit sum by the 32-bit count: the first quotient bit as the row
+//!   loads, the other 47 in the next 47 clocks, and in the 48th the refined
+//!   estimate ⌊sum / count⌋ mod 2^32 (0 for an empty center) enters the
+//!   latency table from the divider's register. Eight dividers take the 64 rows in about 8 × 49 clocks;
 //!   `table_ok` rises when the last row's quotient is written and falls
 //!   when the banks flip to a new epoch; `busy` holds the next flip back
 //!   until every divider is idle, so no late quotient lands in the next
@@ -106,6 +107,7 @@ pub struct SvbfAnswer {
     one4: Constant<Bits<4>>,
     last_step: Constant<Bits<6>>,
     zero32: Constant<Bits<32>>,
+    one32: Constant<Bits<32>>,
     zero33: Constant<Bits<33>>,
     one33: Constant<Bits<33>>,
     one48: Constant<Bits<48>>,
@@ -123,11 +125,18 @@ pub struct SvbfAnswer {
     /// Dividend bits still to enter, MSB first, with the quotient bits shifted in behind them.
     dv_dq: [DFF<Bits<48>>; DIVIDERS],
     dv_div: [DFF<Bits<33>>; DIVIDERS],
+    /// The divisor (the center's count) is 0: the table gets 0, not the all-ones quotient.
+    dv_zero: [DFF<Bit>; DIVIDERS],
     dv_t: [Signal<Local, Bits<33>>; DIVIDERS],
     dv_ge: [Signal<Local, Bit>; DIVIDERS],
     dv_dq_next: [Signal<Local, Bits<48>>; DIVIDERS],
     dv_done: [Signal<Local, Bit>; DIVIDERS],
     ro_count33: Signal<Local, Bits<33>>,
+    /// The first division step, taken as a row loads.
+    ro_count_zero: Signal<Local, Bit>,
+    ld_ge: Signal<Local, Bit>,
+    ld_rem: Signal<Local, Bits<33>>,
+    ld_dq: Signal<Local, Bits<48>>,
     // --- ranks (a taken row at t: compared at t+1, counted at t+2, summed at t+3, added at t+4) ---
     /// The centers' ranks: how many centers beat each one (final once the last row is through).
     tab_rank: [DFF<Bits<6>>; CENTERS],
@@ -203,6 +212,7 @@ impl Default for SvbfAnswer {
             one4: Constant::new(1u64.into()),
             last_step: Constant::new(47u64.into()),
             zero32: Constant::new(0u64.into()),
+            one32: Constant::new(1u64.into()),
             zero33: Constant::new(0u64.into()),
             one33: Constant::new(1u64.into()),
             one48: Constant::new(1u64.into()),
@@ -216,11 +226,16 @@ impl Default for SvbfAnswer {
             dv_rem: std::array::from_fn(|_| Default::default()),
             dv_dq: std::array::from_fn(|_| Default::default()),
             dv_div: std::array::from_fn(|_| Default::default()),
+            dv_zero: std::array::from_fn(|_| Default::default()),
             dv_t: std::array::from_fn(|_| Default::default()),
             dv_ge: std::array::from_fn(|_| Default::default()),
             dv_dq_next: std::array::from_fn(|_| Default::default()),
             dv_done: std::array::from_fn(|_| Default::default()),
             ro_count33: Default::default(),
+            ro_count_zero: Default::default(),
+            ld_ge: Default::default(),
+            ld_rem: Default::default(),
+            ld_dq: Default::default(),
             tab_rank: std::array::from_fn(|_| Default::default()),
             rk1_valid: Default::default(),
             rk1_row: Default::default(),
@@ -307,6 +322,8 @@ impl Logic for SvbfAnswer {
             self.dv_dq[d].d.next = self.dv_dq[d].q.val();
             self.dv_div[d].clock.next = self.clock.val();
             self.dv_div[d].d.next = self.dv_div[d].q.val();
+            self.dv_zero[d].clock.next = self.clock.val();
+            self.dv_zero[d].d.next = self.dv_zero[d].q.val();
         }
         for g in 0..OCTETS {
             self.rk3_grp[g].clock.next = self.clock.val();
@@ -345,6 +362,22 @@ impl Logic for SvbfAnswer {
 
         // ---- dividers: one quotient bit per clock, MSB first ----
         self.ro_count33.next = bit_cast::<33, 32>(self.ro_count.val());
+        // The first quotient bit as the row loads: the partial remainder is the
+        // sum's top bit t, so t ≥ count only for count 0 or count 1 with t = 1,
+        // and the remainder left is t unless the count is 1.
+        self.ro_count_zero.next = self.ro_count.val() == self.zero32.val();
+        self.ld_ge.next =
+            self.ro_count_zero.val() | ((self.ro_count.val() == self.one32.val()) & self.ro_sum.val().get_bit(47));
+        if (self.ro_count.val() != self.one32.val()) & self.ro_sum.val().get_bit(47) {
+            self.ld_rem.next = self.one33.val();
+        } else {
+            self.ld_rem.next = self.zero33.val();
+        }
+        if self.ld_ge.val() {
+            self.ld_dq.next = (self.ro_sum.val() << self.one48.val()) | self.one48.val();
+        } else {
+            self.ld_dq.next = self.ro_sum.val() << self.one48.val();
+        }
         for d in 0..DIVIDERS {
             // Partial remainder shifted left with the next dividend bit.
             if self.dv_dq[d].q.val().get_bit(47) {
@@ -358,10 +391,13 @@ impl Logic for SvbfAnswer {
             } else {
                 self.dv_dq_next[d].next = self.dv_dq[d].q.val() << self.one48.val();
             }
+            // Step counts 0..=46 are the second to the 48th quotient bit; count 47 writes the table.
             self.dv_done[d].next = self.dv_busy[d].q.val() & (self.dv_step[d].q.val() == self.last_step.val());
             if self.dv_busy[d].q.val() {
-                self.dv_dq[d].d.next = self.dv_dq_next[d].val();
                 self.dv_step[d].d.next = self.dv_step[d].q.val() + self.one6.val();
+            }
+            if self.dv_busy[d].q.val() & !self.dv_done[d].val() {
+                self.dv_dq[d].d.next = self.dv_dq_next[d].val();
                 if self.dv_ge[d].val() {
                     self.dv_rem[d].d.next = self.dv_t[d].val() - self.dv_div[d].q.val();
                 } else {
@@ -380,18 +416,19 @@ impl Logic for SvbfAnswer {
                 self.dv_step[d].d.next = self.zero6.val();
                 self.dv_row[d].d.next = self.ro_row.val();
                 self.dv_last[d].d.next = self.ro_last.val();
-                self.dv_rem[d].d.next = self.zero33.val();
-                self.dv_dq[d].d.next = self.ro_sum.val();
+                self.dv_rem[d].d.next = self.ld_rem.val();
+                self.dv_dq[d].d.next = self.ld_dq.val();
                 self.dv_div[d].d.next = self.ro_count33.val();
+                self.dv_zero[d].d.next = self.ro_count_zero.val();
             }
         }
         // ---- a finished quotient into the latency table (row j only from divider j mod 8) ----
         for j in 0..CENTERS {
             if self.dv_done[j % 8].val() & (self.dv_row[j % 8].q.val() == self.idx6[j].val()) {
-                if self.dv_div[j % 8].q.val() == self.zero33.val() {
+                if self.dv_zero[j % 8].q.val() {
                     self.tab_latency[j].d.next = self.zero32.val();
                 } else {
-                    self.tab_latency[j].d.next = self.dv_dq_next[j % 8].val().get_bits::<32>(0);
+                    self.tab_latency[j].d.next = self.dv_dq[j % 8].q.val().get_bits::<32>(0);
                 }
             }
         }
