@@ -10,11 +10,11 @@
 //!   48-bit sum by the 32-bit count: the first quotient bit as the row
 //!   loads, the other 47 in the next 47 clocks, and in the 48th the refined
 //!   estimate ⌊sum / count⌋ mod 2^32 (0 for an empty center) enters the
-//!   latency table from the divider's register. Eight dividers take the 64 rows in about 8 × 49 clocks;
-//!   `table_ok` rises when the last row's quotient is written and falls
-//!   when the banks flip to a new epoch; `busy` holds the next flip back
-//!   until every divider is idle, so no late quotient lands in the next
-//!   epoch's table.
+//!   latency table from the divider's register. Eight dividers take the
+//!   64 rows in about 8 × 49 clocks; `table_ok` rises when the last row's
+//!   quotient is written and falls when the banks flip to a new epoch;
+//!   `busy` holds the next flip back until every divider is idle, so no
+//!   late quotient lands in the next epoch's table.
 //! - **Ranks.** The §3.3.4 rule (largest count, lowest index among equal
 //!   counts) is a total order on the 64 centers that is fixed once the
 //!   table is filled, so the unit ranks the centers while they arrive:
