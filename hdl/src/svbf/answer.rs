@@ -20,11 +20,12 @@
 //!   table is filled, so the unit ranks the centers while they arrive:
 //!   rank(i) = the number of centers that beat i. A taken row r with count
 //!   c is compared with every row i < r already in the table (one 32-bit
-//!   comparator per row): c > count(i) adds one to rank(i); the rows with
-//!   count(i) ≥ c beat r and their number (a pipelined popcount) is added
-//!   to rank(r) three clocks later. The ranks are final four clocks after
-//!   the last row, long before its quotient (`table_ok`), and from them
-//!   each group of four centers keeps its six pairwise orders.
+//!   comparator per row, as two registered 16-bit halves combined a clock
+//!   later): c > count(i) adds one to rank(i); the rows with count(i) ≥ c
+//!   beat r and their number (a pipelined popcount) is added to rank(r)
+//!   four clocks after the take. The ranks are final five clocks after the
+//!   last row, long before its quotient (`table_ok`), and from them each
+//!   group of four centers keeps its six pairwise orders.
 //! - **Tie-break** (a query's candidates presented at c+9 of the core's
 //!   query pipeline): the candidate of lowest rank wins. c+10: in each
 //!   group of four centers the winner by the group's pairwise orders
@@ -137,24 +138,35 @@ pub struct SvbfAnswer {
     ld_ge: Signal<Local, Bit>,
     ld_rem: Signal<Local, Bits<33>>,
     ld_dq: Signal<Local, Bits<48>>,
-    // --- ranks (a taken row at t: compared at t+1, counted at t+2, summed at t+3, added at t+4) ---
+    // --- ranks (a taken row at t: compared in halves at t+1, combined at t+2, counted at t+3,
+    // summed at t+4, added at t+5) ---
     /// The centers' ranks: how many centers beat each one (final once the last row is through).
     tab_rank: [DFF<Bits<6>>; CENTERS],
     rk1_valid: DFF<Bit>,
     rk1_row: DFF<Bits<6>>,
     rk1_count: DFF<Bits<32>>,
-    /// Row i < r, and the new row r's count is larger: i falls one place.
-    rk2_passed: [DFF<Bit>; EARLIER],
-    /// Row i < r beats the new row r (its count is at least r's).
-    rk2_beats: [DFF<Bit>; EARLIER],
+    /// Row i < r (the new row r is later in the fill).
+    rk2_earlier: [DFF<Bit>; EARLIER],
+    /// r's count against row i's, in halves: high half larger, high halves equal, low half larger.
+    rk2_hi_gt: [DFF<Bit>; EARLIER],
+    rk2_hi_eq: [DFF<Bit>; EARLIER],
+    rk2_lo_gt: [DFF<Bit>; EARLIER],
     rk2_valid: DFF<Bit>,
     rk2_row: DFF<Bits<6>>,
-    rk3_grp: [DFF<Bits<4>>; OCTETS],
+    /// r's count is larger than row i's (the halves combined, t+2).
+    rk_larger: [Signal<Local, Bit>; EARLIER],
+    /// Row i < r, and the new row r's count is larger: i falls one place.
+    rk3_passed: [DFF<Bit>; EARLIER],
+    /// Row i < r beats the new row r (its count is at least r's).
+    rk3_beats: [DFF<Bit>; EARLIER],
     rk3_valid: DFF<Bit>,
     rk3_row: DFF<Bits<6>>,
-    rk4_sum: DFF<Bits<6>>,
+    rk4_grp: [DFF<Bits<4>>; OCTETS],
     rk4_valid: DFF<Bit>,
     rk4_row: DFF<Bits<6>>,
+    rk5_sum: DFF<Bits<6>>,
+    rk5_valid: DFF<Bit>,
+    rk5_row: DFF<Bits<6>>,
     rk_beats_w: [Signal<Local, Bits<4>>; CENTERS],
     rk_inc: [Signal<Local, Bits<6>>; CENTERS],
     rk_add: [Signal<Local, Bits<6>>; CENTERS],
@@ -240,16 +252,23 @@ impl Default for SvbfAnswer {
             rk1_valid: Default::default(),
             rk1_row: Default::default(),
             rk1_count: Default::default(),
-            rk2_passed: std::array::from_fn(|_| Default::default()),
-            rk2_beats: std::array::from_fn(|_| Default::default()),
+            rk2_earlier: std::array::from_fn(|_| Default::default()),
+            rk2_hi_gt: std::array::from_fn(|_| Default::default()),
+            rk2_hi_eq: std::array::from_fn(|_| Default::default()),
+            rk2_lo_gt: std::array::from_fn(|_| Default::default()),
             rk2_valid: Default::default(),
             rk2_row: Default::default(),
-            rk3_grp: std::array::from_fn(|_| Default::default()),
+            rk_larger: std::array::from_fn(|_| Default::default()),
+            rk3_passed: std::array::from_fn(|_| Default::default()),
+            rk3_beats: std::array::from_fn(|_| Default::default()),
             rk3_valid: Default::default(),
             rk3_row: Default::default(),
-            rk4_sum: Default::default(),
+            rk4_grp: std::array::from_fn(|_| Default::default()),
             rk4_valid: Default::default(),
             rk4_row: Default::default(),
+            rk5_sum: Default::default(),
+            rk5_valid: Default::default(),
+            rk5_row: Default::default(),
             rk_beats_w: std::array::from_fn(|_| Default::default()),
             rk_inc: std::array::from_fn(|_| Default::default()),
             rk_add: std::array::from_fn(|_| Default::default()),
@@ -288,9 +307,11 @@ impl Logic for SvbfAnswer {
             rk2_row,
             rk3_valid,
             rk3_row,
-            rk4_sum,
             rk4_valid,
             rk4_row,
+            rk5_sum,
+            rk5_valid,
+            rk5_row,
             a_found_q,
             a_center_q,
             a_count_q,
@@ -304,8 +325,12 @@ impl Logic for SvbfAnswer {
             self.tab_rank[j].clock.next = self.clock.val();
         }
         for j in 0..EARLIER {
-            self.rk2_passed[j].clock.next = self.clock.val();
-            self.rk2_beats[j].clock.next = self.clock.val();
+            self.rk2_earlier[j].clock.next = self.clock.val();
+            self.rk2_hi_gt[j].clock.next = self.clock.val();
+            self.rk2_hi_eq[j].clock.next = self.clock.val();
+            self.rk2_lo_gt[j].clock.next = self.clock.val();
+            self.rk3_passed[j].clock.next = self.clock.val();
+            self.rk3_beats[j].clock.next = self.clock.val();
         }
         for d in 0..DIVIDERS {
             self.dv_busy[d].clock.next = self.clock.val();
@@ -326,7 +351,7 @@ impl Logic for SvbfAnswer {
             self.dv_zero[d].d.next = self.dv_zero[d].q.val();
         }
         for g in 0..OCTETS {
-            self.rk3_grp[g].clock.next = self.clock.val();
+            self.rk4_grp[g].clock.next = self.clock.val();
             self.oct_sel12[g].clock.next = self.clock.val();
             self.oct_sel13[g].clock.next = self.clock.val();
             self.oct_count[g].clock.next = self.clock.val();
@@ -449,18 +474,28 @@ impl Logic for SvbfAnswer {
         self.rk1_count.d.next = self.ro_count.val();
         // t+1: compare (the rows before r were written at their own takes, a clock or more earlier).
         for j in 0..EARLIER {
-            self.rk2_passed[j].d.next = self.rk1_valid.q.val()
-                & (self.idx6[j].val() < self.rk1_row.q.val())
-                & (self.rk1_count.q.val() > self.tab_count[j].q.val());
-            self.rk2_beats[j].d.next = self.rk1_valid.q.val()
-                & (self.idx6[j].val() < self.rk1_row.q.val())
-                & !(self.rk1_count.q.val() > self.tab_count[j].q.val());
+            self.rk2_earlier[j].d.next = self.rk1_valid.q.val() & (self.idx6[j].val() < self.rk1_row.q.val());
+            self.rk2_hi_gt[j].d.next =
+                self.rk1_count.q.val().get_bits::<16>(16) > self.tab_count[j].q.val().get_bits::<16>(16);
+            self.rk2_hi_eq[j].d.next =
+                self.rk1_count.q.val().get_bits::<16>(16) == self.tab_count[j].q.val().get_bits::<16>(16);
+            self.rk2_lo_gt[j].d.next =
+                self.rk1_count.q.val().get_bits::<16>(0) > self.tab_count[j].q.val().get_bits::<16>(0);
         }
         self.rk2_valid.d.next = self.rk1_valid.q.val();
         self.rk2_row.d.next = self.rk1_row.q.val();
-        // t+2: the rows that beat r, counted in groups of eight.
+        // t+2: the halves combined; row i either falls behind r or beats it.
         for j in 0..EARLIER {
-            if self.rk2_beats[j].q.val() {
+            self.rk_larger[j].next =
+                self.rk2_hi_gt[j].q.val() | (self.rk2_hi_eq[j].q.val() & self.rk2_lo_gt[j].q.val());
+            self.rk3_passed[j].d.next = self.rk2_earlier[j].q.val() & self.rk_larger[j].val();
+            self.rk3_beats[j].d.next = self.rk2_earlier[j].q.val() & !self.rk_larger[j].val();
+        }
+        self.rk3_valid.d.next = self.rk2_valid.q.val();
+        self.rk3_row.d.next = self.rk2_row.q.val();
+        // t+3: the rows that beat r, counted in groups of eight.
+        for j in 0..EARLIER {
+            if self.rk3_beats[j].q.val() {
                 self.rk_beats_w[j].next = self.one4.val();
             } else {
                 self.rk_beats_w[j].next = self.zero4.val();
@@ -468,23 +503,23 @@ impl Logic for SvbfAnswer {
         }
         self.rk_beats_w[63].next = self.zero4.val();
         for g in 0..OCTETS {
-            self.rk3_grp[g].d.next = ((self.rk_beats_w[8 * g].val() + self.rk_beats_w[8 * g + 1].val())
+            self.rk4_grp[g].d.next = ((self.rk_beats_w[8 * g].val() + self.rk_beats_w[8 * g + 1].val())
                 + (self.rk_beats_w[8 * g + 2].val() + self.rk_beats_w[8 * g + 3].val()))
                 + ((self.rk_beats_w[8 * g + 4].val() + self.rk_beats_w[8 * g + 5].val())
                     + (self.rk_beats_w[8 * g + 6].val() + self.rk_beats_w[8 * g + 7].val()));
         }
-        self.rk3_valid.d.next = self.rk2_valid.q.val();
-        self.rk3_row.d.next = self.rk2_row.q.val();
-        // t+3: their number (at most 63).
-        self.rk4_sum.d.next = ((bit_cast::<6, 4>(self.rk3_grp[0].q.val()) + bit_cast::<6, 4>(self.rk3_grp[1].q.val()))
-            + (bit_cast::<6, 4>(self.rk3_grp[2].q.val()) + bit_cast::<6, 4>(self.rk3_grp[3].q.val())))
-            + ((bit_cast::<6, 4>(self.rk3_grp[4].q.val()) + bit_cast::<6, 4>(self.rk3_grp[5].q.val()))
-                + (bit_cast::<6, 4>(self.rk3_grp[6].q.val()) + bit_cast::<6, 4>(self.rk3_grp[7].q.val())));
         self.rk4_valid.d.next = self.rk3_valid.q.val();
         self.rk4_row.d.next = self.rk3_row.q.val();
-        // Every rank: one place down for a later, larger row (t+2), plus r's own count (t+4).
+        // t+4: their number (at most 63).
+        self.rk5_sum.d.next = ((bit_cast::<6, 4>(self.rk4_grp[0].q.val()) + bit_cast::<6, 4>(self.rk4_grp[1].q.val()))
+            + (bit_cast::<6, 4>(self.rk4_grp[2].q.val()) + bit_cast::<6, 4>(self.rk4_grp[3].q.val())))
+            + ((bit_cast::<6, 4>(self.rk4_grp[4].q.val()) + bit_cast::<6, 4>(self.rk4_grp[5].q.val()))
+                + (bit_cast::<6, 4>(self.rk4_grp[6].q.val()) + bit_cast::<6, 4>(self.rk4_grp[7].q.val())));
+        self.rk5_valid.d.next = self.rk4_valid.q.val();
+        self.rk5_row.d.next = self.rk4_row.q.val();
+        // Every rank: one place down for a later, larger row (t+3), plus r's own count (t+5).
         for j in 0..EARLIER {
-            if self.rk2_passed[j].q.val() {
+            if self.rk3_passed[j].q.val() {
                 self.rk_inc[j].next = self.one6.val();
             } else {
                 self.rk_inc[j].next = self.zero6.val();
@@ -493,8 +528,8 @@ impl Logic for SvbfAnswer {
         // No row comes after the last one.
         self.rk_inc[63].next = self.zero6.val();
         for j in 0..CENTERS {
-            if self.rk4_valid.q.val() & (self.rk4_row.q.val() == self.idx6[j].val()) {
-                self.rk_add[j].next = self.rk4_sum.q.val();
+            if self.rk5_valid.q.val() & (self.rk5_row.q.val() == self.idx6[j].val()) {
+                self.rk_add[j].next = self.rk5_sum.q.val();
             } else {
                 self.rk_add[j].next = self.zero6.val();
             }
@@ -614,9 +649,11 @@ impl Logic for SvbfAnswer {
             self.rk2_valid.d.next = false;
             self.rk3_valid.d.next = false;
             self.rk4_valid.d.next = false;
+            self.rk5_valid.d.next = false;
             for j in 0..EARLIER {
-                self.rk2_passed[j].d.next = false;
-                self.rk2_beats[j].d.next = false;
+                self.rk2_earlier[j].d.next = false;
+                self.rk3_passed[j].d.next = false;
+                self.rk3_beats[j].d.next = false;
             }
         }
     }

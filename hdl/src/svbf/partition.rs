@@ -11,8 +11,9 @@
 //!   frozen copy for queries until `release_frozen`; then it streams (unread) and
 //!   clears.
 //! - **Query** (`q_base` = h_j(s), presented at c+2 of the core's query
-//!   pipeline): rows registered at c+3 (even row ⌈w/2⌉ mod 2^A, odd row
-//!   ⌊w/2⌋), words back at c+6 and ordered by the parity of w, the 128-bit
+//!   pipeline): registered unchanged at c+3, and from that register the
+//!   rows (even row ⌈w/2⌉ mod 2^A, odd row ⌊w/2⌋) enter the banks' address
+//!   registers, words back at c+6 and ordered by the parity of w, the 128-bit
 //!   pair shifted right by the bit offset at c+7, `q_window` registered at
 //!   c+8: bit i = partition bit (h_j(s) + i) mod 2^P.
 //!
@@ -67,10 +68,8 @@ pub struct SvbfPartition<const P: usize, const WA: usize, const A: usize> {
     one_a: Constant<Bits<A>>,
     sixty_four: Constant<Bits<7>>,
     // --- query pipeline ---
-    q3_even: DFF<Bits<A>>,
-    q3_odd: DFF<Bits<A>>,
-    q3_off: DFF<Bits<7>>,
-    q3_par: DFF<Bit>,
+    /// The window start, registered as it arrives (c+3).
+    q3_base: DFF<Bits<P>>,
     q4_off: DFF<Bits<7>>,
     q4_par: DFF<Bit>,
     q5_off: DFF<Bits<7>>,
@@ -117,10 +116,7 @@ impl<const P: usize, const WA: usize, const A: usize> Default for SvbfPartition<
             one64: Constant::new(1u64.into()),
             one_a: Constant::new(1u64.into()),
             sixty_four: Constant::new(64u64.into()),
-            q3_even: Default::default(),
-            q3_odd: Default::default(),
-            q3_off: Default::default(),
-            q3_par: Default::default(),
+            q3_base: Default::default(),
             q4_off: Default::default(),
             q4_par: Default::default(),
             q5_off: Default::default(),
@@ -144,10 +140,7 @@ impl<const P: usize, const WA: usize, const A: usize> Default for SvbfPartition<
 impl<const P: usize, const WA: usize, const A: usize> Logic for SvbfPartition<P, WA, A> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(
-            self, clock, q3_even, q3_odd, q3_off, q3_par, q4_off, q4_par, q5_off, q5_par, q6_off, q6_par, q7_pair,
-            q7_off, q8_win
-        );
+        dff_setup!(self, clock, q3_base, q4_off, q4_par, q5_off, q5_par, q6_off, q6_par, q7_pair, q7_off, q8_win);
         self.even.clock.next = self.clock.val();
         self.odd.clock.next = self.clock.val();
         self.even.reset.next = self.reset.val();
@@ -194,22 +187,21 @@ impl<const P: usize, const WA: usize, const A: usize> Logic for SvbfPartition<P,
         self.even.m_ro_ready.next = true;
         self.odd.m_ro_ready.next = true;
 
-        // ---- query: rows of words w and w + 1 (c+2 -> c+3) ----
-        self.q_word.next = self.q_base.val().get_bits::<WA>(6);
+        // ---- query: the start registered (c+2 -> c+3), then the rows of words w and w + 1
+        // into the banks' address registers (the core's hash register to this one is a
+        // plain wire across the die) ----
+        self.q3_base.d.next = self.q_base.val();
+        self.q_word.next = self.q3_base.q.val().get_bits::<WA>(6);
         self.q_half.next = self.q_word.val().get_bits::<A>(1);
         if self.q_word.val().get_bit(0) {
-            self.q3_even.d.next = self.q_half.val() + self.one_a.val();
+            self.even.q_row.next = self.q_half.val() + self.one_a.val();
         } else {
-            self.q3_even.d.next = self.q_half.val();
+            self.even.q_row.next = self.q_half.val();
         }
-        self.q3_odd.d.next = self.q_half.val();
-        self.q3_off.d.next = bit_cast::<7, 6>(self.q_base.val().get_bits::<6>(0));
-        self.q3_par.d.next = self.q_word.val().get_bit(0);
-        self.even.q_row.next = self.q3_even.q.val();
-        self.odd.q_row.next = self.q3_odd.q.val();
+        self.odd.q_row.next = self.q_half.val();
         // c+3 .. c+6: the offset and parity wait for the words.
-        self.q4_off.d.next = self.q3_off.q.val();
-        self.q4_par.d.next = self.q3_par.q.val();
+        self.q4_off.d.next = bit_cast::<7, 6>(self.q3_base.q.val().get_bits::<6>(0));
+        self.q4_par.d.next = self.q_word.val().get_bit(0);
         self.q5_off.d.next = self.q4_off.q.val();
         self.q5_par.d.next = self.q4_par.q.val();
         self.q6_off.d.next = self.q5_off.q.val();
