@@ -4,17 +4,20 @@
 //!
 //! - **Table fill.** The core's center bank streams the frozen epoch's 64
 //!   rows {count, latency sum} out after a flip, in row order. Each row the
-//!   consumer takes (`ro_take`) is written into the count table and loaded
-//!   into divider `row mod 8`; a row is offered only while its divider is
-//!   free (`ro_free`). A divider is a radix-2 restoring divider of the
-//!   48-bit sum by the 32-bit count: the first quotient bit as the row
-//!   loads, the other 47 in the next 47 clocks, and in the 48th the refined
-//!   estimate ⌊sum / count⌋ mod 2^32 (0 for an empty center) enters the
-//!   latency table from the divider's register. Eight dividers take the
-//!   64 rows in about 8 × 49 clocks; `table_ok` rises when the last row's
+//!   consumer takes (`ro_take`) is registered, and a clock later written
+//!   into the count table and loaded into divider `row mod 8` (so the
+//!   handshake does not reach the table's enables); a row is offered only
+//!   while its divider is free (`ro_free`: not busy, not about to load). A
+//!   divider is a radix-2 restoring divider of the 48-bit sum by the 32-bit
+//!   count: the first quotient bit as the row loads, the other 47 in the
+//!   next 47 clocks, and in the 48th the refined estimate ⌊sum / count⌋ mod
+//!   2^32 (0 for an empty center) enters the latency table from the
+//!   divider's register, 49 clocks after the take. Eight dividers take the
+//!   64 rows in about 8 × 50 clocks; `table_ok` rises when the last row's
 //!   quotient is written and falls when the banks flip to a new epoch;
-//!   `busy` holds the next flip back until every divider is idle, so no
-//!   late quotient lands in the next epoch's table.
+//!   `busy` (a registered row or a busy divider) holds the next flip back
+//!   until every divider is idle, so no late quotient lands in the next
+//!   epoch's table.
 //! - **Ranks.** The §3.3.4 rule (largest count, lowest index among equal
 //!   counts) is a total order on the 64 centers that is fixed once the
 //!   table is filled, so the unit ranks the centers while they arrive:
@@ -86,7 +89,7 @@ pub struct SvbfAnswer {
     pub epoch_flip: Signal<In, Bit>,
     /// Every row of the frozen epoch is in the table, refined and ranked.
     pub table_ok: Signal<Out, Bit>,
-    /// A divider is still at work (the core takes no flip until it is done).
+    /// A taken row is about to load its divider, or a divider is at work (the core takes no flip until done).
     pub busy: Signal<Out, Bit>,
     // --- tie-break (candidates at c+9, winner at c+15) ---
     /// The AND of the windows and the center mask.
@@ -132,9 +135,9 @@ pub struct SvbfAnswer {
     dv_ge: [Signal<Local, Bit>; DIVIDERS],
     dv_dq_next: [Signal<Local, Bits<48>>; DIVIDERS],
     dv_done: [Signal<Local, Bit>; DIVIDERS],
-    ro_count33: Signal<Local, Bits<33>>,
+    tk_count33: Signal<Local, Bits<33>>,
     /// The first division step, taken as a row loads.
-    ro_count_zero: Signal<Local, Bit>,
+    tk_count_zero: Signal<Local, Bit>,
     ld_ge: Signal<Local, Bit>,
     ld_rem: Signal<Local, Bits<33>>,
     ld_dq: Signal<Local, Bits<48>>,
@@ -142,9 +145,12 @@ pub struct SvbfAnswer {
     // summed at t+4, added at t+5) ---
     /// The centers' ranks: how many centers beat each one (final once the last row is through).
     tab_rank: [DFF<Bits<6>>; CENTERS],
-    rk1_valid: DFF<Bit>,
-    rk1_row: DFF<Bits<6>>,
-    rk1_count: DFF<Bits<32>>,
+    /// The row taken, registered (t): it enters the table, loads its divider and starts its rank.
+    tk_valid: DFF<Bit>,
+    tk_row: DFF<Bits<6>>,
+    tk_count: DFF<Bits<32>>,
+    tk_sum: DFF<Bits<48>>,
+    tk_last: DFF<Bit>,
     /// Row i < r (the new row r is later in the fill).
     rk2_earlier: [DFF<Bit>; EARLIER],
     /// r's count against row i's, in halves: high half larger, high halves equal, low half larger.
@@ -243,15 +249,17 @@ impl Default for SvbfAnswer {
             dv_ge: std::array::from_fn(|_| Default::default()),
             dv_dq_next: std::array::from_fn(|_| Default::default()),
             dv_done: std::array::from_fn(|_| Default::default()),
-            ro_count33: Default::default(),
-            ro_count_zero: Default::default(),
+            tk_count33: Default::default(),
+            tk_count_zero: Default::default(),
             ld_ge: Default::default(),
             ld_rem: Default::default(),
             ld_dq: Default::default(),
             tab_rank: std::array::from_fn(|_| Default::default()),
-            rk1_valid: Default::default(),
-            rk1_row: Default::default(),
-            rk1_count: Default::default(),
+            tk_valid: Default::default(),
+            tk_row: Default::default(),
+            tk_count: Default::default(),
+            tk_sum: Default::default(),
+            tk_last: Default::default(),
             rk2_earlier: std::array::from_fn(|_| Default::default()),
             rk2_hi_gt: std::array::from_fn(|_| Default::default()),
             rk2_hi_eq: std::array::from_fn(|_| Default::default()),
@@ -300,9 +308,11 @@ impl Logic for SvbfAnswer {
             self,
             clock,
             tab_ok,
-            rk1_valid,
-            rk1_row,
-            rk1_count,
+            tk_valid,
+            tk_row,
+            tk_count,
+            tk_sum,
+            tk_last,
             rk2_valid,
             rk2_row,
             rk3_valid,
@@ -371,37 +381,43 @@ impl Logic for SvbfAnswer {
             self.nd_center[n].clock.next = self.clock.val();
         }
 
-        // ---- the presented row's divider is free ----
+        // ---- the presented row's divider is free (neither busy nor about to load) ----
         self.ro_free.next = false;
         for d in 0..DIVIDERS {
             if self.ro_row.val().get_bits::<3>(0) == self.idx3[d].val() {
-                self.ro_free.next = !self.dv_busy[d].q.val();
+                self.ro_free.next = !self.dv_busy[d].q.val()
+                    & !(self.tk_valid.q.val() & (self.tk_row.q.val().get_bits::<3>(0) == self.idx3[d].val()));
             }
         }
-        // ---- a taken row: its count into the table ----
+        // ---- a taken row is registered, then its count enters the table ----
+        self.tk_valid.d.next = self.ro_take.val();
+        self.tk_row.d.next = self.ro_row.val();
+        self.tk_count.d.next = self.ro_count.val();
+        self.tk_sum.d.next = self.ro_sum.val();
+        self.tk_last.d.next = self.ro_last.val();
         for j in 0..CENTERS {
-            if self.ro_take.val() & (self.ro_row.val() == self.idx6[j].val()) {
-                self.tab_count[j].d.next = self.ro_count.val();
+            if self.tk_valid.q.val() & (self.tk_row.q.val() == self.idx6[j].val()) {
+                self.tab_count[j].d.next = self.tk_count.q.val();
             }
         }
 
         // ---- dividers: one quotient bit per clock, MSB first ----
-        self.ro_count33.next = bit_cast::<33, 32>(self.ro_count.val());
+        self.tk_count33.next = bit_cast::<33, 32>(self.tk_count.q.val());
         // The first quotient bit as the row loads: the partial remainder is the
         // sum's top bit t, so t ≥ count only for count 0 or count 1 with t = 1,
         // and the remainder left is t unless the count is 1.
-        self.ro_count_zero.next = self.ro_count.val() == self.zero32.val();
+        self.tk_count_zero.next = self.tk_count.q.val() == self.zero32.val();
         self.ld_ge.next =
-            self.ro_count_zero.val() | ((self.ro_count.val() == self.one32.val()) & self.ro_sum.val().get_bit(47));
-        if (self.ro_count.val() != self.one32.val()) & self.ro_sum.val().get_bit(47) {
+            self.tk_count_zero.val() | ((self.tk_count.q.val() == self.one32.val()) & self.tk_sum.q.val().get_bit(47));
+        if (self.tk_count.q.val() != self.one32.val()) & self.tk_sum.q.val().get_bit(47) {
             self.ld_rem.next = self.one33.val();
         } else {
             self.ld_rem.next = self.zero33.val();
         }
         if self.ld_ge.val() {
-            self.ld_dq.next = (self.ro_sum.val() << self.one48.val()) | self.one48.val();
+            self.ld_dq.next = (self.tk_sum.q.val() << self.one48.val()) | self.one48.val();
         } else {
-            self.ld_dq.next = self.ro_sum.val() << self.one48.val();
+            self.ld_dq.next = self.tk_sum.q.val() << self.one48.val();
         }
         for d in 0..DIVIDERS {
             // Partial remainder shifted left with the next dividend bit.
@@ -435,16 +451,16 @@ impl Logic for SvbfAnswer {
                     self.tab_ok.d.next = true;
                 }
             }
-            // A taken row loads its divider (free: it is offered only then).
-            if self.ro_take.val() & (self.ro_row.val().get_bits::<3>(0) == self.idx3[d].val()) {
+            // The registered row loads its divider (free: a row is offered only then).
+            if self.tk_valid.q.val() & (self.tk_row.q.val().get_bits::<3>(0) == self.idx3[d].val()) {
                 self.dv_busy[d].d.next = true;
                 self.dv_step[d].d.next = self.zero6.val();
-                self.dv_row[d].d.next = self.ro_row.val();
-                self.dv_last[d].d.next = self.ro_last.val();
+                self.dv_row[d].d.next = self.tk_row.q.val();
+                self.dv_last[d].d.next = self.tk_last.q.val();
                 self.dv_rem[d].d.next = self.ld_rem.val();
                 self.dv_dq[d].d.next = self.ld_dq.val();
-                self.dv_div[d].d.next = self.ro_count33.val();
-                self.dv_zero[d].d.next = self.ro_count_zero.val();
+                self.dv_div[d].d.next = self.tk_count33.val();
+                self.dv_zero[d].d.next = self.tk_count_zero.val();
             }
         }
         // ---- a finished quotient into the latency table (row j only from divider j mod 8) ----
@@ -461,29 +477,26 @@ impl Logic for SvbfAnswer {
             self.tab_ok.d.next = false;
         }
         self.table_ok.next = self.tab_ok.q.val();
-        self.busy.next = false;
+        self.busy.next = self.tk_valid.q.val();
         for d in 0..DIVIDERS {
             if self.dv_busy[d].q.val() {
                 self.busy.next = true;
             }
         }
 
-        // ---- ranks: a taken row r (t) against the rows i < r already in the table ----
-        self.rk1_valid.d.next = self.ro_take.val();
-        self.rk1_row.d.next = self.ro_row.val();
-        self.rk1_count.d.next = self.ro_count.val();
-        // t+1: compare (the rows before r were written at their own takes, a clock or more earlier).
+        // ---- ranks: a taken row r (registered at t) against the rows i < r already in the table ----
+        // t+1: compare (the rows before r entered the table from this register a clock or more earlier).
         for j in 0..EARLIER {
-            self.rk2_earlier[j].d.next = self.rk1_valid.q.val() & (self.idx6[j].val() < self.rk1_row.q.val());
+            self.rk2_earlier[j].d.next = self.tk_valid.q.val() & (self.idx6[j].val() < self.tk_row.q.val());
             self.rk2_hi_gt[j].d.next =
-                self.rk1_count.q.val().get_bits::<16>(16) > self.tab_count[j].q.val().get_bits::<16>(16);
+                self.tk_count.q.val().get_bits::<16>(16) > self.tab_count[j].q.val().get_bits::<16>(16);
             self.rk2_hi_eq[j].d.next =
-                self.rk1_count.q.val().get_bits::<16>(16) == self.tab_count[j].q.val().get_bits::<16>(16);
+                self.tk_count.q.val().get_bits::<16>(16) == self.tab_count[j].q.val().get_bits::<16>(16);
             self.rk2_lo_gt[j].d.next =
-                self.rk1_count.q.val().get_bits::<16>(0) > self.tab_count[j].q.val().get_bits::<16>(0);
+                self.tk_count.q.val().get_bits::<16>(0) > self.tab_count[j].q.val().get_bits::<16>(0);
         }
-        self.rk2_valid.d.next = self.rk1_valid.q.val();
-        self.rk2_row.d.next = self.rk1_row.q.val();
+        self.rk2_valid.d.next = self.tk_valid.q.val();
+        self.rk2_row.d.next = self.tk_row.q.val();
         // t+2: the halves combined; row i either falls behind r or beats it.
         for j in 0..EARLIER {
             self.rk_larger[j].next =
@@ -535,7 +548,7 @@ impl Logic for SvbfAnswer {
             }
             self.tab_rank[j].d.next = self.tab_rank[j].q.val() + self.rk_inc[j].val() + self.rk_add[j].val();
             // The first row of a fill starts the ranking afresh.
-            if self.ro_take.val() & (self.ro_row.val() == self.zero6.val()) {
+            if self.tk_valid.q.val() & (self.tk_row.q.val() == self.zero6.val()) {
                 self.tab_rank[j].d.next = self.zero6.val();
             }
         }
@@ -645,7 +658,7 @@ impl Logic for SvbfAnswer {
             for d in 0..DIVIDERS {
                 self.dv_busy[d].d.next = false;
             }
-            self.rk1_valid.d.next = false;
+            self.tk_valid.d.next = false;
             self.rk2_valid.d.next = false;
             self.rk3_valid.d.next = false;
             self.rk4_valid.d.next = false;

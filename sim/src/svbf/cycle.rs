@@ -52,9 +52,10 @@
 //!
 //! **Center table** (§3.3 refined estimates): a center row the consumer
 //! takes is offered only while divider `row mod 8` is free; taking it
-//! writes its count into the table and loads the divider, which writes
-//! ⌊sum / count⌋ mod 2^32 (0 for an empty center) into the table 48 clocks
-//! later. Queries are taken once the last row's quotient is in (`table_ok`),
+//! writes its count into the table and loads the divider (the RTL
+//! registers the taken row first and does both a clock later), which
+//! writes ⌊sum / count⌋ mod 2^32 (0 for an empty center) into the table
+//! 49 clocks after the take. Queries are taken once the last row's quotient is in (`table_ok`),
 //! until the banks flip again; a flip waits until every divider is idle.
 //!
 //! A release requested while queries are on their way to the banks waits
@@ -73,8 +74,9 @@ pub const SVBF_REG_NBOUNDS: u32 = 63;
 pub const SVBF_CENTER_LAYOUT: CountSumLayout = CountSumLayout { count_bits: 32, tsum_bits: 48 };
 /// Clocks from an accepted query to its result.
 pub const SVBF_QUERY_LATENCY: usize = 16;
-/// Clocks a divider of the center table is busy with one row.
-pub const SVBF_DIVIDE_CLOCKS: u32 = 48;
+/// Clocks a divider of the center table is busy with one row, from the take
+/// (one for the registered row, 48 for the division and the table write).
+pub const SVBF_DIVIDE_CLOCKS: u32 = 49;
 /// Dividers of the center table (row r goes to divider r mod 8).
 const DIVIDERS: usize = 8;
 /// Clocks from the candidates (c+9) to the tie-break tree's root (c+15).
