@@ -5,9 +5,10 @@
 //!
 //! Insert pipeline (a packet accepted at t):
 //! - **s1** (t+1) key and latency registered; the classifier compares the
-//!   latency with the 63 active boundaries (`use_j` & `b_j ≤ latency`).
-//! - **s2** (t+2) hashes h_j(key) out of their registers; the compare bits
-//!   counted in eight groups of eight.
+//!   latency with the 63 active boundaries (`use_j` & `b_j ≤ latency`), each
+//!   compare as registered 16-bit halves.
+//! - **s2** (t+2) hashes h_j(key) out of their registers; the halves
+//!   combined and the compare bits counted in eight groups of eight.
 //! - **s3** (t+3) center i = the sum of the group counts (the number of
 //!   boundaries at or below the latency).
 //! - **s4** (t+4) bit position (h_j + i) mod 2^P for every partition.
@@ -172,7 +173,11 @@ pub struct SvbfCore<const H: usize, const P: usize, const WA: usize, const A: us
     s2_valid: DFF<Bit>,
     s2_flip: DFF<Bit>,
     s2_lat: DFF<Bits<32>>,
-    s2_cmp: [DFF<Bit>; 64],
+    /// Per boundary j (in use): the latency's high half above b_j's, the high halves equal,
+    /// the low half at or above b_j's (the compare `b_j ≤ latency` in halves, combined at s2).
+    s2_hi_gt: [DFF<Bit>; BOUNDS],
+    s2_hi_eq: [DFF<Bit>; BOUNDS],
+    s2_lo_ge: [DFF<Bit>; BOUNDS],
     s3_valid: DFF<Bit>,
     s3_flip: DFF<Bit>,
     s3_lat: DFF<Bits<32>>,
@@ -317,7 +322,9 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> SvbfCore<H
             s2_valid: Default::default(),
             s2_flip: Default::default(),
             s2_lat: Default::default(),
-            s2_cmp: std::array::from_fn(|_| Default::default()),
+            s2_hi_gt: std::array::from_fn(|_| Default::default()),
+            s2_hi_eq: std::array::from_fn(|_| Default::default()),
+            s2_lo_ge: std::array::from_fn(|_| Default::default()),
             s3_valid: Default::default(),
             s3_flip: Default::default(),
             s3_lat: Default::default(),
@@ -432,9 +439,10 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             self.use_b[j].clock.next = self.clock.val();
             self.use_b[j].d.next = self.use_b[j].q.val();
         }
-        for j in 0..64 {
-            self.s2_cmp[j].clock.next = self.clock.val();
-            self.s2_cmp[j].d.next = self.s2_cmp[j].q.val();
+        for j in 0..BOUNDS {
+            self.s2_hi_gt[j].clock.next = self.clock.val();
+            self.s2_hi_eq[j].clock.next = self.clock.val();
+            self.s2_lo_ge[j].clock.next = self.clock.val();
         }
         for g in 0..8 {
             self.s3_grp[g].clock.next = self.clock.val();
@@ -541,9 +549,12 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             self.hash_valid_sink[j].sig.next = self.hash[j].m_valid.val();
         }
         for j in 0..BOUNDS {
-            self.s2_cmp[j].d.next = self.use_b[j].q.val() & (self.s1_lat.q.val() >= self.bound[j].q.val());
+            self.s2_hi_gt[j].d.next = self.use_b[j].q.val()
+                & (self.s1_lat.q.val().get_bits::<16>(16) > self.bound[j].q.val().get_bits::<16>(16));
+            self.s2_hi_eq[j].d.next = self.use_b[j].q.val()
+                & (self.s1_lat.q.val().get_bits::<16>(16) == self.bound[j].q.val().get_bits::<16>(16));
+            self.s2_lo_ge[j].d.next = self.s1_lat.q.val().get_bits::<16>(0) >= self.bound[j].q.val().get_bits::<16>(0);
         }
-        self.s2_cmp[63].d.next = false;
         self.s2_valid.d.next = self.s1_valid.q.val();
         self.s2_flip.d.next = self.s1_flip.q.val();
         self.s2_lat.d.next = self.s1_lat.q.val();
@@ -557,14 +568,15 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             }
         }
 
-        // ---- s2: group counts ----
-        for j in 0..64 {
-            if self.s2_cmp[j].q.val() {
+        // ---- s2: the compares' halves combined, counted in groups of eight ----
+        for j in 0..BOUNDS {
+            if self.s2_hi_gt[j].q.val() | (self.s2_hi_eq[j].q.val() & self.s2_lo_ge[j].q.val()) {
                 self.cmp_w[j].next = self.one6.val();
             } else {
                 self.cmp_w[j].next = self.zero6.val();
             }
         }
+        self.cmp_w[63].next = self.zero6.val();
         for g in 0..8 {
             self.s3_grp[g].d.next = ((self.cmp_w[8 * g].val() + self.cmp_w[8 * g + 1].val())
                 + (self.cmp_w[8 * g + 2].val() + self.cmp_w[8 * g + 3].val()))

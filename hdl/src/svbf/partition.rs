@@ -5,7 +5,8 @@
 //! burst of §3.3.3 with k ≤ 64) is one access to each bank.
 //!
 //! - **Insert**: `s_upd_bit` = (h_j(s) + i) mod 2^P goes to the bank of its
-//!   word's parity as an OR of a one-hot word (row = word / 2); the bank's
+//!   word's parity (row = word / 2) with the bit's 6-bit offset as operand,
+//!   ORed in as a one-hot word at the bank's arithmetic; the bank's
 //!   forwarding makes back-to-back inserts into one word exact.
 //! - **Epochs**: both banks flip together and, after the drain, *hold* the
 //!   frozen copy for queries until `release_frozen`; then it streams (unread) and
@@ -61,6 +62,9 @@ pub struct SvbfPartition<const P: usize, const WA: usize, const A: usize> {
     odd_sink_row: Unused<Bits<A>>,
     even_sink_data: Unused<Bits<64>>,
     odd_sink_data: Unused<Bits<64>>,
+    /// The operand registers' constant-zero bits above the 6-bit offset.
+    even_op_hi_sink: Unused<Bits<58>>,
+    odd_op_hi_sink: Unused<Bits<58>>,
     /// Bits the window shift moves out.
     shifted_hi_sink: Unused<Bits<64>>,
     // --- constants ---
@@ -81,7 +85,9 @@ pub struct SvbfPartition<const P: usize, const WA: usize, const A: usize> {
     q8_win: DFF<Bits<64>>,
     // --- combinational helpers ---
     upd_word: Signal<Local, Bits<WA>>,
-    upd_mask: Signal<Local, Bits<64>>,
+    /// The operand's bit as a one-hot word, per bank.
+    even_mask: Signal<Local, Bits<64>>,
+    odd_mask: Signal<Local, Bits<64>>,
     q_word: Signal<Local, Bits<WA>>,
     q_half: Signal<Local, Bits<A>>,
     even_old: Signal<Local, Bits<64>>,
@@ -112,6 +118,8 @@ impl<const P: usize, const WA: usize, const A: usize> Default for SvbfPartition<
             odd_sink_row: Default::default(),
             even_sink_data: Default::default(),
             odd_sink_data: Default::default(),
+            even_op_hi_sink: Default::default(),
+            odd_op_hi_sink: Default::default(),
             shifted_hi_sink: Default::default(),
             one64: Constant::new(1u64.into()),
             one_a: Constant::new(1u64.into()),
@@ -127,7 +135,8 @@ impl<const P: usize, const WA: usize, const A: usize> Default for SvbfPartition<
             q7_off: Default::default(),
             q8_win: Default::default(),
             upd_word: Default::default(),
-            upd_mask: Default::default(),
+            even_mask: Default::default(),
+            odd_mask: Default::default(),
             q_word: Default::default(),
             q_half: Default::default(),
             even_old: Default::default(),
@@ -146,18 +155,19 @@ impl<const P: usize, const WA: usize, const A: usize> Logic for SvbfPartition<P,
         self.even.reset.next = self.reset.val();
         self.odd.reset.next = self.reset.val();
 
-        // ---- insert: the word's parity picks the bank, the bit becomes a one-hot operand ----
+        // ---- insert: the word's parity picks the bank; the operand is the bit's offset in
+        // the word (six bits: the bank's operand registers above them hold constant zeros
+        // and synthesis drops them), decoded to a one-hot word only at the OR ----
         self.upd_word.next = self.s_upd_bit.val().get_bits::<WA>(6);
-        self.upd_mask.next = self.one64.val() << self.s_upd_bit.val().get_bits::<6>(0);
         self.even.s_upd_valid.next = self.s_upd_valid.val() & !self.upd_word.val().get_bit(0);
         self.odd.s_upd_valid.next = self.s_upd_valid.val() & self.upd_word.val().get_bit(0);
         self.even.s_upd_row.next = self.upd_word.val().get_bits::<A>(1);
         self.odd.s_upd_row.next = self.upd_word.val().get_bits::<A>(1);
-        self.even.s_upd_op.next = self.upd_mask.val();
-        self.odd.s_upd_op.next = self.upd_mask.val();
+        self.even.s_upd_op.next = bit_cast::<64, 6>(self.s_upd_bit.val().get_bits::<6>(0));
+        self.odd.s_upd_op.next = bit_cast::<64, 6>(self.s_upd_bit.val().get_bits::<6>(0));
         self.s_upd_ready.next = self.even.s_upd_ready.val() & self.odd.s_upd_ready.val();
 
-        // ---- record arithmetic: OR (bits are only ever set) ----
+        // ---- record arithmetic: OR the operand's bit in (bits are only ever set) ----
         if self.even.alu_fwd.val() {
             self.even_old.next = self.even.alu_old_fwd.val();
         } else {
@@ -168,8 +178,12 @@ impl<const P: usize, const WA: usize, const A: usize> Logic for SvbfPartition<P,
         } else {
             self.odd_old.next = self.odd.alu_old_base.val();
         }
-        self.even.alu_new.next = self.even_old.val() | self.even.alu_op.val();
-        self.odd.alu_new.next = self.odd_old.val() | self.odd.alu_op.val();
+        self.even_mask.next = self.one64.val() << self.even.alu_op.val().get_bits::<6>(0);
+        self.odd_mask.next = self.one64.val() << self.odd.alu_op.val().get_bits::<6>(0);
+        self.even_op_hi_sink.sig.next = self.even.alu_op.val().get_bits::<58>(6);
+        self.odd_op_hi_sink.sig.next = self.odd.alu_op.val().get_bits::<58>(6);
+        self.even.alu_new.next = self.even_old.val() | self.even_mask.val();
+        self.odd.alu_new.next = self.odd_old.val() | self.odd_mask.val();
         self.even.alu_ovf.next = false;
         self.odd.alu_ovf.next = false;
         self.even.ovf_clear.next = false;
