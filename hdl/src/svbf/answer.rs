@@ -29,14 +29,14 @@
 //!   four clocks after the take. The ranks are final five clocks after the
 //!   last row, long before its quotient (`table_ok`), and from them each
 //!   group of four centers keeps its six pairwise orders.
-//! - **Tie-break** (a query's candidates presented at c+9 of the core's
-//!   query pipeline): the candidate of lowest rank wins. c+10: in each
+//! - **Tie-break** (a query's candidates presented at c+10 of the core's
+//!   query pipeline): the candidate of lowest rank wins. c+11: in each
 //!   group of four centers the winner by the group's pairwise orders
-//!   (16 nodes {found, rank, center}); c+11 … c+14: four levels of 2:1
+//!   (16 nodes {found, rank, center}); c+12 … c+15: four levels of 2:1
 //!   nodes comparing 6-bit ranks (8, 4, 2, 1 nodes). The winner's count and
 //!   refined latency are looked up in two steps beside the tree: each
-//!   group of eight centers reads the row its c+11 node chose (c+14), and
-//!   the root picks its group's row (c+15, `a_*` registered).
+//!   group of eight centers reads the row its c+12 node chose (c+15), and
+//!   the root picks its group's row (c+16, `a_*` registered).
 //!
 //! Per-clock model: `netmeas_sim::svbf::cycle` (its `table` and
 //! `tie_break`, which reads the table directly: the ranks are how the RTL
@@ -49,13 +49,13 @@ use rust_hdl::prelude::*;
 const DIVIDERS: usize = 8;
 /// Centers (rows of the center bank).
 const CENTERS: usize = 64;
-/// Groups of four centers decided by their pairwise orders at c+10.
+/// Groups of four centers decided by their pairwise orders at c+11.
 const QUADS: usize = 16;
 /// Pairwise orders kept: six per group of four.
 const QUAD_BEATS: usize = 6 * QUADS;
 /// Winner flags of the first three centers of each group of four.
 const QUAD_WINS: usize = 3 * QUADS;
-/// Rank-compare nodes over the 16 group winners, level by level: 8 (c+11; node k from
+/// Rank-compare nodes over the 16 group winners, level by level: 8 (c+12; node k from
 /// group winners 2k, 2k + 1), then 4, 2, 1 (node n ≥ 8 from nodes 2n − 16 and 2n − 15; the root is 14).
 const NODES: usize = 15;
 /// Rows that can precede a later row (0..=62).
@@ -91,7 +91,7 @@ pub struct SvbfAnswer {
     pub table_ok: Signal<Out, Bit>,
     /// A taken row is about to load its divider, or a divider is at work (the core takes no flip until done).
     pub busy: Signal<Out, Bit>,
-    // --- tie-break (candidates at c+9, winner at c+15) ---
+    // --- tie-break (candidates at c+10, winner at c+16) ---
     /// The AND of the windows and the center mask.
     pub q_cand: Signal<In, Bits<64>>,
     /// There was a candidate.
@@ -109,11 +109,13 @@ pub struct SvbfAnswer {
     one6: Constant<Bits<6>>,
     zero4: Constant<Bits<4>>,
     one4: Constant<Bits<4>>,
-    last_step: Constant<Bits<6>>,
+    fin_step: Constant<Bits<6>>,
+    one8: Constant<Bits<8>>,
     zero32: Constant<Bits<32>>,
     one32: Constant<Bits<32>>,
     zero33: Constant<Bits<33>>,
     one33: Constant<Bits<33>>,
+    one3: Constant<Bits<3>>,
     one48: Constant<Bits<48>>,
     // --- table of the frozen epoch ---
     tab_count: [DFF<Bits<32>>; CENTERS],
@@ -122,7 +124,6 @@ pub struct SvbfAnswer {
     // --- dividers ---
     dv_busy: [DFF<Bit>; DIVIDERS],
     dv_step: [DFF<Bits<6>>; DIVIDERS],
-    dv_row: [DFF<Bits<6>>; DIVIDERS],
     dv_last: [DFF<Bit>; DIVIDERS],
     /// Partial remainder (below the divisor, so bit 32 is 0 between steps).
     dv_rem: [DFF<Bits<33>>; DIVIDERS],
@@ -131,6 +132,10 @@ pub struct SvbfAnswer {
     dv_div: [DFF<Bits<33>>; DIVIDERS],
     /// The divisor (the center's count) is 0: the table gets 0, not the all-ones quotient.
     dv_zero: [DFF<Bit>; DIVIDERS],
+    /// The divider's last clock (the table write) is next / now: a register, not a compare.
+    dv_fin: [DFF<Bit>; DIVIDERS],
+    /// The divider's row among its eight (row = 8k + d), one-hot over k: the latency table's enables.
+    dv_k: [DFF<Bits<8>>; DIVIDERS],
     dv_t: [Signal<Local, Bits<33>>; DIVIDERS],
     dv_ge: [Signal<Local, Bit>; DIVIDERS],
     dv_dq_next: [Signal<Local, Bits<48>>; DIVIDERS],
@@ -151,6 +156,20 @@ pub struct SvbfAnswer {
     tk_count: DFF<Bits<32>>,
     tk_sum: DFF<Bits<48>>,
     tk_last: DFF<Bit>,
+    /// Row j was taken (one-hot, registered with the row): the enable of its table row.
+    tk_en: [DFF<Bit>; CENTERS],
+    /// The taken row loads divider d (one-hot over the dividers, registered with the row).
+    tk_ld: [DFF<Bit>; DIVIDERS],
+    /// The row the center bank presents next (the one after the last taken; rows arrive in order).
+    nxt_row: DFF<Bits<6>>,
+    /// The divider of the row presented is busy or about to load: the row is not offered
+    /// (registered: from the dividers' next state and the row presented next).
+    ro_blocked: DFF<Bit>,
+    /// Per divider: busy in the next clock (a registered row loading it, or busy and not finishing).
+    dv_busy_next: [Signal<Local, Bit>; DIVIDERS],
+    /// The divider of the row after the presented one, and of the presented one, busy next clock.
+    blk_after: Signal<Local, Bit>,
+    blk_same: Signal<Local, Bit>,
     /// Row i < r (the new row r is later in the fill).
     rk2_earlier: [DFF<Bit>; EARLIER],
     /// r's count against row i's, in halves: high half larger, high halves equal, low half larger.
@@ -180,19 +199,19 @@ pub struct SvbfAnswer {
     /// (a, b) of (0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3).
     quad_beats: [DFF<Bit>; QUAD_BEATS],
     // --- tie-break tree ---
-    /// Entry 3q + a: center 4q + a (a < 3) is its group's winner (c+9; else the fourth, if any).
+    /// Entry 3q + a: center 4q + a (a < 3) is its group's winner (c+10; else the fourth, if any).
     quad_win: [Signal<Local, Bit>; QUAD_WINS],
     q10_found: [DFF<Bit>; QUADS],
     q10_rank: [DFF<Bits<6>>; QUADS],
     q10_center: [DFF<Bits<6>>; QUADS],
-    /// The rank-compare nodes (c+11 … c+14).
+    /// The rank-compare nodes (c+12 … c+15).
     nd_found: [DFF<Bit>; NODES],
     nd_rank: [DFF<Bits<6>>; NODES],
     nd_center: [DFF<Bits<6>>; NODES],
-    /// The row each c+11 node chose inside its group of eight, waiting for the lookup (c+12, c+13).
+    /// The row each c+12 node chose inside its group of eight, waiting for the lookup (c+13, c+14).
     oct_sel12: [DFF<Bits<3>>; OCTETS],
     oct_sel13: [DFF<Bits<3>>; OCTETS],
-    /// That row's count and refined latency (c+14).
+    /// That row's count and refined latency (c+15).
     oct_count: [DFF<Bits<32>>; OCTETS],
     oct_latency: [DFF<Bits<32>>; OCTETS],
     a_found_q: DFF<Bit>,
@@ -228,23 +247,26 @@ impl Default for SvbfAnswer {
             one6: Constant::new(1u64.into()),
             zero4: Constant::new(0u64.into()),
             one4: Constant::new(1u64.into()),
-            last_step: Constant::new(47u64.into()),
+            fin_step: Constant::new(46u64.into()),
+            one8: Constant::new(1u64.into()),
             zero32: Constant::new(0u64.into()),
             one32: Constant::new(1u64.into()),
             zero33: Constant::new(0u64.into()),
             one33: Constant::new(1u64.into()),
+            one3: Constant::new(1u64.into()),
             one48: Constant::new(1u64.into()),
             tab_count: std::array::from_fn(|_| Default::default()),
             tab_latency: std::array::from_fn(|_| Default::default()),
             tab_ok: Default::default(),
             dv_busy: std::array::from_fn(|_| Default::default()),
             dv_step: std::array::from_fn(|_| Default::default()),
-            dv_row: std::array::from_fn(|_| Default::default()),
             dv_last: std::array::from_fn(|_| Default::default()),
             dv_rem: std::array::from_fn(|_| Default::default()),
             dv_dq: std::array::from_fn(|_| Default::default()),
             dv_div: std::array::from_fn(|_| Default::default()),
             dv_zero: std::array::from_fn(|_| Default::default()),
+            dv_fin: std::array::from_fn(|_| Default::default()),
+            dv_k: std::array::from_fn(|_| Default::default()),
             dv_t: std::array::from_fn(|_| Default::default()),
             dv_ge: std::array::from_fn(|_| Default::default()),
             dv_dq_next: std::array::from_fn(|_| Default::default()),
@@ -260,6 +282,13 @@ impl Default for SvbfAnswer {
             tk_count: Default::default(),
             tk_sum: Default::default(),
             tk_last: Default::default(),
+            tk_en: std::array::from_fn(|_| Default::default()),
+            tk_ld: std::array::from_fn(|_| Default::default()),
+            nxt_row: Default::default(),
+            ro_blocked: Default::default(),
+            dv_busy_next: std::array::from_fn(|_| Default::default()),
+            blk_after: Default::default(),
+            blk_same: Default::default(),
             rk2_earlier: std::array::from_fn(|_| Default::default()),
             rk2_hi_gt: std::array::from_fn(|_| Default::default()),
             rk2_hi_eq: std::array::from_fn(|_| Default::default()),
@@ -313,6 +342,8 @@ impl Logic for SvbfAnswer {
             tk_count,
             tk_sum,
             tk_last,
+            nxt_row,
+            ro_blocked,
             rk2_valid,
             rk2_row,
             rk3_valid,
@@ -333,6 +364,7 @@ impl Logic for SvbfAnswer {
             self.tab_latency[j].clock.next = self.clock.val();
             self.tab_latency[j].d.next = self.tab_latency[j].q.val();
             self.tab_rank[j].clock.next = self.clock.val();
+            self.tk_en[j].clock.next = self.clock.val();
         }
         for j in 0..EARLIER {
             self.rk2_earlier[j].clock.next = self.clock.val();
@@ -347,8 +379,10 @@ impl Logic for SvbfAnswer {
             self.dv_busy[d].d.next = self.dv_busy[d].q.val();
             self.dv_step[d].clock.next = self.clock.val();
             self.dv_step[d].d.next = self.dv_step[d].q.val();
-            self.dv_row[d].clock.next = self.clock.val();
-            self.dv_row[d].d.next = self.dv_row[d].q.val();
+            self.dv_k[d].clock.next = self.clock.val();
+            self.dv_k[d].d.next = self.dv_k[d].q.val();
+            self.dv_fin[d].clock.next = self.clock.val();
+            self.tk_ld[d].clock.next = self.clock.val();
             self.dv_last[d].clock.next = self.clock.val();
             self.dv_last[d].d.next = self.dv_last[d].q.val();
             self.dv_rem[d].clock.next = self.clock.val();
@@ -382,23 +416,44 @@ impl Logic for SvbfAnswer {
         }
 
         // ---- the presented row's divider is free (neither busy nor about to load) ----
-        self.ro_free.next = false;
+        // The rows arrive in order, so the row presented next is the one after the last
+        // taken: a take moves to it, and its divider differs from the taken row's (row + 1
+        // mod 8), so the take's own load never blocks it. The flag is registered from the
+        // dividers' next state; the handshake reads a register.
         for d in 0..DIVIDERS {
-            if self.ro_row.val().get_bits::<3>(0) == self.idx3[d].val() {
-                self.ro_free.next = !self.dv_busy[d].q.val()
-                    & !(self.tk_valid.q.val() & (self.tk_row.q.val().get_bits::<3>(0) == self.idx3[d].val()));
+            self.dv_busy_next[d].next = (self.dv_busy[d].q.val() & !self.dv_fin[d].q.val()) | self.tk_ld[d].q.val();
+        }
+        self.blk_after.next = false;
+        self.blk_same.next = false;
+        for d in 0..DIVIDERS {
+            if (self.nxt_row.q.val().get_bits::<3>(0) + self.one3.val()) == self.idx3[d].val() {
+                self.blk_after.next = self.dv_busy_next[d].val();
+            }
+            if self.nxt_row.q.val().get_bits::<3>(0) == self.idx3[d].val() {
+                self.blk_same.next = self.dv_busy_next[d].val();
             }
         }
-        // ---- a taken row is registered, then its count enters the table ----
+        if self.ro_take.val() {
+            self.nxt_row.d.next = self.nxt_row.q.val() + self.one6.val();
+            self.ro_blocked.d.next = self.blk_after.val();
+        } else {
+            self.ro_blocked.d.next = self.blk_same.val();
+        }
+        self.ro_free.next = !self.ro_blocked.q.val();
+        // ---- a taken row is registered (with one-hot enables), then its count enters the table ----
         self.tk_valid.d.next = self.ro_take.val();
         self.tk_row.d.next = self.ro_row.val();
         self.tk_count.d.next = self.ro_count.val();
         self.tk_sum.d.next = self.ro_sum.val();
         self.tk_last.d.next = self.ro_last.val();
         for j in 0..CENTERS {
-            if self.tk_valid.q.val() & (self.tk_row.q.val() == self.idx6[j].val()) {
+            self.tk_en[j].d.next = self.ro_take.val() & (self.ro_row.val() == self.idx6[j].val());
+            if self.tk_en[j].q.val() {
                 self.tab_count[j].d.next = self.tk_count.q.val();
             }
+        }
+        for d in 0..DIVIDERS {
+            self.tk_ld[d].d.next = self.ro_take.val() & (self.ro_row.val().get_bits::<3>(0) == self.idx3[d].val());
         }
 
         // ---- dividers: one quotient bit per clock, MSB first ----
@@ -433,7 +488,8 @@ impl Logic for SvbfAnswer {
                 self.dv_dq_next[d].next = self.dv_dq[d].q.val() << self.one48.val();
             }
             // Step counts 0..=46 are the second to the 48th quotient bit; count 47 writes the table.
-            self.dv_done[d].next = self.dv_busy[d].q.val() & (self.dv_step[d].q.val() == self.last_step.val());
+            self.dv_fin[d].d.next = self.dv_busy[d].q.val() & (self.dv_step[d].q.val() == self.fin_step.val());
+            self.dv_done[d].next = self.dv_fin[d].q.val();
             if self.dv_busy[d].q.val() {
                 self.dv_step[d].d.next = self.dv_step[d].q.val() + self.one6.val();
             }
@@ -452,10 +508,10 @@ impl Logic for SvbfAnswer {
                 }
             }
             // The registered row loads its divider (free: a row is offered only then).
-            if self.tk_valid.q.val() & (self.tk_row.q.val().get_bits::<3>(0) == self.idx3[d].val()) {
+            if self.tk_ld[d].q.val() {
                 self.dv_busy[d].d.next = true;
                 self.dv_step[d].d.next = self.zero6.val();
-                self.dv_row[d].d.next = self.tk_row.q.val();
+                self.dv_k[d].d.next = self.one8.val() << self.tk_row.q.val().get_bits::<3>(3);
                 self.dv_last[d].d.next = self.tk_last.q.val();
                 self.dv_rem[d].d.next = self.ld_rem.val();
                 self.dv_dq[d].d.next = self.ld_dq.val();
@@ -463,13 +519,15 @@ impl Logic for SvbfAnswer {
                 self.dv_zero[d].d.next = self.tk_count_zero.val();
             }
         }
-        // ---- a finished quotient into the latency table (row j only from divider j mod 8) ----
-        for j in 0..CENTERS {
-            if self.dv_done[j % 8].val() & (self.dv_row[j % 8].q.val() == self.idx6[j].val()) {
-                if self.dv_zero[j % 8].q.val() {
-                    self.tab_latency[j].d.next = self.zero32.val();
-                } else {
-                    self.tab_latency[j].d.next = self.dv_dq[j % 8].q.val().get_bits::<32>(0);
+        // ---- a finished quotient into the latency table (row 8k + d only from divider d) ----
+        for k in 0..8 {
+            for d in 0..DIVIDERS {
+                if self.dv_done[d].val() & self.dv_k[d].q.val().get_bit(k) {
+                    if self.dv_zero[d].q.val() {
+                        self.tab_latency[8 * k + d].d.next = self.zero32.val();
+                    } else {
+                        self.tab_latency[8 * k + d].d.next = self.dv_dq[d].q.val().get_bits::<32>(0);
+                    }
                 }
             }
         }
@@ -548,7 +606,7 @@ impl Logic for SvbfAnswer {
             }
             self.tab_rank[j].d.next = self.tab_rank[j].q.val() + self.rk_inc[j].val() + self.rk_add[j].val();
             // The first row of a fill starts the ranking afresh.
-            if self.tk_valid.q.val() & (self.tk_row.q.val() == self.zero6.val()) {
+            if self.tk_en[0].q.val() {
                 self.tab_rank[j].d.next = self.zero6.val();
             }
         }
@@ -562,7 +620,7 @@ impl Logic for SvbfAnswer {
             self.quad_beats[6 * q + 5].d.next = self.tab_rank[4 * q + 2].q.val() < self.tab_rank[4 * q + 3].q.val();
         }
 
-        // ---- tie-break: each group of four by its pairwise orders (c+9 -> c+10) ----
+        // ---- tie-break: each group of four by its pairwise orders (c+10 -> c+11) ----
         for q in 0..QUADS {
             self.quad_win[3 * q].next = self.q_cand.val().get_bit(4 * q)
                 & (!self.q_cand.val().get_bit(4 * q + 1) | self.quad_beats[6 * q].q.val())
@@ -592,7 +650,7 @@ impl Logic for SvbfAnswer {
                 self.q10_center[q].d.next = self.idx6[4 * q + 3].val();
             }
         }
-        // ---- c+10 -> c+11: the group winners pairwise by rank ----
+        // ---- c+11 -> c+12: the group winners pairwise by rank ----
         for n in 0..8 {
             if self.q10_found[2 * n].q.val()
                 & (!self.q10_found[2 * n + 1].q.val()
@@ -607,7 +665,7 @@ impl Logic for SvbfAnswer {
                 self.nd_center[n].d.next = self.q10_center[2 * n + 1].q.val();
             }
         }
-        // ---- c+11 -> c+14: three more levels, one per clock ----
+        // ---- c+12 -> c+15: three more levels, one per clock ----
         for n in 8..NODES {
             if self.nd_found[2 * n - 16].q.val()
                 & (!self.nd_found[2 * n - 15].q.val()
@@ -622,7 +680,7 @@ impl Logic for SvbfAnswer {
                 self.nd_center[n].d.next = self.nd_center[2 * n - 15].q.val();
             }
         }
-        // ---- beside the tree: each group of eight reads the row its c+11 node chose (c+14) ----
+        // ---- beside the tree: each group of eight reads the row its c+12 node chose (c+15) ----
         for g in 0..OCTETS {
             self.oct_sel12[g].d.next = self.nd_center[g].q.val().get_bits::<3>(0);
             self.oct_sel13[g].d.next = self.oct_sel12[g].q.val();
@@ -635,7 +693,7 @@ impl Logic for SvbfAnswer {
                 }
             }
         }
-        // ---- c+14 -> c+15: the root's group row ----
+        // ---- c+15 -> c+16: the root's group row ----
         self.a_found_q.d.next = self.nd_found[14].q.val();
         self.a_center_q.d.next = self.nd_center[14].q.val();
         self.a_count_q.d.next = self.oct_count[0].q.val();
@@ -659,6 +717,15 @@ impl Logic for SvbfAnswer {
                 self.dv_busy[d].d.next = false;
             }
             self.tk_valid.d.next = false;
+            self.nxt_row.d.next = self.zero6.val();
+            self.ro_blocked.d.next = false;
+            for j in 0..CENTERS {
+                self.tk_en[j].d.next = false;
+            }
+            for d in 0..DIVIDERS {
+                self.tk_ld[d].d.next = false;
+                self.dv_fin[d].d.next = false;
+            }
             self.rk2_valid.d.next = false;
             self.rk3_valid.d.next = false;
             self.rk4_valid.d.next = false;

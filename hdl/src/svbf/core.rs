@@ -28,12 +28,12 @@
 //! no flip is on its way and no divider is busy.
 //!
 //! Query pipeline (a query accepted at c, one per clock while held and the
-//! center table is refined): c+1 key registered, c+2 hashes, c+3 … c+8 the
-//! partitions' window reads (see [`SvbfPartition`]), c+8 AND of the windows
-//! and the frozen epoch's k-bit mask, c+9 … c+15 the answer unit's
+//! center table is refined): c+1 key registered, c+2 hashes, c+3 … c+9 the
+//! partitions' window reads (see [`SvbfPartition`]), c+9 AND of the windows
+//! and the frozen epoch's k-bit mask, c+10 … c+16 the answer unit's
 //! tie-break by the centers' ranks (largest count, lowest index among equal
 //! counts, §3.3.4) and beside it the kind (counted per group of eight at
-//! c+10, decided at c+11), c+16 result with the query's tag, chosen center,
+//! c+11, decided at c+12), c+17 result with the query's tag, chosen center,
 //! its count and refined latency.
 //! A release waits until no query is still on its way to the banks.
 //!
@@ -95,7 +95,7 @@ pub struct SvbfCore<const H: usize, const P: usize, const WA: usize, const A: us
     pub q_key: Signal<In, Bits<64>>,
     /// Tag returned with the result.
     pub q_tag: Signal<In, Bits<16>>,
-    // --- result stream (sixteen clocks after the query; no back-pressure) ---
+    // --- result stream (seventeen clocks after the query; no back-pressure) ---
     /// A result is presented.
     pub r_valid: Signal<Out, Bit>,
     /// The query's tag.
@@ -201,13 +201,13 @@ pub struct SvbfCore<const H: usize, const P: usize, const WA: usize, const A: us
     q1_key: DFF<Bits<64>>,
     q2_valid: DFF<Bit>,
     q2_tag: DFF<Bits<16>>,
-    qv: [DFF<Bit>; 13],
-    qt: [DFF<Bits<16>>; 13],
-    q9_cand: DFF<Bits<64>>,
-    /// Per group of eight candidates: any, and at least two (c+10).
+    qv: [DFF<Bit>; 14],
+    qt: [DFF<Bits<16>>; 14],
+    q10_cand: DFF<Bits<64>>,
+    /// Per group of eight candidates: any, and at least two (c+11).
     kd_any: [DFF<Bit>; 8],
     kd_many: [DFF<Bit>; 8],
-    /// The kind, decided at c+11 (`qk[0]`) and waiting until c+15 (`qk[4]`).
+    /// The kind, decided at c+12 (`qk[0]`) and waiting until c+16 (`qk[4]`).
     qk: [DFF<Bits<2>>; 5],
     qc: [DFF<Bits<64>>; 6],
     r_valid_q: DFF<Bit>,
@@ -349,7 +349,7 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> SvbfCore<H
             q2_tag: Default::default(),
             qv: std::array::from_fn(|_| Default::default()),
             qt: std::array::from_fn(|_| Default::default()),
-            q9_cand: Default::default(),
+            q10_cand: Default::default(),
             kd_any: std::array::from_fn(|_| Default::default()),
             kd_many: std::array::from_fn(|_| Default::default()),
             qk: std::array::from_fn(|_| Default::default()),
@@ -421,7 +421,7 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             q1_key,
             q2_valid,
             q2_tag,
-            q9_cand,
+            q10_cand,
             r_valid_q,
             r_tag_q,
             r_kind_q,
@@ -448,7 +448,7 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             self.s3_grp[g].clock.next = self.clock.val();
             self.s3_grp[g].d.next = self.s3_grp[g].q.val();
         }
-        for n in 0..13 {
+        for n in 0..14 {
             self.qv[n].clock.next = self.clock.val();
             self.qv[n].d.next = self.qv[n].q.val();
             self.qt[n].clock.next = self.clock.val();
@@ -674,31 +674,31 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
         }
         self.q2_valid.d.next = self.q1_valid.q.val();
         self.q2_tag.d.next = self.q1_tag.q.val();
-        // c+3 .. c+15: the tag waits for the windows, the candidates and the
-        // tie-break (qv[0] is c+3, qv[6] c+9, qv[12] c+15).
+        // c+3 .. c+16: the tag waits for the windows, the candidates and the
+        // tie-break (qv[0] is c+3, qv[7] c+10, qv[13] c+16).
         self.qv[0].d.next = self.q2_valid.q.val();
         self.qt[0].d.next = self.q2_tag.q.val();
-        for n in 1..13 {
+        for n in 1..14 {
             self.qv[n].d.next = self.qv[n - 1].q.val();
             self.qt[n].d.next = self.qt[n - 1].q.val();
         }
-        // c+8: AND of the windows and the center mask; per group of 8, any and the lowest.
+        // c+9: AND of the windows and the center mask.
         self.and_chain[0].next = self.frozen_kmask.q.val() & self.parts[0].q_window.val();
         self.cand.next = self.and_chain[0].val();
         for j in 1..H {
             self.and_chain[j].next = self.and_chain[j - 1].val() & self.parts[j].q_window.val();
             self.cand.next = self.and_chain[j].val();
         }
-        self.q9_cand.d.next = self.cand.val();
-        // c+9: the candidates enter the answer unit's tie-break (winner at
-        // c+15) while the kind is counted beside it: per group of eight, any
-        // and at least two (x & (x − 1) ≠ 0) at c+10, the kind at c+11.
-        self.answer.q_cand.next = self.q9_cand.q.val();
+        self.q10_cand.d.next = self.cand.val();
+        // c+10: the candidates enter the answer unit's tie-break (winner at
+        // c+16) while the kind is counted beside it: per group of eight, any
+        // and at least two (x & (x − 1) ≠ 0) at c+11, the kind at c+12.
+        self.answer.q_cand.next = self.q10_cand.q.val();
         for g in 0..8 {
-            self.oct_m1[g].next = self.q9_cand.q.val().get_bits::<8>(8 * g) - self.one8.val();
-            self.kd_any[g].d.next = self.q9_cand.q.val().get_bits::<8>(8 * g) != self.zero8.val();
+            self.oct_m1[g].next = self.q10_cand.q.val().get_bits::<8>(8 * g) - self.one8.val();
+            self.kd_any[g].d.next = self.q10_cand.q.val().get_bits::<8>(8 * g) != self.zero8.val();
             self.kd_many[g].d.next =
-                (self.q9_cand.q.val().get_bits::<8>(8 * g) & self.oct_m1[g].val()) != self.zero8.val();
+                (self.q10_cand.q.val().get_bits::<8>(8 * g) & self.oct_m1[g].val()) != self.zero8.val();
             if self.kd_any[g].q.val() {
                 self.kd_any_w[g].next = self.one4.val();
             } else {
@@ -724,23 +724,23 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
                 self.qk[0].d.next = self.kind_multi.val();
             }
         }
-        self.qc[0].d.next = self.q9_cand.q.val();
+        self.qc[0].d.next = self.q10_cand.q.val();
         for n in 1..5 {
             self.qk[n].d.next = self.qk[n - 1].q.val();
         }
         for n in 1..6 {
             self.qc[n].d.next = self.qc[n - 1].q.val();
         }
-        // c+15 -> c+16: the result; zero payload without a result.
-        self.r_valid_q.d.next = self.qv[12].q.val();
+        // c+16 -> c+17: the result; zero payload without a result.
+        self.r_valid_q.d.next = self.qv[13].q.val();
         self.r_tag_q.d.next = self.zero16.val();
         self.r_kind_q.d.next = self.kind_none.val();
         self.r_center_q.d.next = self.zero6.val();
         self.r_cand_q.d.next = self.zero64.val();
         self.r_count_q.d.next = self.zero32.val();
         self.r_latency_q.d.next = self.zero32.val();
-        if self.qv[12].q.val() {
-            self.r_tag_q.d.next = self.qt[12].q.val();
+        if self.qv[13].q.val() {
+            self.r_tag_q.d.next = self.qt[13].q.val();
             self.r_kind_q.d.next = self.qk[4].q.val();
             self.r_cand_q.d.next = self.qc[5].q.val();
             if self.answer.a_found.val() {
@@ -773,7 +773,7 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             self.fr_q.d.next = false;
             self.q1_valid.d.next = false;
             self.q2_valid.d.next = false;
-            for n in 0..13 {
+            for n in 0..14 {
                 self.qv[n].d.next = false;
             }
             self.r_valid_q.d.next = false;

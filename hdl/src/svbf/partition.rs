@@ -14,9 +14,11 @@
 //! - **Query** (`q_base` = h_j(s), presented at c+2 of the core's query
 //!   pipeline): registered unchanged at c+3, and from that register the
 //!   rows (even row ⌈w/2⌉ mod 2^A, odd row ⌊w/2⌋) enter the banks' address
-//!   registers, words back at c+6 and ordered by the parity of w, the 128-bit
-//!   pair shifted right by the bit offset at c+7, `q_window` registered at
-//!   c+8: bit i = partition bit (h_j(s) + i) mod 2^P.
+//!   registers, words back at c+6 and registered as they come (no logic
+//!   behind the banks' read registers), at c+7 ordered by the parity of w
+//!   and shifted right by whole bytes of the offset, at c+8 by the
+//!   remaining bits, `q_window` registered at c+9: bit i = partition bit
+//!   (h_j(s) + i) mod 2^P.
 //!
 //! Per-clock model: `netmeas_sim::svbf::cycle` (its `parts`).
 
@@ -51,7 +53,7 @@ pub struct SvbfPartition<const P: usize, const WA: usize, const A: usize> {
     // --- query window on the held copy ---
     /// Window start h_j(s) (c+2).
     pub q_base: Signal<In, Bits<P>>,
-    /// The 64 bits from `q_base` on, wrapping at 2^P (c+8; the core masks k of them).
+    /// The 64 bits from `q_base` on, wrapping at 2^P (c+9; the core masks k of them).
     pub q_window: Signal<Out, Bits<64>>,
     // --- blocks ---
     even: RmwBank<64, A>,
@@ -65,12 +67,14 @@ pub struct SvbfPartition<const P: usize, const WA: usize, const A: usize> {
     /// The operand registers' constant-zero bits above the 6-bit offset.
     even_op_hi_sink: Unused<Bits<58>>,
     odd_op_hi_sink: Unused<Bits<58>>,
-    /// Bits the window shift moves out.
-    shifted_hi_sink: Unused<Bits<64>>,
+    /// Bits the byte step and the bit step move out.
+    bytes_hi_sink: Unused<Bits<57>>,
+    bits_hi_sink: Unused<Bits<7>>,
     // --- constants ---
     one64: Constant<Bits<64>>,
     one_a: Constant<Bits<A>>,
     sixty_four: Constant<Bits<7>>,
+    three: Constant<Bits<7>>,
     // --- query pipeline ---
     /// The window start, registered as it arrives (c+3).
     q3_base: DFF<Bits<P>>,
@@ -80,9 +84,15 @@ pub struct SvbfPartition<const P: usize, const WA: usize, const A: usize> {
     q5_par: DFF<Bit>,
     q6_off: DFF<Bits<7>>,
     q6_par: DFF<Bit>,
-    q7_pair: DFF<Bits<128>>,
+    /// The words as read (c+7), before any logic.
+    q7_even: DFF<Bits<64>>,
+    q7_odd: DFF<Bits<64>>,
     q7_off: DFF<Bits<7>>,
-    q8_win: DFF<Bits<64>>,
+    q7_par: DFF<Bit>,
+    /// The ordered pair shifted right by whole bytes of the offset: the 71 bits the bit step reads (c+8).
+    q8_bytes: DFF<Bits<71>>,
+    q8_bit: DFF<Bits<7>>,
+    q9_win: DFF<Bits<64>>,
     // --- combinational helpers ---
     upd_word: Signal<Local, Bits<WA>>,
     /// The operand's bit as a one-hot word, per bank.
@@ -92,7 +102,10 @@ pub struct SvbfPartition<const P: usize, const WA: usize, const A: usize> {
     q_half: Signal<Local, Bits<A>>,
     even_old: Signal<Local, Bits<64>>,
     odd_old: Signal<Local, Bits<64>>,
-    shifted: Signal<Local, Bits<128>>,
+    pair: Signal<Local, Bits<128>>,
+    byte_shift: Signal<Local, Bits<7>>,
+    by_bytes: Signal<Local, Bits<128>>,
+    by_bits: Signal<Local, Bits<71>>,
 }
 
 impl<const P: usize, const WA: usize, const A: usize> Default for SvbfPartition<P, WA, A> {
@@ -120,10 +133,12 @@ impl<const P: usize, const WA: usize, const A: usize> Default for SvbfPartition<
             odd_sink_data: Default::default(),
             even_op_hi_sink: Default::default(),
             odd_op_hi_sink: Default::default(),
-            shifted_hi_sink: Default::default(),
+            bytes_hi_sink: Default::default(),
+            bits_hi_sink: Default::default(),
             one64: Constant::new(1u64.into()),
             one_a: Constant::new(1u64.into()),
             sixty_four: Constant::new(64u64.into()),
+            three: Constant::new(3u64.into()),
             q3_base: Default::default(),
             q4_off: Default::default(),
             q4_par: Default::default(),
@@ -131,9 +146,13 @@ impl<const P: usize, const WA: usize, const A: usize> Default for SvbfPartition<
             q5_par: Default::default(),
             q6_off: Default::default(),
             q6_par: Default::default(),
-            q7_pair: Default::default(),
+            q7_even: Default::default(),
+            q7_odd: Default::default(),
             q7_off: Default::default(),
-            q8_win: Default::default(),
+            q7_par: Default::default(),
+            q8_bytes: Default::default(),
+            q8_bit: Default::default(),
+            q9_win: Default::default(),
             upd_word: Default::default(),
             even_mask: Default::default(),
             odd_mask: Default::default(),
@@ -141,7 +160,10 @@ impl<const P: usize, const WA: usize, const A: usize> Default for SvbfPartition<
             q_half: Default::default(),
             even_old: Default::default(),
             odd_old: Default::default(),
-            shifted: Default::default(),
+            pair: Default::default(),
+            byte_shift: Default::default(),
+            by_bytes: Default::default(),
+            by_bits: Default::default(),
         }
     }
 }
@@ -149,7 +171,10 @@ impl<const P: usize, const WA: usize, const A: usize> Default for SvbfPartition<
 impl<const P: usize, const WA: usize, const A: usize> Logic for SvbfPartition<P, WA, A> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, q3_base, q4_off, q4_par, q5_off, q5_par, q6_off, q6_par, q7_pair, q7_off, q8_win);
+        dff_setup!(
+            self, clock, q3_base, q4_off, q4_par, q5_off, q5_par, q6_off, q6_par, q7_even, q7_odd, q7_off, q7_par,
+            q8_bytes, q8_bit, q9_win
+        );
         self.even.clock.next = self.clock.val();
         self.odd.clock.next = self.clock.val();
         self.even.reset.next = self.reset.val();
@@ -221,19 +246,29 @@ impl<const P: usize, const WA: usize, const A: usize> Logic for SvbfPartition<P,
         self.q6_off.d.next = self.q5_off.q.val();
         self.q6_par.d.next = self.q5_par.q.val();
         // c+6: words w (low) and w + 1 (high).
-        if self.q6_par.q.val() {
-            self.q7_pair.d.next = (bit_cast::<128, 64>(self.even.q_data.val()) << self.sixty_four.val())
-                | bit_cast::<128, 64>(self.odd.q_data.val());
-        } else {
-            self.q7_pair.d.next = (bit_cast::<128, 64>(self.odd.q_data.val()) << self.sixty_four.val())
-                | bit_cast::<128, 64>(self.even.q_data.val());
-        }
+        // c+6: both words registered as they come out of the banks.
+        self.q7_even.d.next = self.even.q_data.val();
+        self.q7_odd.d.next = self.odd.q_data.val();
         self.q7_off.d.next = self.q6_off.q.val();
-        // c+7: the window.
-        self.shifted.next = self.q7_pair.q.val() >> self.q7_off.q.val();
-        self.q8_win.d.next = self.shifted.val().get_bits::<64>(0);
-        self.shifted_hi_sink.sig.next = self.shifted.val().get_bits::<64>(64);
-        self.q_window.next = self.q8_win.q.val();
+        self.q7_par.d.next = self.q6_par.q.val();
+        // c+7: words w (low) and w + 1 (high), shifted right by 8 × (offset / 8).
+        if self.q7_par.q.val() {
+            self.pair.next = (bit_cast::<128, 64>(self.q7_even.q.val()) << self.sixty_four.val())
+                | bit_cast::<128, 64>(self.q7_odd.q.val());
+        } else {
+            self.pair.next = (bit_cast::<128, 64>(self.q7_odd.q.val()) << self.sixty_four.val())
+                | bit_cast::<128, 64>(self.q7_even.q.val());
+        }
+        self.byte_shift.next = bit_cast::<7, 3>(self.q7_off.q.val().get_bits::<3>(3)) << self.three.val();
+        self.by_bytes.next = self.pair.val() >> self.byte_shift.val();
+        self.q8_bytes.d.next = self.by_bytes.val().get_bits::<71>(0);
+        self.bytes_hi_sink.sig.next = self.by_bytes.val().get_bits::<57>(71);
+        self.q8_bit.d.next = bit_cast::<7, 3>(self.q7_off.q.val().get_bits::<3>(0));
+        // c+8: the window, shifted right by offset mod 8.
+        self.by_bits.next = self.q8_bytes.q.val() >> self.q8_bit.q.val();
+        self.q9_win.d.next = self.by_bits.val().get_bits::<64>(0);
+        self.bits_hi_sink.sig.next = self.by_bits.val().get_bits::<7>(64);
+        self.q_window.next = self.q9_win.q.val();
 
         // ---- outputs of the banks this partition does not use ----
         self.even_sink[0].sig.next = self.even.m_ro_valid.val();

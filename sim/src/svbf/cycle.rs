@@ -39,16 +39,19 @@
 //! - c+1: key and tag registered (hash inputs).
 //! - c+2: hashes out; word w, its bit offset r.
 //! - c+3: rows of words w and w + 1 registered (even row ⌈w/2⌉ mod rows, odd row ⌊w/2⌋).
-//! - c+6: both words read (three clocks through the RAM's registers); ordered by parity.
-//! - c+7: window = the 128-bit pair shifted right by r (low 64 bits).
-//! - c+8: AND of the h windows and the frozen epoch's k-bit mask.
-//! - c+9: kind (No-Match, Match, Multi-Match); the candidates enter the
+//! - c+6: both words read (three clocks through the RAM's registers) and
+//!   registered as they come.
+//! - c+7: the pair ordered by the parity of w (the RTL also shifts it right
+//!   by whole bytes of r here).
+//! - c+8: window = the 128-bit pair shifted right by r (low 64 bits).
+//! - c+9: AND of the h windows and the frozen epoch's k-bit mask.
+//! - c+10: kind (No-Match, Match, Multi-Match); the candidates enter the
 //!   tie-break over the frozen epoch's center table, six clocks (the RTL
 //!   ranks the centers while the table fills and compares ranks; the
 //!   choice is the rule's, taken here from the table directly).
-//! - c+15: the chosen center (largest count, lowest index among equal
+//! - c+16: the chosen center (largest count, lowest index among equal
 //!   counts, §3.3.4) with its count and refined latency.
-//! - c+16: result presented with the query's tag.
+//! - c+17: result presented with the query's tag.
 //!
 //! **Center table** (§3.3 refined estimates): a center row the consumer
 //! takes is offered only while divider `row mod 8` is free; taking it
@@ -73,13 +76,13 @@ pub const SVBF_REG_NBOUNDS: u32 = 63;
 /// Per-center counter layout: 32-bit count, 48-bit latency sum.
 pub const SVBF_CENTER_LAYOUT: CountSumLayout = CountSumLayout { count_bits: 32, tsum_bits: 48 };
 /// Clocks from an accepted query to its result.
-pub const SVBF_QUERY_LATENCY: usize = 16;
+pub const SVBF_QUERY_LATENCY: usize = 17;
 /// Clocks a divider of the center table is busy with one row, from the take
 /// (one for the registered row, 48 for the division and the table write).
 pub const SVBF_DIVIDE_CLOCKS: u32 = 49;
 /// Dividers of the center table (row r goes to divider r mod 8).
 const DIVIDERS: usize = 8;
-/// Clocks from the candidates (c+9) to the tie-break tree's root (c+15).
+/// Clocks from the candidates (c+10) to the tie-break tree's root (c+16).
 const TREE_LEVELS: usize = 6;
 /// Rows of the center bank (one per possible center).
 const CENTER_ROWS: usize = 64;
@@ -202,7 +205,7 @@ struct QSlot {
 }
 
 /// A query in the tie-break tree: its kind, candidates and the winner
-/// (center, count, refined latency), fixed when it enters at c+9.
+/// (center, count, refined latency), fixed when it enters at c+10.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct TreeSlot {
     q: QSlot,
@@ -263,13 +266,17 @@ pub struct SvbfCycle {
     /// c+3 … c+6: per partition (even row, odd row, bit offset, word w odd).
     q_mid: [QSlot; 4],
     q_geom: [Vec<(u32, u32, u32, bool)>; 4],
+    /// c+7: per partition (even word, odd word, bit offset, word w odd) as read.
     q7: QSlot,
-    q7_pair: Vec<(u64, u64, u32)>,
+    q7_words: Vec<(u64, u64, u32, bool)>,
+    /// c+8: per partition (low word, high word, bit offset).
     q8: QSlot,
-    q8_win: Vec<u64>,
+    q8_pair: Vec<(u64, u64, u32)>,
     q9: QSlot,
-    q9_cand: u64,
-    /// c+10 … c+15: the tie-break tree's levels.
+    q9_win: Vec<u64>,
+    q10: QSlot,
+    q10_cand: u64,
+    /// c+11 … c+16: the tie-break tree's levels.
     tree: [TreeSlot; TREE_LEVELS],
     r_valid: bool,
     r_tag: u16,
@@ -330,11 +337,13 @@ impl SvbfCycle {
             q_mid: [QSlot::default(); 4],
             q_geom: std::array::from_fn(|_| vec![(0, 0, 0, false); h]),
             q7: QSlot::default(),
-            q7_pair: vec![(0, 0, 0); h],
+            q7_words: vec![(0, 0, 0, false); h],
             q8: QSlot::default(),
-            q8_win: vec![0; h],
+            q8_pair: vec![(0, 0, 0); h],
             q9: QSlot::default(),
-            q9_cand: 0,
+            q9_win: vec![0; h],
+            q10: QSlot::default(),
+            q10_cand: 0,
             tree: [TreeSlot::default(); TREE_LEVELS],
             r_valid: false,
             r_tag: 0,
@@ -471,7 +480,7 @@ impl SvbfCycle {
         fr_all &= c.flip_ready;
 
         // ---- query pipeline, last stage first ----
-        // c+15 -> result registers (zero payload without a result).
+        // c+16 -> result registers (zero payload without a result).
         let root = self.tree[TREE_LEVELS - 1];
         let v = root.q.valid;
         self.r_valid = v;
@@ -479,11 +488,11 @@ impl SvbfCycle {
         self.r_kind = if v { root.kind } else { SVBF_KIND_NO_MATCH };
         self.r_cand = if v { root.cand } else { 0 };
         (self.r_center, self.r_count, self.r_latency) = if v { root.winner.unwrap_or_default() } else { (0, 0, 0) };
-        // c+9 -> c+15: the tie-break (the table holds still while queries are taken: it fills only after a flip).
+        // c+10 -> c+16: the tie-break (the table holds still while queries are taken: it fills only after a flip).
         self.tree.copy_within(0..TREE_LEVELS - 1, 1);
-        let cand = self.q9_cand;
+        let cand = self.q10_cand;
         self.tree[0] = TreeSlot {
-            q: self.q9,
+            q: self.q10,
             kind: match cand.count_ones() {
                 0 => SVBF_KIND_NO_MATCH,
                 1 => SVBF_KIND_MATCH,
@@ -492,21 +501,27 @@ impl SvbfCycle {
             cand,
             winner: self.tie_break(cand),
         };
-        // c+8: AND of the windows and the frozen epoch's center mask.
+        // c+9: AND of the windows and the frozen epoch's center mask.
+        self.q10 = self.q9;
+        self.q10_cand = self.q9_win.iter().fold(self.frozen_kmask, |a, &w| a & w);
+        // c+8: window = (hi:lo) >> r.
         self.q9 = self.q8;
-        self.q9_cand = self.q8_win.iter().fold(self.frozen_kmask, |a, &w| a & w);
-        // c+7: window = (hi:lo) >> r.
+        for j in 0..h {
+            let (lo, hi, r) = self.q8_pair[j];
+            self.q9_win[j] = ((((hi as u128) << 64) | lo as u128) >> r) as u64;
+        }
+        // c+7: the two words, ordered by the parity of w.
         self.q8 = self.q7;
         for j in 0..h {
-            let (lo, hi, r) = self.q7_pair[j];
-            self.q8_win[j] = ((((hi as u128) << 64) | lo as u128) >> r) as u64;
+            let (even, oddw, r, odd) = self.q7_words[j];
+            self.q8_pair[j] = if odd { (oddw, even, r) } else { (even, oddw, r) };
         }
-        // c+6: the two words, ordered by the parity of w.
+        // c+6: the two words as read.
         self.q7 = self.q_mid[3];
         for j in 0..h {
             let (_, _, r, odd) = self.q_geom[3][j];
             let [even, oddw] = words[j];
-            self.q7_pair[j] = if odd { (oddw, even, r) } else { (even, oddw, r) };
+            self.q7_words[j] = (even, oddw, r, odd);
         }
         // c+3 .. c+6: carried.
         self.q_mid.copy_within(0..3, 1);
@@ -602,7 +617,7 @@ impl SvbfCycle {
             }
             self.s6_flip = false;
             self.fr_q = false;
-            for q in [&mut self.q1, &mut self.q2, &mut self.q7, &mut self.q8, &mut self.q9] {
+            for q in [&mut self.q1, &mut self.q2, &mut self.q7, &mut self.q8, &mut self.q9, &mut self.q10] {
                 q.valid = false;
             }
             for q in self.q_mid.iter_mut() {
