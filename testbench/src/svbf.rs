@@ -303,7 +303,7 @@ impl<M: SvbfRtl> SvbfEngine for RtlSvbfEngine<M> {
         }
         let counts: Vec<u64> = rows.iter().take(centers.len()).map(|r| r.0).collect();
         let sums: Vec<u64> = rows.iter().take(centers.len()).map(|r| r.1).collect();
-        // Every key, one query per clock; results come back in order, seventeen clocks later.
+        // Every key, one query per clock; results come back in order, twenty clocks later.
         let mut answers = Vec::with_capacity(packets.len());
         let mut sent = 0;
         let mut waited = 0;

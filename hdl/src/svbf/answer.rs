@@ -26,22 +26,25 @@
 //!   comparator per row, as two registered 16-bit halves combined a clock
 //!   later): c > count(i) adds one to rank(i); the rows with count(i) ≥ c
 //!   beat r and their number (a pipelined popcount) is added to rank(r)
-//!   four clocks after the take. The ranks are final five clocks after the
-//!   last row, long before its quotient (`table_ok`), and from them each
+//!   five clocks after the take. The ranks are final six clocks after the
+//!   last take, long before its quotient (`table_ok`), and from them each
 //!   group of four centers keeps its six pairwise orders.
 //! - **Tie-break** (a query's candidates presented at c+10 of the core's
 //!   query pipeline): the candidate of lowest rank wins. c+11: in each
 //!   group of four centers the winner by the group's pairwise orders
 //!   (16 nodes {found, rank, center}); c+12 … c+15: four levels of 2:1
 //!   nodes comparing 6-bit ranks (8, 4, 2, 1 nodes). The winner's count and
-//!   refined latency are looked up in two steps beside the tree: each
-//!   group of eight centers reads the row its c+12 node chose (c+15), and
-//!   the root picks its group's row (c+16, `a_*` registered).
+//!   refined latency are read at its row (c+15) from two 64 × 32 block RAMs
+//!   written beside the count registers and the dividers (one DP16KD each
+//!   on ECP5, three clocks), and registered with the winner (`a_*`, c+19):
+//!   no 64-row multiplexer of registers sits on the query path, and the
+//!   latencies need no registers at all.
 //!
 //! Per-clock model: `netmeas_sim::svbf::cycle` (its `table` and
 //! `tie_break`, which reads the table directly: the ranks are how the RTL
 //! evaluates the same rule in a clock).
 
+use crate::common::block_ram::BlockRam;
 use crate::common::unused::Unused;
 use rust_hdl::prelude::*;
 
@@ -60,7 +63,7 @@ const QUAD_WINS: usize = 3 * QUADS;
 const NODES: usize = 15;
 /// Rows that can precede a later row (0..=62).
 const EARLIER: usize = CENTERS - 1;
-/// Groups of eight centers whose rows are read beside the tree.
+/// Groups of eight rows counted together in the rank pipeline.
 const OCTETS: usize = 8;
 
 /// Per-center table of the frozen epoch, eight serial dividers, the centers' ranks and the tie-break tree.
@@ -91,7 +94,7 @@ pub struct SvbfAnswer {
     pub table_ok: Signal<Out, Bit>,
     /// A taken row is about to load its divider, or a divider is at work (the core takes no flip until done).
     pub busy: Signal<Out, Bit>,
-    // --- tie-break (candidates at c+10, winner at c+16) ---
+    // --- tie-break (candidates at c+10, answer at c+19) ---
     /// The AND of the windows and the center mask.
     pub q_cand: Signal<In, Bits<64>>,
     /// There was a candidate.
@@ -110,7 +113,6 @@ pub struct SvbfAnswer {
     zero4: Constant<Bits<4>>,
     one4: Constant<Bits<4>>,
     fin_step: Constant<Bits<6>>,
-    one8: Constant<Bits<8>>,
     zero32: Constant<Bits<32>>,
     one32: Constant<Bits<32>>,
     zero33: Constant<Bits<33>>,
@@ -118,9 +120,16 @@ pub struct SvbfAnswer {
     one3: Constant<Bits<3>>,
     one48: Constant<Bits<48>>,
     // --- table of the frozen epoch ---
+    /// The counts in registers (every rank compare reads them all).
     tab_count: [DFF<Bits<32>>; CENTERS],
-    tab_latency: [DFF<Bits<32>>; CENTERS],
+    /// The counts again and the refined latencies in block RAM, read at the winner's row.
+    count_ram: BlockRam<32, 6>,
+    latency_ram: BlockRam<32, 6>,
     tab_ok: DFF<Bit>,
+    /// The finishing divider's row and quotient (one divider at most finishes per clock).
+    lat_we: Signal<Local, Bit>,
+    lat_wa: Signal<Local, Bits<6>>,
+    lat_wd: Signal<Local, Bits<32>>,
     // --- dividers ---
     dv_busy: [DFF<Bit>; DIVIDERS],
     dv_step: [DFF<Bits<6>>; DIVIDERS],
@@ -134,8 +143,7 @@ pub struct SvbfAnswer {
     dv_zero: [DFF<Bit>; DIVIDERS],
     /// The divider's last clock (the table write) is next / now: a register, not a compare.
     dv_fin: [DFF<Bit>; DIVIDERS],
-    /// The divider's row among its eight (row = 8k + d), one-hot over k: the latency table's enables.
-    dv_k: [DFF<Bits<8>>; DIVIDERS],
+    dv_row: [DFF<Bits<6>>; DIVIDERS],
     dv_t: [Signal<Local, Bits<33>>; DIVIDERS],
     dv_ge: [Signal<Local, Bit>; DIVIDERS],
     dv_dq_next: [Signal<Local, Bits<48>>; DIVIDERS],
@@ -208,12 +216,9 @@ pub struct SvbfAnswer {
     nd_found: [DFF<Bit>; NODES],
     nd_rank: [DFF<Bits<6>>; NODES],
     nd_center: [DFF<Bits<6>>; NODES],
-    /// The row each c+12 node chose inside its group of eight, waiting for the lookup (c+13, c+14).
-    oct_sel12: [DFF<Bits<3>>; OCTETS],
-    oct_sel13: [DFF<Bits<3>>; OCTETS],
-    /// That row's count and refined latency (c+15).
-    oct_count: [DFF<Bits<32>>; OCTETS],
-    oct_latency: [DFF<Bits<32>>; OCTETS],
+    /// The root's found flag and center while its row is read (c+16 … c+18).
+    lk_found: [DFF<Bit>; 3],
+    lk_center: [DFF<Bits<6>>; 3],
     a_found_q: DFF<Bit>,
     a_center_q: DFF<Bits<6>>,
     a_count_q: DFF<Bits<32>>,
@@ -248,7 +253,6 @@ impl Default for SvbfAnswer {
             zero4: Constant::new(0u64.into()),
             one4: Constant::new(1u64.into()),
             fin_step: Constant::new(46u64.into()),
-            one8: Constant::new(1u64.into()),
             zero32: Constant::new(0u64.into()),
             one32: Constant::new(1u64.into()),
             zero33: Constant::new(0u64.into()),
@@ -256,7 +260,11 @@ impl Default for SvbfAnswer {
             one3: Constant::new(1u64.into()),
             one48: Constant::new(1u64.into()),
             tab_count: std::array::from_fn(|_| Default::default()),
-            tab_latency: std::array::from_fn(|_| Default::default()),
+            count_ram: BlockRam::default(),
+            latency_ram: BlockRam::default(),
+            lat_we: Default::default(),
+            lat_wa: Default::default(),
+            lat_wd: Default::default(),
             tab_ok: Default::default(),
             dv_busy: std::array::from_fn(|_| Default::default()),
             dv_step: std::array::from_fn(|_| Default::default()),
@@ -266,7 +274,7 @@ impl Default for SvbfAnswer {
             dv_div: std::array::from_fn(|_| Default::default()),
             dv_zero: std::array::from_fn(|_| Default::default()),
             dv_fin: std::array::from_fn(|_| Default::default()),
-            dv_k: std::array::from_fn(|_| Default::default()),
+            dv_row: std::array::from_fn(|_| Default::default()),
             dv_t: std::array::from_fn(|_| Default::default()),
             dv_ge: std::array::from_fn(|_| Default::default()),
             dv_dq_next: std::array::from_fn(|_| Default::default()),
@@ -317,10 +325,8 @@ impl Default for SvbfAnswer {
             nd_found: std::array::from_fn(|_| Default::default()),
             nd_rank: std::array::from_fn(|_| Default::default()),
             nd_center: std::array::from_fn(|_| Default::default()),
-            oct_sel12: std::array::from_fn(|_| Default::default()),
-            oct_sel13: std::array::from_fn(|_| Default::default()),
-            oct_count: std::array::from_fn(|_| Default::default()),
-            oct_latency: std::array::from_fn(|_| Default::default()),
+            lk_found: std::array::from_fn(|_| Default::default()),
+            lk_center: std::array::from_fn(|_| Default::default()),
             a_found_q: Default::default(),
             a_center_q: Default::default(),
             a_count_q: Default::default(),
@@ -361,8 +367,6 @@ impl Logic for SvbfAnswer {
         for j in 0..CENTERS {
             self.tab_count[j].clock.next = self.clock.val();
             self.tab_count[j].d.next = self.tab_count[j].q.val();
-            self.tab_latency[j].clock.next = self.clock.val();
-            self.tab_latency[j].d.next = self.tab_latency[j].q.val();
             self.tab_rank[j].clock.next = self.clock.val();
             self.tk_en[j].clock.next = self.clock.val();
         }
@@ -379,8 +383,8 @@ impl Logic for SvbfAnswer {
             self.dv_busy[d].d.next = self.dv_busy[d].q.val();
             self.dv_step[d].clock.next = self.clock.val();
             self.dv_step[d].d.next = self.dv_step[d].q.val();
-            self.dv_k[d].clock.next = self.clock.val();
-            self.dv_k[d].d.next = self.dv_k[d].q.val();
+            self.dv_row[d].clock.next = self.clock.val();
+            self.dv_row[d].d.next = self.dv_row[d].q.val();
             self.dv_fin[d].clock.next = self.clock.val();
             self.tk_ld[d].clock.next = self.clock.val();
             self.dv_last[d].clock.next = self.clock.val();
@@ -396,10 +400,6 @@ impl Logic for SvbfAnswer {
         }
         for g in 0..OCTETS {
             self.rk4_grp[g].clock.next = self.clock.val();
-            self.oct_sel12[g].clock.next = self.clock.val();
-            self.oct_sel13[g].clock.next = self.clock.val();
-            self.oct_count[g].clock.next = self.clock.val();
-            self.oct_latency[g].clock.next = self.clock.val();
         }
         for q in 0..QUADS {
             self.q10_found[q].clock.next = self.clock.val();
@@ -408,6 +408,10 @@ impl Logic for SvbfAnswer {
         }
         for m in 0..QUAD_BEATS {
             self.quad_beats[m].clock.next = self.clock.val();
+        }
+        for n in 0..3 {
+            self.lk_found[n].clock.next = self.clock.val();
+            self.lk_center[n].clock.next = self.clock.val();
         }
         for n in 0..NODES {
             self.nd_found[n].clock.next = self.clock.val();
@@ -511,7 +515,7 @@ impl Logic for SvbfAnswer {
             if self.tk_ld[d].q.val() {
                 self.dv_busy[d].d.next = true;
                 self.dv_step[d].d.next = self.zero6.val();
-                self.dv_k[d].d.next = self.one8.val() << self.tk_row.q.val().get_bits::<3>(3);
+                self.dv_row[d].d.next = self.tk_row.q.val();
                 self.dv_last[d].d.next = self.tk_last.q.val();
                 self.dv_rem[d].d.next = self.ld_rem.val();
                 self.dv_dq[d].d.next = self.ld_dq.val();
@@ -519,18 +523,28 @@ impl Logic for SvbfAnswer {
                 self.dv_zero[d].d.next = self.tk_count_zero.val();
             }
         }
-        // ---- a finished quotient into the latency table (row 8k + d only from divider d) ----
-        for k in 0..8 {
-            for d in 0..DIVIDERS {
-                if self.dv_done[d].val() & self.dv_k[d].q.val().get_bit(k) {
-                    if self.dv_zero[d].q.val() {
-                        self.tab_latency[8 * k + d].d.next = self.zero32.val();
-                    } else {
-                        self.tab_latency[8 * k + d].d.next = self.dv_dq[d].q.val().get_bits::<32>(0);
-                    }
+        // ---- a finished quotient into the latency table (the dividers load one per clock at
+        // most and all take 48 clocks, so at most one finishes per clock) ----
+        self.lat_we.next = false;
+        self.lat_wa.next = self.zero6.val();
+        self.lat_wd.next = self.zero32.val();
+        for d in 0..DIVIDERS {
+            if self.dv_done[d].val() {
+                self.lat_we.next = true;
+                self.lat_wa.next = self.dv_row[d].q.val();
+                if !self.dv_zero[d].q.val() {
+                    self.lat_wd.next = self.dv_dq[d].q.val().get_bits::<32>(0);
                 }
             }
         }
+        self.latency_ram.clock.next = self.clock.val();
+        self.latency_ram.write_enable.next = self.lat_we.val();
+        self.latency_ram.write_address.next = self.lat_wa.val();
+        self.latency_ram.write_data.next = self.lat_wd.val();
+        self.count_ram.clock.next = self.clock.val();
+        self.count_ram.write_enable.next = self.tk_valid.q.val();
+        self.count_ram.write_address.next = self.tk_row.q.val();
+        self.count_ram.write_data.next = self.tk_count.q.val();
         if self.epoch_flip.val() {
             self.tab_ok.d.next = false;
         }
@@ -680,30 +694,20 @@ impl Logic for SvbfAnswer {
                 self.nd_center[n].d.next = self.nd_center[2 * n - 15].q.val();
             }
         }
-        // ---- beside the tree: each group of eight reads the row its c+12 node chose (c+15) ----
-        for g in 0..OCTETS {
-            self.oct_sel12[g].d.next = self.nd_center[g].q.val().get_bits::<3>(0);
-            self.oct_sel13[g].d.next = self.oct_sel12[g].q.val();
-            self.oct_count[g].d.next = self.tab_count[8 * g].q.val();
-            self.oct_latency[g].d.next = self.tab_latency[8 * g].q.val();
-            for a in 1..8 {
-                if self.oct_sel13[g].q.val() == self.idx3[a].val() {
-                    self.oct_count[g].d.next = self.tab_count[8 * g + a].q.val();
-                    self.oct_latency[g].d.next = self.tab_latency[8 * g + a].q.val();
-                }
-            }
+        // ---- c+15: the root's row read from both tables (three clocks), found and center wait ----
+        self.count_ram.read_address.next = self.nd_center[14].q.val();
+        self.latency_ram.read_address.next = self.nd_center[14].q.val();
+        self.lk_found[0].d.next = self.nd_found[14].q.val();
+        self.lk_center[0].d.next = self.nd_center[14].q.val();
+        for n in 1..3 {
+            self.lk_found[n].d.next = self.lk_found[n - 1].q.val();
+            self.lk_center[n].d.next = self.lk_center[n - 1].q.val();
         }
-        // ---- c+15 -> c+16: the root's group row ----
-        self.a_found_q.d.next = self.nd_found[14].q.val();
-        self.a_center_q.d.next = self.nd_center[14].q.val();
-        self.a_count_q.d.next = self.oct_count[0].q.val();
-        self.a_latency_q.d.next = self.oct_latency[0].q.val();
-        for g in 1..OCTETS {
-            if self.nd_center[14].q.val().get_bits::<3>(3) == self.idx3[g].val() {
-                self.a_count_q.d.next = self.oct_count[g].q.val();
-                self.a_latency_q.d.next = self.oct_latency[g].q.val();
-            }
-        }
+        // ---- c+18 -> c+19: the answer registered ----
+        self.a_found_q.d.next = self.lk_found[2].q.val();
+        self.a_center_q.d.next = self.lk_center[2].q.val();
+        self.a_count_q.d.next = self.count_ram.read_data.val();
+        self.a_latency_q.d.next = self.latency_ram.read_data.val();
         self.root_rank_sink.sig.next = self.nd_rank[14].q.val();
         self.a_found.next = self.a_found_q.q.val();
         self.a_center.next = self.a_center_q.q.val();

@@ -12,14 +12,17 @@
 //! - **s3** (t+3) center i = the sum of the group counts (the number of
 //!   boundaries at or below the latency).
 //! - **s4** (t+4) bit position (h_j + i) mod 2^P for every partition.
-//! - **s5** (t+5) every [`SvbfPartition`] sets its bit; the center bank
+//! - **s5** (t+5) the update registered again, a bit register per
+//!   partition (placed beside its banks: the path across the die carries
+//!   no logic).
+//! - **s6** (t+6) every [`SvbfPartition`] sets its bit; the center bank
 //!   adds {1, latency} to row i.
 //!
 //! Epochs: a `flip` taken at t travels with the packet slot of t (that
 //! packet is still in the old epoch). When it passes s1, the boundaries and
 //! the center count written into the shadow registers since the last flip
 //! become active, and the old epoch's center mask is kept for its queries;
-//! at s5 every bank flips. The partitions hold the frozen epoch for queries
+//! at s6 every bank flips. The partitions hold the frozen epoch for queries
 //! (`held`) until `release_frozen`; the center bank streams its 64 rows {count,
 //! latency sum} out on `m_ro_*` after the drain, and the [`SvbfAnswer`] unit
 //! takes each row the consumer takes into the frozen epoch's center table
@@ -30,11 +33,12 @@
 //! Query pipeline (a query accepted at c, one per clock while held and the
 //! center table is refined): c+1 key registered, c+2 hashes, c+3 … c+9 the
 //! partitions' window reads (see [`SvbfPartition`]), c+9 AND of the windows
-//! and the frozen epoch's k-bit mask, c+10 … c+16 the answer unit's
+//! and the frozen epoch's k-bit mask, c+10 … c+15 the answer unit's
 //! tie-break by the centers' ranks (largest count, lowest index among equal
 //! counts, §3.3.4) and beside it the kind (counted per group of eight at
-//! c+11, decided at c+12), c+17 result with the query's tag, chosen center,
-//! its count and refined latency.
+//! c+11, decided at c+12), c+15 … c+18 the winner's row read from the
+//! table's block RAM, c+20 result with the query's tag, chosen center, its
+//! count and refined latency.
 //! A release waits until no query is still on its way to the banks.
 //!
 //! Per-clock model: `netmeas_sim::svbf::cycle::SvbfCycle`.
@@ -95,7 +99,7 @@ pub struct SvbfCore<const H: usize, const P: usize, const WA: usize, const A: us
     pub q_key: Signal<In, Bits<64>>,
     /// Tag returned with the result.
     pub q_tag: Signal<In, Bits<16>>,
-    // --- result stream (seventeen clocks after the query; no back-pressure) ---
+    // --- result stream (twenty clocks after the query; no back-pressure) ---
     /// A result is presented.
     pub r_valid: Signal<Out, Bit>,
     /// The query's tag.
@@ -193,7 +197,14 @@ pub struct SvbfCore<const H: usize, const P: usize, const WA: usize, const A: us
     s5_lat: DFF<Bits<32>>,
     s5_center: DFF<Bits<6>>,
     s5_bit: [DFF<Bits<P>>; H],
+    /// The update registered again, one bit register per partition: the hop to a bank spread
+    /// over the die is a plain wire.
+    s6_valid: DFF<Bit>,
     s6_flip: DFF<Bit>,
+    s6_lat: DFF<Bits<32>>,
+    s6_center: DFF<Bits<6>>,
+    s6_bit: [DFF<Bits<P>>; H],
+    s7_flip: DFF<Bit>,
     fr_q: DFF<Bit>,
     // --- query pipeline ---
     q1_valid: DFF<Bit>,
@@ -201,15 +212,15 @@ pub struct SvbfCore<const H: usize, const P: usize, const WA: usize, const A: us
     q1_key: DFF<Bits<64>>,
     q2_valid: DFF<Bit>,
     q2_tag: DFF<Bits<16>>,
-    qv: [DFF<Bit>; 14],
-    qt: [DFF<Bits<16>>; 14],
+    qv: [DFF<Bit>; 17],
+    qt: [DFF<Bits<16>>; 17],
     q10_cand: DFF<Bits<64>>,
     /// Per group of eight candidates: any, and at least two (c+11).
     kd_any: [DFF<Bit>; 8],
     kd_many: [DFF<Bit>; 8],
-    /// The kind, decided at c+12 (`qk[0]`) and waiting until c+16 (`qk[4]`).
-    qk: [DFF<Bits<2>>; 5],
-    qc: [DFF<Bits<64>>; 6],
+    /// The kind, decided at c+12 (`qk[0]`) and waiting until c+19 (`qk[7]`).
+    qk: [DFF<Bits<2>>; 8],
+    qc: [DFF<Bits<64>>; 9],
     r_valid_q: DFF<Bit>,
     r_tag_q: DFF<Bits<16>>,
     r_kind_q: DFF<Bits<2>>,
@@ -340,7 +351,12 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> SvbfCore<H
             s5_lat: Default::default(),
             s5_center: Default::default(),
             s5_bit: std::array::from_fn(|_| Default::default()),
+            s6_valid: Default::default(),
             s6_flip: Default::default(),
+            s6_lat: Default::default(),
+            s6_center: Default::default(),
+            s6_bit: std::array::from_fn(|_| Default::default()),
+            s7_flip: Default::default(),
             fr_q: Default::default(),
             q1_valid: Default::default(),
             q1_tag: Default::default(),
@@ -414,7 +430,11 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             s5_flip,
             s5_lat,
             s5_center,
+            s6_valid,
             s6_flip,
+            s6_lat,
+            s6_center,
+            s7_flip,
             fr_q,
             q1_valid,
             q1_tag,
@@ -448,13 +468,13 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             self.s3_grp[g].clock.next = self.clock.val();
             self.s3_grp[g].d.next = self.s3_grp[g].q.val();
         }
-        for n in 0..14 {
+        for n in 0..17 {
             self.qv[n].clock.next = self.clock.val();
             self.qv[n].d.next = self.qv[n].q.val();
             self.qt[n].clock.next = self.clock.val();
             self.qt[n].d.next = self.qt[n].q.val();
         }
-        for n in 0..5 {
+        for n in 0..8 {
             self.qk[n].clock.next = self.clock.val();
             self.qk[n].d.next = self.qk[n].q.val();
         }
@@ -462,7 +482,7 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             self.kd_any[g].clock.next = self.clock.val();
             self.kd_many[g].clock.next = self.clock.val();
         }
-        for n in 0..6 {
+        for n in 0..9 {
             self.qc[n].clock.next = self.clock.val();
             self.qc[n].d.next = self.qc[n].q.val();
         }
@@ -473,6 +493,7 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             self.s4_hash[j].d.next = self.s4_hash[j].q.val();
             self.s5_bit[j].clock.next = self.clock.val();
             self.s5_bit[j].d.next = self.s5_bit[j].q.val();
+            self.s6_bit[j].clock.next = self.clock.val();
             self.hash[j].clock.next = self.clock.val();
             self.qhash[j].clock.next = self.clock.val();
             self.parts[j].clock.next = self.clock.val();
@@ -508,7 +529,8 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
                 | self.s3_flip.q.val()
                 | self.s4_flip.q.val()
                 | self.s5_flip.q.val()
-                | self.s6_flip.q.val());
+                | self.s6_flip.q.val()
+                | self.s7_flip.q.val());
         self.q_ready.next =
             self.held_all.val() & self.answer.table_ok.val() & !self.rel_pend.q.val() & !self.release_frozen.val();
         self.fr_q.d.next = self.fr_all.val();
@@ -612,17 +634,22 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
 
         // ---- s5: the banks ----
         for j in 0..H {
-            self.parts[j].s_upd_valid.next = self.s5_valid.q.val();
-            self.parts[j].s_upd_bit.next = self.s5_bit[j].q.val();
-            self.parts[j].flip.next = self.s5_flip.q.val();
+            self.s6_bit[j].d.next = self.s5_bit[j].q.val();
+            self.parts[j].s_upd_valid.next = self.s6_valid.q.val();
+            self.parts[j].s_upd_bit.next = self.s6_bit[j].q.val();
+            self.parts[j].flip.next = self.s6_flip.q.val();
             self.parts[j].release_frozen.next = self.release_now.val();
         }
+        self.s6_valid.d.next = self.s5_valid.q.val();
         self.s6_flip.d.next = self.s5_flip.q.val();
-        self.centers.s_upd_valid.next = self.s5_valid.q.val();
-        self.centers.s_upd_row.next = self.s5_center.q.val();
+        self.s6_lat.d.next = self.s5_lat.q.val();
+        self.s6_center.d.next = self.s5_center.q.val();
+        self.s7_flip.d.next = self.s6_flip.q.val();
+        self.centers.s_upd_valid.next = self.s6_valid.q.val();
+        self.centers.s_upd_row.next = self.s6_center.q.val();
         self.centers.s_upd_op.next =
-            (bit_cast::<80, 32>(self.s5_lat.q.val()) << self.thirty_two.val()) | self.count_one.val();
-        self.centers.flip.next = self.s5_flip.q.val();
+            (bit_cast::<80, 32>(self.s6_lat.q.val()) << self.thirty_two.val()) | self.count_one.val();
+        self.centers.flip.next = self.s6_flip.q.val();
         self.centers.hold.next = false;
         self.centers.release_frozen.next = false;
         self.centers.q_row.next = self.zero6.val();
@@ -646,7 +673,7 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
         self.answer.ro_count.next = self.centers.m_ro_data.val().get_bits::<32>(0);
         self.answer.ro_sum.next = self.centers.m_ro_data.val().get_bits::<48>(32);
         self.answer.ro_last.next = self.centers.m_ro_last.val();
-        self.answer.epoch_flip.next = self.s5_flip.q.val();
+        self.answer.epoch_flip.next = self.s6_flip.q.val();
         self.ro_take.next = self.centers.m_ro_valid.val() & self.answer.ro_free.val() & self.m_ro_ready.val();
         self.answer.ro_take.next = self.ro_take.val();
         self.centers.m_ro_ready.next = self.m_ro_ready.val() & self.answer.ro_free.val();
@@ -674,11 +701,11 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
         }
         self.q2_valid.d.next = self.q1_valid.q.val();
         self.q2_tag.d.next = self.q1_tag.q.val();
-        // c+3 .. c+16: the tag waits for the windows, the candidates and the
-        // tie-break (qv[0] is c+3, qv[7] c+10, qv[13] c+16).
+        // c+3 .. c+19: the tag waits for the windows, the candidates, the
+        // tie-break and the table read (qv[0] is c+3, qv[7] c+10, qv[16] c+19).
         self.qv[0].d.next = self.q2_valid.q.val();
         self.qt[0].d.next = self.q2_tag.q.val();
-        for n in 1..14 {
+        for n in 1..17 {
             self.qv[n].d.next = self.qv[n - 1].q.val();
             self.qt[n].d.next = self.qt[n - 1].q.val();
         }
@@ -691,7 +718,7 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
         }
         self.q10_cand.d.next = self.cand.val();
         // c+10: the candidates enter the answer unit's tie-break (winner at
-        // c+16) while the kind is counted beside it: per group of eight, any
+        // c+15, its table row read by c+19) while the kind is counted beside it: per group of eight, any
         // and at least two (x & (x − 1) ≠ 0) at c+11, the kind at c+12.
         self.answer.q_cand.next = self.q10_cand.q.val();
         for g in 0..8 {
@@ -725,24 +752,24 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             }
         }
         self.qc[0].d.next = self.q10_cand.q.val();
-        for n in 1..5 {
+        for n in 1..8 {
             self.qk[n].d.next = self.qk[n - 1].q.val();
         }
-        for n in 1..6 {
+        for n in 1..9 {
             self.qc[n].d.next = self.qc[n - 1].q.val();
         }
-        // c+16 -> c+17: the result; zero payload without a result.
-        self.r_valid_q.d.next = self.qv[13].q.val();
+        // c+19 -> c+20: the result; zero payload without a result.
+        self.r_valid_q.d.next = self.qv[16].q.val();
         self.r_tag_q.d.next = self.zero16.val();
         self.r_kind_q.d.next = self.kind_none.val();
         self.r_center_q.d.next = self.zero6.val();
         self.r_cand_q.d.next = self.zero64.val();
         self.r_count_q.d.next = self.zero32.val();
         self.r_latency_q.d.next = self.zero32.val();
-        if self.qv[13].q.val() {
-            self.r_tag_q.d.next = self.qt[13].q.val();
-            self.r_kind_q.d.next = self.qk[4].q.val();
-            self.r_cand_q.d.next = self.qc[5].q.val();
+        if self.qv[16].q.val() {
+            self.r_tag_q.d.next = self.qt[16].q.val();
+            self.r_kind_q.d.next = self.qk[7].q.val();
+            self.r_cand_q.d.next = self.qc[8].q.val();
             if self.answer.a_found.val() {
                 self.r_center_q.d.next = self.answer.a_center.val();
                 self.r_count_q.d.next = self.answer.a_count.val();
@@ -769,11 +796,13 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             self.s4_flip.d.next = false;
             self.s5_valid.d.next = false;
             self.s5_flip.d.next = false;
+            self.s6_valid.d.next = false;
             self.s6_flip.d.next = false;
+            self.s7_flip.d.next = false;
             self.fr_q.d.next = false;
             self.q1_valid.d.next = false;
             self.q2_valid.d.next = false;
-            for n in 0..14 {
+            for n in 0..17 {
                 self.qv[n].d.next = false;
             }
             self.r_valid_q.d.next = false;

@@ -20,7 +20,9 @@
 //!   eight 8-bit groups are counted.
 //! - t+3 (s3): center i = the sum of the group counts.
 //! - t+4 (s4): bit position (h_j + i) mod 2^p.
-//! - t+5 (s5): every partition's bank of that word's parity takes the
+//! - t+5 (s5): the update registered again beside the banks (in the RTL a
+//!   register per partition, so the path across the die carries no logic).
+//! - t+6 (s6): every partition's bank of that word's parity takes the
 //!   update (row = word / 2, operand = the bit as a one-hot word); the
 //!   center bank takes {1, latency} at row i.
 //!
@@ -46,12 +48,14 @@
 //! - c+8: window = the 128-bit pair shifted right by r (low 64 bits).
 //! - c+9: AND of the h windows and the frozen epoch's k-bit mask.
 //! - c+10: kind (No-Match, Match, Multi-Match); the candidates enter the
-//!   tie-break over the frozen epoch's center table, six clocks (the RTL
-//!   ranks the centers while the table fills and compares ranks; the
-//!   choice is the rule's, taken here from the table directly).
-//! - c+16: the chosen center (largest count, lowest index among equal
+//!   tie-break over the frozen epoch's center table, nine clocks (the RTL
+//!   ranks the centers while the table fills and compares ranks, five
+//!   clocks, then reads the winner's count and refined latency from the
+//!   table's block RAM; the choice is the rule's, taken here from the table
+//!   directly).
+//! - c+19: the chosen center (largest count, lowest index among equal
 //!   counts, §3.3.4) with its count and refined latency.
-//! - c+17: result presented with the query's tag.
+//! - c+20: result presented with the query's tag.
 //!
 //! **Center table** (§3.3 refined estimates): a center row the consumer
 //! takes is offered only while divider `row mod 8` is free; taking it
@@ -76,14 +80,14 @@ pub const SVBF_REG_NBOUNDS: u32 = 63;
 /// Per-center counter layout: 32-bit count, 48-bit latency sum.
 pub const SVBF_CENTER_LAYOUT: CountSumLayout = CountSumLayout { count_bits: 32, tsum_bits: 48 };
 /// Clocks from an accepted query to its result.
-pub const SVBF_QUERY_LATENCY: usize = 17;
+pub const SVBF_QUERY_LATENCY: usize = 20;
 /// Clocks a divider of the center table is busy with one row, from the take
 /// (one for the registered row, 48 for the division and the table write).
 pub const SVBF_DIVIDE_CLOCKS: u32 = 49;
 /// Dividers of the center table (row r goes to divider r mod 8).
 const DIVIDERS: usize = 8;
-/// Clocks from the candidates (c+10) to the tie-break tree's root (c+16).
-const TREE_LEVELS: usize = 6;
+/// Clocks from the candidates (c+10) to the answer with the winner's table row (c+19).
+const TREE_LEVELS: usize = 9;
 /// Rows of the center bank (one per possible center).
 const CENTER_ROWS: usize = 64;
 
@@ -254,8 +258,11 @@ pub struct SvbfCycle {
     s5: Slot,
     s5_center: u32,
     s5_bit: Vec<u64>,
+    s6: Slot,
+    s6_center: u32,
+    s6_bit: Vec<u64>,
     /// The banks took the flip last clock.
-    s6_flip: bool,
+    s7_flip: bool,
     /// Every bank's flip_ready, one clock late.
     fr_q: bool,
     // Query pipeline.
@@ -276,7 +283,7 @@ pub struct SvbfCycle {
     q9_win: Vec<u64>,
     q10: QSlot,
     q10_cand: u64,
-    /// c+11 … c+16: the tie-break tree's levels.
+    /// c+11 … c+19: the tie-break and the table read, one slot per clock.
     tree: [TreeSlot; TREE_LEVELS],
     r_valid: bool,
     r_tag: u16,
@@ -328,7 +335,10 @@ impl SvbfCycle {
             s5: Slot::default(),
             s5_center: 0,
             s5_bit: vec![0; h],
-            s6_flip: false,
+            s6: Slot::default(),
+            s6_center: 0,
+            s6_bit: vec![0; h],
+            s7_flip: false,
             fr_q: false,
             q1: QSlot::default(),
             q1_key: 0,
@@ -402,7 +412,13 @@ impl SvbfCycle {
         let c = self.centers.outputs();
         let ready = c.upd_ready && self.parts.iter().flatten().all(|b| b.outputs().upd_ready);
         let held = self.parts[0][0].outputs().held;
-        let in_flight = self.s1.flip || self.s2.flip || self.s3.flip || self.s4.flip || self.s5.flip || self.s6_flip;
+        let in_flight = self.s1.flip
+            || self.s2.flip
+            || self.s3.flip
+            || self.s4.flip
+            || self.s5.flip
+            || self.s6.flip
+            || self.s7_flip;
         let mut o = SvbfOutputs {
             ready,
             // The next epoch waits for the dividers, so a late quotient never lands in its table.
@@ -441,20 +457,20 @@ impl SvbfCycle {
         let q_accept = i.q_valid && out.q_ready;
         let release_now = (self.rel_pend || i.release) && out.held && !self.q1.valid && !self.q2.valid;
 
-        // ---- banks: the update in s5, the query rows in q_mid[0] (c+3) ----
+        // ---- banks: the update in s6, the query rows in q_mid[0] (c+3) ----
         let mut fr_all = true;
         let mut words = vec![[0u64; 2]; h];
         for j in 0..h {
-            let b = self.s5_bit[j];
+            let b = self.s6_bit[j];
             let w = b >> 6;
             let (even_row, odd_row, _, _) = self.q_geom[0][j];
             for (par, bank) in self.parts[j].iter_mut().enumerate() {
                 let o = bank.step(&CounterBankInputs {
                     reset: i.reset,
-                    upd_valid: self.s5.valid && (w & 1) as usize == par,
+                    upd_valid: self.s6.valid && (w & 1) as usize == par,
                     upd_row: (w >> 1) as u32,
                     upd_op: BitWord(1 << (b & 63)),
-                    flip: self.s5.flip,
+                    flip: self.s6.flip,
                     ro_ready: true,
                     hold: true,
                     release: release_now,
@@ -468,10 +484,10 @@ impl SvbfCycle {
         let c_out = self.centers.outputs();
         let c = self.centers.step(&CounterBankInputs {
             reset: i.reset,
-            upd_valid: self.s5.valid,
-            upd_row: self.s5_center,
-            upd_op: CountSum { count: 1, tsum: self.s5.latency as u64 },
-            flip: self.s5.flip,
+            upd_valid: self.s6.valid,
+            upd_row: self.s6_center,
+            upd_op: CountSum { count: 1, tsum: self.s6.latency as u64 },
+            flip: self.s6.flip,
             // A row whose divider is busy is not offered: the bank keeps it.
             ro_ready: i.ro_ready && !self.divs[c_out.ro_row as usize % DIVIDERS].busy,
             ovf_clear: i.ovf_clear,
@@ -480,7 +496,7 @@ impl SvbfCycle {
         fr_all &= c.flip_ready;
 
         // ---- query pipeline, last stage first ----
-        // c+16 -> result registers (zero payload without a result).
+        // c+19 -> result registers (zero payload without a result).
         let root = self.tree[TREE_LEVELS - 1];
         let v = root.q.valid;
         self.r_valid = v;
@@ -488,7 +504,7 @@ impl SvbfCycle {
         self.r_kind = if v { root.kind } else { SVBF_KIND_NO_MATCH };
         self.r_cand = if v { root.cand } else { 0 };
         (self.r_center, self.r_count, self.r_latency) = if v { root.winner.unwrap_or_default() } else { (0, 0, 0) };
-        // c+10 -> c+16: the tie-break (the table holds still while queries are taken: it fills only after a flip).
+        // c+10 -> c+19: the tie-break (the table holds still while queries are taken: it fills only after a flip).
         self.tree.copy_within(0..TREE_LEVELS - 1, 1);
         let cand = self.q10_cand;
         self.tree[0] = TreeSlot {
@@ -567,12 +583,15 @@ impl SvbfCycle {
                 quotient: out.ro_sum.checked_div(out.ro_count as u64).map_or(0, |q| q as u32),
             };
         }
-        if self.s5.flip {
+        if self.s6.flip {
             self.tab_ok = false;
         }
 
         // ---- insert pipeline, last stage first ----
-        self.s6_flip = self.s5.flip;
+        self.s7_flip = self.s6.flip;
+        self.s6 = self.s5;
+        self.s6_center = self.s5_center;
+        self.s6_bit.clone_from(&self.s5_bit);
         self.s5 = self.s4;
         self.s5_center = self.s4_center;
         for j in 0..h {
@@ -612,10 +631,10 @@ impl SvbfCycle {
 
         if i.reset {
             // Control state resets (the CSRs keep their values); the banks clear themselves.
-            for s in [&mut self.s1, &mut self.s2, &mut self.s3, &mut self.s4, &mut self.s5] {
+            for s in [&mut self.s1, &mut self.s2, &mut self.s3, &mut self.s4, &mut self.s5, &mut self.s6] {
                 *s = Slot::default();
             }
-            self.s6_flip = false;
+            self.s7_flip = false;
             self.fr_q = false;
             for q in [&mut self.q1, &mut self.q2, &mut self.q7, &mut self.q8, &mut self.q9, &mut self.q10] {
                 q.valid = false;
