@@ -23,7 +23,8 @@
 //! the center count written into the shadow registers since the last flip
 //! become active, and the old epoch's center mask is kept for its queries;
 //! at s6 every bank flips. The partitions hold the frozen epoch for queries
-//! (`held`) until `release_frozen`; the center bank streams its 64 rows {count,
+//! (`held`, kept in a core register beside the banks' own state: the hold
+//! begins six clocks after they take the flip) until `release_frozen`; the center bank streams its 64 rows {count,
 //! latency sum} out on `m_ro_*` after the drain, and the [`SvbfAnswer`] unit
 //! takes each row the consumer takes into the frozen epoch's center table
 //! and divides it into the refined estimate (§3.3; a row is offered only
@@ -206,6 +207,14 @@ pub struct SvbfCore<const H: usize, const P: usize, const WA: usize, const A: us
     s6_bit: [DFF<Bits<P>>; H],
     s7_flip: DFF<Bit>,
     fr_q: DFF<Bit>,
+    /// The flip token after the banks took it (s7 … s12): the partitions' drain, clock by clock.
+    hf: [DFF<Bit>; 5],
+    /// The partitions hold the frozen epoch: the banks' own state kept here as well (they enter
+    /// the hold six clocks after taking a flip and leave it on a release), so `held`, `q_ready`
+    /// and the release never wait for an AND over banks spread across the die.
+    held_m: DFF<Bit>,
+    /// The partitions' own `held` (equal to `held_m`, not read).
+    held_sink: [Unused<Bit>; H],
     // --- query pipeline ---
     q1_valid: DFF<Bit>,
     q1_tag: DFF<Bits<16>>,
@@ -236,11 +245,9 @@ pub struct SvbfCore<const H: usize, const P: usize, const WA: usize, const A: us
     release_now: Signal<Local, Bit>,
     ready_chain: [Signal<Local, Bit>; H],
     fr_chain: [Signal<Local, Bit>; H],
-    held_chain: [Signal<Local, Bit>; H],
     and_chain: [Signal<Local, Bits<64>>; H],
     ready_all: Signal<Local, Bit>,
     fr_all: Signal<Local, Bit>,
-    held_all: Signal<Local, Bit>,
     cmp_w: [Signal<Local, Bits<6>>; 64],
     cand: Signal<Local, Bits<64>>,
     oct_m1: [Signal<Local, Bits<8>>; 8],
@@ -358,6 +365,9 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> SvbfCore<H
             s6_bit: std::array::from_fn(|_| Default::default()),
             s7_flip: Default::default(),
             fr_q: Default::default(),
+            hf: std::array::from_fn(|_| Default::default()),
+            held_m: Default::default(),
+            held_sink: std::array::from_fn(|_| Default::default()),
             q1_valid: Default::default(),
             q1_tag: Default::default(),
             q1_key: Default::default(),
@@ -384,11 +394,9 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> SvbfCore<H
             release_now: Default::default(),
             ready_chain: std::array::from_fn(|_| Default::default()),
             fr_chain: std::array::from_fn(|_| Default::default()),
-            held_chain: std::array::from_fn(|_| Default::default()),
             and_chain: std::array::from_fn(|_| Default::default()),
             ready_all: Default::default(),
             fr_all: Default::default(),
-            held_all: Default::default(),
             cmp_w: std::array::from_fn(|_| Default::default()),
             cand: Default::default(),
             oct_m1: std::array::from_fn(|_| Default::default()),
@@ -436,6 +444,7 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             s6_center,
             s7_flip,
             fr_q,
+            held_m,
             q1_valid,
             q1_tag,
             q1_key,
@@ -474,6 +483,9 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             self.qt[n].clock.next = self.clock.val();
             self.qt[n].d.next = self.qt[n].q.val();
         }
+        for n in 0..5 {
+            self.hf[n].clock.next = self.clock.val();
+        }
         for n in 0..8 {
             self.qk[n].clock.next = self.clock.val();
             self.qk[n].d.next = self.qk[n].q.val();
@@ -507,21 +519,20 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
         // ---- readiness of the banks (AND over the partitions) ----
         self.ready_chain[0].next = self.parts[0].s_upd_ready.val() & self.centers.s_upd_ready.val();
         self.fr_chain[0].next = self.parts[0].flip_ready.val() & self.centers.flip_ready.val();
-        self.held_chain[0].next = self.parts[0].held.val();
         self.ready_all.next = self.ready_chain[0].val();
         self.fr_all.next = self.fr_chain[0].val();
-        self.held_all.next = self.held_chain[0].val();
         for j in 1..H {
             self.ready_chain[j].next = self.ready_chain[j - 1].val() & self.parts[j].s_upd_ready.val();
             self.fr_chain[j].next = self.fr_chain[j - 1].val() & self.parts[j].flip_ready.val();
-            self.held_chain[j].next = self.held_chain[j - 1].val() & self.parts[j].held.val();
             // The last link is the AND over every partition.
             self.ready_all.next = self.ready_chain[j].val();
             self.fr_all.next = self.fr_chain[j].val();
-            self.held_all.next = self.held_chain[j].val();
         }
         self.s_ready.next = self.ready_all.val();
-        self.held.next = self.held_all.val();
+        for j in 0..H {
+            self.held_sink[j].sig.next = self.parts[j].held.val();
+        }
+        self.held.next = self.held_m.q.val();
         self.flip_ready.next = self.fr_q.q.val()
             & !self.answer.busy.val()
             & !(self.s1_flip.q.val()
@@ -532,7 +543,7 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
                 | self.s6_flip.q.val()
                 | self.s7_flip.q.val());
         self.q_ready.next =
-            self.held_all.val() & self.answer.table_ok.val() & !self.rel_pend.q.val() & !self.release_frozen.val();
+            self.held_m.q.val() & self.answer.table_ok.val() & !self.rel_pend.q.val() & !self.release_frozen.val();
         self.fr_q.d.next = self.fr_all.val();
         self.live_epoch.next = self.centers.epoch.val();
         self.ovf_sticky.next = self.centers.ovf_sticky.val();
@@ -542,11 +553,17 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
         self.take_flip.next = self.flip.val() & self.flip_ready.val();
         self.q_accept.next = self.q_valid.val() & self.q_ready.val();
         self.release_now.next = (self.rel_pend.q.val() | self.release_frozen.val())
-            & self.held_all.val()
+            & self.held_m.q.val()
             & !self.q1_valid.q.val()
             & !self.q2_valid.q.val();
         self.rel_pend.d.next =
-            (self.rel_pend.q.val() | (self.release_frozen.val() & self.held_all.val())) & !self.release_now.val();
+            (self.rel_pend.q.val() | (self.release_frozen.val() & self.held_m.q.val())) & !self.release_now.val();
+        // The partitions' drain: the hold begins six clocks after the banks take a flip.
+        self.hf[0].d.next = self.s7_flip.q.val();
+        for n in 1..5 {
+            self.hf[n].d.next = self.hf[n - 1].q.val();
+        }
+        self.held_m.d.next = (self.held_m.q.val() | self.hf[4].q.val()) & !self.release_now.val();
 
         // ---- CSR writes into the shadow registers ----
         for j in 0..BOUNDS {
@@ -800,6 +817,10 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             self.s6_flip.d.next = false;
             self.s7_flip.d.next = false;
             self.fr_q.d.next = false;
+            self.held_m.d.next = false;
+            for n in 0..5 {
+                self.hf[n].d.next = false;
+            }
             self.q1_valid.d.next = false;
             self.q2_valid.d.next = false;
             for n in 0..17 {
