@@ -130,6 +130,9 @@ pub struct SvbfAnswer {
     lat_we: Signal<Local, Bit>,
     lat_wa: Signal<Local, Bits<6>>,
     lat_wd: Signal<Local, Bits<32>>,
+    /// Per divider: its row and quotient while it finishes, else zero.
+    fin_row: [Signal<Local, Bits<6>>; DIVIDERS],
+    fin_q: [Signal<Local, Bits<32>>; DIVIDERS],
     // --- dividers ---
     dv_busy: [DFF<Bit>; DIVIDERS],
     dv_step: [DFF<Bits<6>>; DIVIDERS],
@@ -265,6 +268,8 @@ impl Default for SvbfAnswer {
             lat_we: Default::default(),
             lat_wa: Default::default(),
             lat_wd: Default::default(),
+            fin_row: std::array::from_fn(|_| Default::default()),
+            fin_q: std::array::from_fn(|_| Default::default()),
             tab_ok: Default::default(),
             dv_busy: std::array::from_fn(|_| Default::default()),
             dv_step: std::array::from_fn(|_| Default::default()),
@@ -525,18 +530,30 @@ impl Logic for SvbfAnswer {
         }
         // ---- a finished quotient into the latency table (the dividers load one per clock at
         // most and all take 48 clocks, so at most one finishes per clock) ----
-        self.lat_we.next = false;
-        self.lat_wa.next = self.zero6.val();
-        self.lat_wd.next = self.zero32.val();
+        // One-hot over the dividers: an OR of the finishing one's row and quotient (no priority chain).
         for d in 0..DIVIDERS {
+            self.fin_row[d].next = self.zero6.val();
+            self.fin_q[d].next = self.zero32.val();
             if self.dv_done[d].val() {
-                self.lat_we.next = true;
-                self.lat_wa.next = self.dv_row[d].q.val();
+                self.fin_row[d].next = self.dv_row[d].q.val();
                 if !self.dv_zero[d].q.val() {
-                    self.lat_wd.next = self.dv_dq[d].q.val().get_bits::<32>(0);
+                    self.fin_q[d].next = self.dv_dq[d].q.val().get_bits::<32>(0);
                 }
             }
         }
+        self.lat_we.next = self.dv_done[0].val()
+            | self.dv_done[1].val()
+            | self.dv_done[2].val()
+            | self.dv_done[3].val()
+            | self.dv_done[4].val()
+            | self.dv_done[5].val()
+            | self.dv_done[6].val()
+            | self.dv_done[7].val();
+        self.lat_wa.next = ((self.fin_row[0].val() | self.fin_row[1].val())
+            | (self.fin_row[2].val() | self.fin_row[3].val()))
+            | ((self.fin_row[4].val() | self.fin_row[5].val()) | (self.fin_row[6].val() | self.fin_row[7].val()));
+        self.lat_wd.next = ((self.fin_q[0].val() | self.fin_q[1].val()) | (self.fin_q[2].val() | self.fin_q[3].val()))
+            | ((self.fin_q[4].val() | self.fin_q[5].val()) | (self.fin_q[6].val() | self.fin_q[7].val()));
         self.latency_ram.clock.next = self.clock.val();
         self.latency_ram.write_enable.next = self.lat_we.val();
         self.latency_ram.write_address.next = self.lat_wa.val();
