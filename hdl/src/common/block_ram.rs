@@ -103,6 +103,9 @@ pub struct BlockRam<const W: usize, const A: usize> {
     _read_regs: Vec<Bits<W>>,
     /// Simulation state: the write sampled at the previous edge (the write registers).
     _write_reg: Option<(usize, Bits<W>)>,
+    /// One read-address register in front of every slice, loaded every clock
+    /// ([`BlockRam::with_one_read_address_register`]), instead of one per slice.
+    _one_read_address: bool,
 }
 
 impl<const W: usize, const A: usize> Default for BlockRam<W, A> {
@@ -133,7 +136,22 @@ impl<const W: usize, const A: usize> BlockRam<W, A> {
             _read_addr: 0,
             _read_regs: vec![Bits::default(); 1 + extra],
             _write_reg: None,
+            _one_read_address: false,
         }
+    }
+
+    /// The same RAM with a single read-address register in front of all its
+    /// slices, loaded every clock, instead of one per slice loaded only when
+    /// the address falls in that slice. The per-slice registers sit beside
+    /// their blocks, but their load enable decodes the incoming address and
+    /// fans out to every slice, so for an address that leaves deep logic (a
+    /// read pointer's next value, a query row computed a clock before) that
+    /// enable net sets the clock. With one register, that logic ends at a
+    /// single register and only a plain route (no logic) runs from it to the
+    /// blocks. Same cycle behaviour.
+    pub fn with_one_read_address_register(mut self) -> Self {
+        self._one_read_address = true;
+        self
     }
 }
 
@@ -161,7 +179,7 @@ impl<const W: usize, const A: usize> Logic for BlockRam<W, A> {
     }
 
     fn hdl(&self) -> Verilog {
-        Verilog::Custom(block_ram_verilog(W, A, self._mem.len(), self._read_regs.len() - 1))
+        Verilog::Custom(block_ram_verilog(W, A, self._mem.len(), self._read_regs.len() - 1, self._one_read_address))
     }
 
     fn timing(&self) -> Vec<TimingInfo> {
@@ -170,8 +188,9 @@ impl<const W: usize, const A: usize> Logic for BlockRam<W, A> {
 }
 
 /// The body of a `depth`-word RAM of `w`-bit words behind `a` address bits,
-/// with `extra` pipeline registers behind each slice's first one.
-fn block_ram_verilog(w: usize, a: usize, depth: usize, extra: usize) -> String {
+/// with `extra` pipeline registers behind each slice's first one, and one
+/// read-address register for all slices if `one_ra` (else one per slice).
+fn block_ram_verilog(w: usize, a: usize, depth: usize, extra: usize, one_ra: bool) -> String {
     let slices = depth.div_ceil(SLICE_ROWS);
     let msb = w - 1;
     let mut v = String::new();
@@ -202,7 +221,7 @@ fn block_ram_verilog(w: usize, a: usize, depth: usize, extra: usize) -> String {
              \x20  we <= write_enable;\n\
              end\n",
             awm = aw.min(a) - 1,
-            storage = slice_storage("", depth, w, &stages[0])
+            storage = slice_storage("", depth, w, &stages[0], "ra", aw.min(a))
         ));
         return v;
     }
@@ -228,33 +247,47 @@ fn block_ram_verilog(w: usize, a: usize, depth: usize, extra: usize) -> String {
         s = sw - 1
     ));
     let mut seq = String::new();
+    if one_ra {
+        v.push_str(&format!("// The read's row in its slice, for every slice.\nreg [{lm}:0] ra;\n", lm = lo - 1));
+        seq.push_str(&format!("\x20  ra <= read_address[{lm}:0];\n", lm = lo - 1));
+    }
     let mut storage = String::new();
     for s in 0..slices {
         let rows = (depth - s * SLICE_ROWS).min(SLICE_ROWS);
         let aw = index_bits(rows);
         if aw < lo {
-            // A short last slice: reads beyond it are undefined, its writes use the bits it has.
+            // A short last slice: reads beyond it are undefined, its writes use the bits it has
+            // (with one read-address register, the other slices read all its bits).
+            let reads = if one_ra { String::new() } else { format!("read_address[{h}:{aw}], ", h = lo - 1) };
             v.push_str(&format!(
                 "/* verilator lint_off UNUSEDSIGNAL */\n\
-                 wire unused_slice{s}_rows = |{{read_address[{h}:{aw}], write_address[{h}:{aw}]}};\n\
+                 wire unused_slice{s}_rows = |{{{reads}write_address[{h}:{aw}]}};\n\
                  /* verilator lint_on UNUSEDSIGNAL */\n",
                 h = lo - 1
             ));
         }
         let stages = read_stages(&s.to_string(), extra, &format!("q{s}"));
         let (pipe_decl, pipe) = stage_registers(&stages, w);
-        v.push_str(&format!("reg [{h}:0] ra{s};\n{pipe_decl}reg we{s};\n", h = aw - 1));
+        let (ra, ra_bits) = if one_ra {
+            ("ra".to_string(), lo)
+        } else {
+            v.push_str(&format!("reg [{h}:0] ra{s};\n", h = aw - 1));
+            seq.push_str(&format!(
+                "\x20  if ({rsel} == {sw}'d{s}) begin\n\
+                 \x20     ra{s} <= read_address[{h}:0];\n\
+                 \x20  end\n",
+                h = aw - 1,
+                rsel = sel("read_address"),
+            ));
+            (format!("ra{s}"), aw)
+        };
+        v.push_str(&format!("{pipe_decl}reg we{s};\n"));
         seq.push_str(&format!(
-            "\x20  if ({rsel} == {sw}'d{s}) begin\n\
-             \x20     ra{s} <= read_address[{h}:0];\n\
-             \x20  end\n\
-             {pipe}\
+            "{pipe}\
              \x20  we{s} <= write_enable && {wsel} == {sw}'d{s};\n",
-            h = aw - 1,
-            rsel = sel("read_address"),
             wsel = sel("write_address")
         ));
-        storage.push_str(&slice_storage(&s.to_string(), rows, w, &stages[0]));
+        storage.push_str(&slice_storage(&s.to_string(), rows, w, &stages[0], &ra, ra_bits));
     }
     let hot: String = (0..slices).map(|s| format!("   hot1[{s}] <= sel0 == {sw}'d{s};\n")).collect();
     let or: Vec<String> = (0..slices).map(|s| format!("(q{s} & {{{w}{{hot{hot_last}[{s}]}}}})")).collect();
@@ -295,9 +328,12 @@ fn stage_registers(stages: &[String], w: usize) -> (String, String) {
     (decl, pipe)
 }
 
-/// One slice (suffix `s`, `rows` rows of `w` bits): the memory, read at `ra{s}`
-/// into the block's read register and then into `first`, the register
-/// behind the block, and written with `wd` at the row bits of `wa` when `we{s}`.
+/// One slice (suffix `s`, `rows` rows of `w` bits): the memory, read at the
+/// read-address register `ra` of `ra_bits` bits (the slice's own, or the one
+/// shared by all slices, of which a short slice uses the low bits) into the
+/// block's read register and then into
+/// `first`, the register behind the block, and written with `wd` at the row
+/// bits of `wa` when `we{s}`.
 ///
 /// On ECP5 (`NETMEAS_ECP5` defined, as the project's synthesis flow does) a
 /// slice of at least [`ECP5_BLOCK_MIN_ROWS`] rows is a column of DP16KD
@@ -306,16 +342,17 @@ fn stage_registers(stages: &[String], w: usize) -> (String, String) {
 /// without it, then starts no fabric path (TN1264 "Memory Modules",
 /// REGMODE = OUTREG; Yosys does not infer it). Elsewhere the memory is
 /// inferred, with the same cycle behaviour.
-fn slice_storage(s: &str, rows: usize, w: usize, first: &str) -> String {
+fn slice_storage(s: &str, rows: usize, w: usize, first: &str, ra: &str, ra_bits: usize) -> String {
     let msb = w - 1;
     let aw = index_bits(rows);
+    let index = if ra_bits > aw { format!("{ra}[{}:0]", aw - 1) } else { ra.to_string() };
     let behavioural = format!(
         "(* no_rw_check *)\n\
          reg [{msb}:0] mem{s} [0:{last}];\n\
          reg [{msb}:0] rd{s};\n\
          {first_decl}\
          always @(posedge clock) begin\n\
-         \x20  rd{s} <= mem{s}[ra{s}];\n\
+         \x20  rd{s} <= mem{s}[{index}];\n\
          \x20  {first} <= rd{s};\n\
          \x20  if (we{s}) begin\n\
          \x20     mem{s}[wa[{awm}:0]] <= wd;\n\
@@ -354,7 +391,7 @@ fn slice_storage(s: &str, rows: usize, w: usize, first: &str) -> String {
                 if (5..5 + aw).contains(&k) { format!("{reg}[{}]", k - 5) } else { "1'b0".to_string() }
             };
             pins.push(format!(".ADA{k}({})", if k < 4 { format!("we{s}") } else { row("wa") }));
-            pins.push(format!(".ADB{k}({})", row(&format!("ra{s}"))));
+            pins.push(format!(".ADB{k}({})", row(ra)));
         }
         blocks.push_str(&format!(
             "DP16KD #(.DATA_WIDTH_A(36), .DATA_WIDTH_B(36), .REGMODE_A(\"OUTREG\"), .REGMODE_B(\"OUTREG\"),\n\
@@ -383,7 +420,7 @@ mod tests {
 
     #[test]
     fn slices_cover_the_depth_and_select_after_their_registers() {
-        let v = block_ram_verilog(144, 16, 2500, 0);
+        let v = block_ram_verilog(144, 16, 2500, 0, false);
         for s in 0..5 {
             assert!(v.contains(&format!("reg [143:0] q{s};")), "slice {s}");
         }
@@ -399,15 +436,15 @@ mod tests {
         assert!(v.contains("mem4[wa[8:0]] <= wd;"));
         // Two extra stages: two registers between each block and its q, the one-hot select
         // two clocks longer.
-        let deep = block_ram_verilog(144, 16, 2500, 2);
+        let deep = block_ram_verilog(144, 16, 2500, 2, false);
         assert!(deep.contains("x1_4 <= rd4;") && deep.contains("x2_4 <= x1_4;") && deep.contains("q4 <= x2_4;"));
         assert!(deep.contains("hot4 <= hot3;") && deep.contains("(q4 & {144{hot4[4]}})"));
         assert!(!deep.contains("q4 <= rd4;") && !deep.contains("hot5"));
-        let one = block_ram_verilog(72, 10, 512, 0);
+        let one = block_ram_verilog(72, 10, 512, 0, false);
         assert!(one.contains("read_data <= rd;") && !one.contains("sel1"));
         assert!(one.contains("ra <= read_address[8:0];") && one.contains("rd <= mem[ra];"));
         assert!(one.contains("wa <= write_address[8:0];") && one.contains("mem[wa[8:0]] <= wd;"));
-        let one_deep = block_ram_verilog(72, 10, 512, 1);
+        let one_deep = block_ram_verilog(72, 10, 512, 1, false);
         assert!(one_deep.contains("x1 <= rd;") && one_deep.contains("read_data <= x1;"));
     }
 
@@ -415,7 +452,7 @@ mod tests {
     fn on_ecp5_the_register_behind_each_slice_is_the_blocks_output_register() {
         // Without extra stages the first register behind slice s is q{s}; with them, x1_{s}.
         for (extra, first) in [(0, "q"), (2, "x1_")] {
-            let v = block_ram_verilog(144, 16, 2500, extra);
+            let v = block_ram_verilog(144, 16, 2500, extra, false);
             assert_eq!(v.matches("`ifdef NETMEAS_ECP5").count(), 5, "one per slice");
             // 144 bits: four 36-bit blocks per slice, each with both output registers on.
             assert_eq!(v.matches("DP16KD #(").count(), 20);
@@ -442,13 +479,37 @@ mod tests {
             );
         }
         // A 40-bit word: the second block's upper 32 bits are tied off and left open.
-        let one = block_ram_verilog(40, 9, 300, 0);
+        let one = block_ram_verilog(40, 9, 300, 0, false);
         assert!(
             one.contains("wire [39:0] dout;\nalways @(*) read_data = dout;")
                 && one.contains("rd <= mem[ra];\n   read_data <= rd;")
         );
         assert!(!one.contains(".DIA4(wd[40])") && one.contains(".DIA4(1'b0)") && one.contains(".DOA4()"));
         // Small memories stay distributed RAM: no primitive.
-        assert!(!block_ram_verilog(100, 4, 11, 0).contains("DP16KD"));
+        assert!(!block_ram_verilog(100, 4, 11, 0, false).contains("DP16KD"));
+    }
+
+    #[test]
+    fn one_read_address_register_feeds_every_slice_without_an_enable() {
+        let v = block_ram_verilog(64, 10, 1000, 0, true);
+        // One 9-bit register loaded every clock; no per-slice register, no slice-decoded enable.
+        assert!(v.contains("reg [8:0] ra;") && v.contains("   ra <= read_address[8:0];"));
+        assert!(!v.contains("ra0") && !v.contains("ra1") && !v.contains("if (read_address"));
+        // Both slices read it; the short second slice (488 rows) its low nine bits all the same.
+        assert!(v.contains("rd0 <= mem0[ra];") && v.contains("rd1 <= mem1[ra];"));
+        assert!(v.contains(".ADB5(ra[0])") && v.contains(".ADB13(ra[8])"));
+        // The slice select and the write side are those of the per-slice form.
+        assert!(
+            v.contains("sel0 <= read_address[9:9];")
+                && v.contains("we1 <= write_enable && write_address[9:9] == 1'd1;")
+        );
+        assert!(v.contains("read_data = (q0 & {64{hot2[0]}}) | (q1 & {64{hot2[1]}});"));
+        // A slice of fewer rows than the register spans reads its low bits, and only the
+        // write side has unused high bits.
+        let short = block_ram_verilog(64, 10, 600, 0, true);
+        assert!(short.contains("rd1 <= mem1[ra[6:0]];") && short.contains(".ADB5(ra[0])"));
+        assert!(short.contains("wire unused_slice1_rows = |{write_address[8:7]};"));
+        let per_slice = block_ram_verilog(64, 10, 600, 0, false);
+        assert!(per_slice.contains("wire unused_slice1_rows = |{read_address[8:7], write_address[8:7]};"));
     }
 }

@@ -74,6 +74,11 @@ const RO_HOLD: u64 = 3;
 /// Drain cycles after a flip, minus one: the old copy's last write lands at the end of the
 /// sixth (plus one per extra read stage).
 const DRAIN_LAST: u64 = 5;
+/// Clocks from the clock a bank takes a flip (`flip` && `flip_ready`) to the
+/// first clock it reports `held` (`hold` high, no extra read stages): the six
+/// drain clocks and the state register. A parent that tracks the hold in its
+/// own register (the SVBF core) counts these.
+pub const FLIP_TO_HELD: usize = DRAIN_LAST as usize + 2;
 /// Entries of the read-out buffer: reads in flight (2, plus one per extra read stage) + the one presented.
 const RO_CREDITS: u64 = 3;
 
@@ -326,6 +331,17 @@ impl<const W: usize, const A: usize> RmwBank<W, A> {
     /// synthesis removes with the read-out logic.
     pub fn single(rows: usize) -> Self {
         Self::with_copies(rows, 1, 0)
+    }
+
+    /// The same bank with one read-address register in front of all block-RAM
+    /// slices of each copy ([`BlockRam::with_one_read_address_register`]): for a
+    /// frozen copy read at rows computed by deep logic (the SVBF partitions'
+    /// query rows), whose per-slice load enables would otherwise fan out from
+    /// that logic to every slice. Same cycle behaviour.
+    pub fn with_one_read_address_register(mut self) -> Self {
+        self.ram0 = self.ram0.with_one_read_address_register();
+        self.ram1 = self.ram1.with_one_read_address_register();
+        self
     }
 
     fn with_copies(rows: usize, rows1: usize, extra: usize) -> Self {

@@ -24,7 +24,7 @@
 //! become active, and the old epoch's center mask is kept for its queries;
 //! at s6 every bank flips. The partitions hold the frozen epoch for queries
 //! (`held`, kept in a core register beside the banks' own state: the hold
-//! begins six clocks after they take the flip) until `release_frozen`; the center bank streams its 64 rows {count,
+//! begins after their six-clock drain) until `release_frozen`; the center bank streams its 64 rows {count,
 //! latency sum} out on `m_ro_*` after the drain, and the [`SvbfAnswer`] unit
 //! takes each row the consumer takes into the frozen epoch's center table
 //! and divides it into the refined estimate (§3.3; a row is offered only
@@ -47,7 +47,7 @@
 use super::answer::SvbfAnswer;
 use super::partition::SvbfPartition;
 use crate::common::h3::H3Unit;
-use crate::common::rmw_bank::RmwBank;
+use crate::common::rmw_bank::{FLIP_TO_HELD, RmwBank};
 use crate::common::unused::Unused;
 use netmeas_sim::h3::H3Config;
 use netmeas_sim::svbf::SvbfConfig;
@@ -55,6 +55,12 @@ use rust_hdl::prelude::*;
 
 /// Boundaries of the classifier (k ≤ 64 centers).
 const BOUNDS: usize = 63;
+/// Registers between `s7_flip` and `held_m`: the token reaches `held_m` on the clock the
+/// partitions' banks report `held` (`s7_flip` is a clock after the banks take the flip,
+/// `held_m` a clock after the chain's last register). The chain is indexed by literals in
+/// `update` (`hf[4]`), which this length must match.
+const HOLD_CHAIN: usize = 5;
+const _: () = assert!(1 + HOLD_CHAIN + 1 == FLIP_TO_HELD, "the hold chain must follow the banks' drain");
 
 /// SVBF store with `H` hash functions, partitions of 2^`P` bits (`WA` = P − 6, `A` = P − 7).
 #[derive(LogicBlock)]
@@ -208,10 +214,11 @@ pub struct SvbfCore<const H: usize, const P: usize, const WA: usize, const A: us
     s7_flip: DFF<Bit>,
     fr_q: DFF<Bit>,
     /// The flip token after the banks took it (s7 … s12): the partitions' drain, clock by clock.
-    hf: [DFF<Bit>; 5],
-    /// The partitions hold the frozen epoch: the banks' own state kept here as well (they enter
-    /// the hold six clocks after taking a flip and leave it on a release), so `held`, `q_ready`
-    /// and the release never wait for an AND over banks spread across the die.
+    hf: [DFF<Bit>; HOLD_CHAIN],
+    /// The partitions hold the frozen epoch: the banks' own state kept here as well (they report
+    /// `held` `FLIP_TO_HELD` = 7 clocks after taking a flip, after a six-clock drain, and leave
+    /// it on a release), so `held`, `q_ready` and the release never wait for an AND over banks
+    /// spread across the die.
     held_m: DFF<Bit>,
     /// The partitions' own `held` (equal to `held_m`, not read).
     held_sink: [Unused<Bit>; H],
@@ -558,7 +565,8 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             & !self.q2_valid.q.val();
         self.rel_pend.d.next =
             (self.rel_pend.q.val() | (self.release_frozen.val() & self.held_m.q.val())) & !self.release_now.val();
-        // The partitions' drain: the hold begins six clocks after the banks take a flip.
+        // The partitions' drain: the hold begins `FLIP_TO_HELD` clocks after the banks take a
+        // flip (`HOLD_CHAIN` = 5 registers here).
         self.hf[0].d.next = self.s7_flip.q.val();
         for n in 1..5 {
             self.hf[n].d.next = self.hf[n - 1].q.val();
