@@ -610,10 +610,29 @@ fn finish_verilog(cfg: &BlockConfig, name: &str, verilog: &str) -> String {
 /// building block.
 pub fn lint_block<B: Block>(block: B, name: &str) -> Result<(), String> {
     let (verilog, _) = generate(block);
+    lint_verilog(&verilog, name)
+}
+
+/// [`lint_block`] for a block that `make` builds on a thread of
+/// [`EXPORT_STACK_BYTES`]: blocks as large as the SVBF store outgrow a test
+/// thread's stack in an unoptimised build.
+pub fn lint_block_built<B: Block, F: FnOnce() -> B + Send + 'static>(make: F, name: &str) -> Result<(), String> {
+    let verilog = std::thread::Builder::new()
+        .name("netmeas-lint".into())
+        .stack_size(EXPORT_STACK_BYTES)
+        .spawn(move || generate(make()).0)
+        .expect("cannot start the lint thread")
+        .join()
+        .unwrap_or_else(|e| std::panic::resume_unwind(e));
+    lint_verilog(&verilog, name)
+}
+
+/// Lints a generated module body under `name`.
+fn lint_verilog(verilog: &str, name: &str) -> Result<(), String> {
     let dir = std::env::temp_dir().join(format!("netmeas-lint-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     let file = dir.join(format!("{name}.v"));
-    std::fs::write(&file, finish_body(name, &verilog)).map_err(|e| e.to_string())?;
+    std::fs::write(&file, finish_body(name, verilog)).map_err(|e| e.to_string())?;
     let r = crate::tools::lint(&file, name);
     let _ = std::fs::remove_dir_all(&dir);
     r

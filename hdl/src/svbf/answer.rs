@@ -8,8 +8,11 @@
 //!   into the count table and loaded into divider `row mod 8` (so the
 //!   handshake does not reach the table's enables); a row is offered only
 //!   while its divider is free (`ro_free`: not busy, not about to load). A
-//!   divider is a radix-2 restoring divider of the 48-bit sum by the 32-bit
-//!   count: the first quotient bit as the row loads, the other 47 in the
+//!   divider is a radix-2 non-restoring divider of the 48-bit sum by the
+//!   32-bit count (a step adds or subtracts the count by the partial
+//!   remainder's sign: one addition straight into the remainder register;
+//!   the quotient bits are restoring division's): the first quotient bit as
+//!   the row loads, the other 47 in the
 //!   next 47 clocks, and in the 48th the refined estimate ⌊sum / count⌋ mod
 //!   2^32 (0 for an empty center) enters the latency table from the
 //!   divider's register, 49 clocks after the take. Eight dividers take the
@@ -115,8 +118,8 @@ pub struct SvbfAnswer {
     fin_step: Constant<Bits<6>>,
     zero32: Constant<Bits<32>>,
     one32: Constant<Bits<32>>,
-    zero33: Constant<Bits<33>>,
-    one33: Constant<Bits<33>>,
+    zero34: Constant<Bits<34>>,
+    one34: Constant<Bits<34>>,
     one3: Constant<Bits<3>>,
     one48: Constant<Bits<48>>,
     // --- table of the frozen epoch ---
@@ -137,25 +140,37 @@ pub struct SvbfAnswer {
     dv_busy: [DFF<Bit>; DIVIDERS],
     dv_step: [DFF<Bits<6>>; DIVIDERS],
     dv_last: [DFF<Bit>; DIVIDERS],
-    /// Partial remainder (below the divisor, so bit 32 is 0 between steps).
-    dv_rem: [DFF<Bits<33>>; DIVIDERS],
+    /// Partial remainder of the non-restoring division, two's complement: in [−count, count).
+    dv_rem: [DFF<Bits<34>>; DIVIDERS],
     /// Dividend bits still to enter, MSB first, with the quotient bits shifted in behind them.
     dv_dq: [DFF<Bits<48>>; DIVIDERS],
-    dv_div: [DFF<Bits<33>>; DIVIDERS],
+    /// The count and its negative: added to a negative / a non-negative partial remainder.
+    dv_div: [DFF<Bits<34>>; DIVIDERS],
+    dv_ndiv: [DFF<Bits<34>>; DIVIDERS],
     /// The divisor (the center's count) is 0: the table gets 0, not the all-ones quotient.
     dv_zero: [DFF<Bit>; DIVIDERS],
     /// The divider's last clock (the table write) is next / now: a register, not a compare.
     dv_fin: [DFF<Bit>; DIVIDERS],
     dv_row: [DFF<Bits<6>>; DIVIDERS],
-    dv_t: [Signal<Local, Bits<33>>; DIVIDERS],
-    dv_ge: [Signal<Local, Bit>; DIVIDERS],
+    /// Twice the partial remainder plus the next dividend bit; the operand added to it; the sum
+    /// (the next partial remainder, whose sign bit is the complement of the quotient bit).
+    dv_t: [Signal<Local, Bits<34>>; DIVIDERS],
+    dv_opd: [Signal<Local, Bits<34>>; DIVIDERS],
+    dv_sum: [Signal<Local, Bits<34>>; DIVIDERS],
     dv_dq_next: [Signal<Local, Bits<48>>; DIVIDERS],
     dv_done: [Signal<Local, Bit>; DIVIDERS],
-    tk_count33: Signal<Local, Bits<33>>,
+    /// The offered row's count and the sum's top bit t, widened for the divider's arithmetic.
+    ro_count34: Signal<Local, Bits<34>>,
+    ro_t34: Signal<Local, Bits<34>>,
+    /// Registered with the taken row: the count widened, −count, and t − count (the first
+    /// partial remainder when the first quotient bit is 0).
+    tk_count34: DFF<Bits<34>>,
+    tk_ncount: DFF<Bits<34>>,
+    tk_tmc: DFF<Bits<34>>,
     /// The first division step, taken as a row loads.
     tk_count_zero: Signal<Local, Bit>,
     ld_ge: Signal<Local, Bit>,
-    ld_rem: Signal<Local, Bits<33>>,
+    ld_rem: Signal<Local, Bits<34>>,
     ld_dq: Signal<Local, Bits<48>>,
     // --- ranks (a taken row at t: compared in halves at t+1, combined at t+2, counted at t+3,
     // summed at t+4, added at t+5) ---
@@ -258,8 +273,8 @@ impl Default for SvbfAnswer {
             fin_step: Constant::new(46u64.into()),
             zero32: Constant::new(0u64.into()),
             one32: Constant::new(1u64.into()),
-            zero33: Constant::new(0u64.into()),
-            one33: Constant::new(1u64.into()),
+            zero34: Constant::new(0u64.into()),
+            one34: Constant::new(1u64.into()),
             one3: Constant::new(1u64.into()),
             one48: Constant::new(1u64.into()),
             tab_count: std::array::from_fn(|_| Default::default()),
@@ -277,14 +292,20 @@ impl Default for SvbfAnswer {
             dv_rem: std::array::from_fn(|_| Default::default()),
             dv_dq: std::array::from_fn(|_| Default::default()),
             dv_div: std::array::from_fn(|_| Default::default()),
+            dv_ndiv: std::array::from_fn(|_| Default::default()),
             dv_zero: std::array::from_fn(|_| Default::default()),
             dv_fin: std::array::from_fn(|_| Default::default()),
             dv_row: std::array::from_fn(|_| Default::default()),
             dv_t: std::array::from_fn(|_| Default::default()),
-            dv_ge: std::array::from_fn(|_| Default::default()),
+            dv_opd: std::array::from_fn(|_| Default::default()),
+            dv_sum: std::array::from_fn(|_| Default::default()),
             dv_dq_next: std::array::from_fn(|_| Default::default()),
             dv_done: std::array::from_fn(|_| Default::default()),
-            tk_count33: Default::default(),
+            ro_count34: Default::default(),
+            ro_t34: Default::default(),
+            tk_count34: Default::default(),
+            tk_ncount: Default::default(),
+            tk_tmc: Default::default(),
             tk_count_zero: Default::default(),
             ld_ge: Default::default(),
             ld_rem: Default::default(),
@@ -351,6 +372,9 @@ impl Logic for SvbfAnswer {
             tk_valid,
             tk_row,
             tk_count,
+            tk_count34,
+            tk_ncount,
+            tk_tmc,
             tk_sum,
             tk_last,
             nxt_row,
@@ -400,6 +424,8 @@ impl Logic for SvbfAnswer {
             self.dv_dq[d].d.next = self.dv_dq[d].q.val();
             self.dv_div[d].clock.next = self.clock.val();
             self.dv_div[d].d.next = self.dv_div[d].q.val();
+            self.dv_ndiv[d].clock.next = self.clock.val();
+            self.dv_ndiv[d].d.next = self.dv_ndiv[d].q.val();
             self.dv_zero[d].clock.next = self.clock.val();
             self.dv_zero[d].d.next = self.dv_zero[d].q.val();
         }
@@ -454,6 +480,16 @@ impl Logic for SvbfAnswer {
         self.tk_row.d.next = self.ro_row.val();
         self.tk_count.d.next = self.ro_count.val();
         self.tk_sum.d.next = self.ro_sum.val();
+        // The divider's operands, ready when the row loads: count, −count, t − count.
+        self.ro_count34.next = bit_cast::<34, 32>(self.ro_count.val());
+        if self.ro_sum.val().get_bit(47) {
+            self.ro_t34.next = self.one34.val();
+        } else {
+            self.ro_t34.next = self.zero34.val();
+        }
+        self.tk_count34.d.next = self.ro_count34.val();
+        self.tk_ncount.d.next = self.zero34.val() - self.ro_count34.val();
+        self.tk_tmc.d.next = self.ro_t34.val() - self.ro_count34.val();
         self.tk_last.d.next = self.ro_last.val();
         for j in 0..CENTERS {
             self.tk_en[j].d.next = self.ro_take.val() & (self.ro_row.val() == self.idx6[j].val());
@@ -465,18 +501,20 @@ impl Logic for SvbfAnswer {
             self.tk_ld[d].d.next = self.ro_take.val() & (self.ro_row.val().get_bits::<3>(0) == self.idx3[d].val());
         }
 
-        // ---- dividers: one quotient bit per clock, MSB first ----
-        self.tk_count33.next = bit_cast::<33, 32>(self.tk_count.q.val());
-        // The first quotient bit as the row loads: the partial remainder is the
-        // sum's top bit t, so t ≥ count only for count 0 or count 1 with t = 1,
-        // and the remainder left is t unless the count is 1.
+        // ---- dividers: one quotient bit per clock, MSB first, non-restoring ----
+        // The first quotient bit as the row loads: the shifted-in dividend is the
+        // sum's top bit t, so t ≥ count only for count 0 or count 1 with t = 1.
+        // The partial remainder left is then t − count (0 for count 1, t for count 0);
+        // with a quotient bit of 0 the non-restoring remainder is t − count as well.
         self.tk_count_zero.next = self.tk_count.q.val() == self.zero32.val();
         self.ld_ge.next =
             self.tk_count_zero.val() | ((self.tk_count.q.val() == self.one32.val()) & self.tk_sum.q.val().get_bit(47));
-        if (self.tk_count.q.val() != self.one32.val()) & self.tk_sum.q.val().get_bit(47) {
-            self.ld_rem.next = self.one33.val();
+        if self.ld_ge.val() & (self.tk_count.q.val() != self.one32.val()) & self.tk_sum.q.val().get_bit(47) {
+            self.ld_rem.next = self.one34.val();
+        } else if self.ld_ge.val() {
+            self.ld_rem.next = self.zero34.val();
         } else {
-            self.ld_rem.next = self.zero33.val();
+            self.ld_rem.next = self.tk_tmc.q.val();
         }
         if self.ld_ge.val() {
             self.ld_dq.next = (self.tk_sum.q.val() << self.one48.val()) | self.one48.val();
@@ -484,17 +522,25 @@ impl Logic for SvbfAnswer {
             self.ld_dq.next = self.tk_sum.q.val() << self.one48.val();
         }
         for d in 0..DIVIDERS {
-            // Partial remainder shifted left with the next dividend bit.
+            // Partial remainder P in [−count, count): 2P + the next dividend bit, plus the count if
+            // P < 0, else minus it (one 34-bit addition whose operand is chosen by a register bit);
+            // the quotient bit is 1 where the result is not negative, the bit restoring division
+            // gives (its remainder is P where P ≥ 0, P + count where P < 0).
             if self.dv_dq[d].q.val().get_bit(47) {
-                self.dv_t[d].next = (self.dv_rem[d].q.val() << self.one33.val()) | self.one33.val();
+                self.dv_t[d].next = (self.dv_rem[d].q.val() << self.one34.val()) | self.one34.val();
             } else {
-                self.dv_t[d].next = self.dv_rem[d].q.val() << self.one33.val();
+                self.dv_t[d].next = self.dv_rem[d].q.val() << self.one34.val();
             }
-            self.dv_ge[d].next = self.dv_t[d].val() >= self.dv_div[d].q.val();
-            if self.dv_ge[d].val() {
-                self.dv_dq_next[d].next = (self.dv_dq[d].q.val() << self.one48.val()) | self.one48.val();
+            if self.dv_rem[d].q.val().get_bit(33) {
+                self.dv_opd[d].next = self.dv_div[d].q.val();
             } else {
+                self.dv_opd[d].next = self.dv_ndiv[d].q.val();
+            }
+            self.dv_sum[d].next = self.dv_t[d].val() + self.dv_opd[d].val();
+            if self.dv_sum[d].val().get_bit(33) {
                 self.dv_dq_next[d].next = self.dv_dq[d].q.val() << self.one48.val();
+            } else {
+                self.dv_dq_next[d].next = (self.dv_dq[d].q.val() << self.one48.val()) | self.one48.val();
             }
             // Step counts 0..=46 are the second to the 48th quotient bit; count 47 writes the table.
             self.dv_fin[d].d.next = self.dv_busy[d].q.val() & (self.dv_step[d].q.val() == self.fin_step.val());
@@ -504,11 +550,7 @@ impl Logic for SvbfAnswer {
             }
             if self.dv_busy[d].q.val() & !self.dv_done[d].val() {
                 self.dv_dq[d].d.next = self.dv_dq_next[d].val();
-                if self.dv_ge[d].val() {
-                    self.dv_rem[d].d.next = self.dv_t[d].val() - self.dv_div[d].q.val();
-                } else {
-                    self.dv_rem[d].d.next = self.dv_t[d].val();
-                }
+                self.dv_rem[d].d.next = self.dv_sum[d].val();
             }
             if self.dv_done[d].val() {
                 self.dv_busy[d].d.next = false;
@@ -524,7 +566,8 @@ impl Logic for SvbfAnswer {
                 self.dv_last[d].d.next = self.tk_last.q.val();
                 self.dv_rem[d].d.next = self.ld_rem.val();
                 self.dv_dq[d].d.next = self.ld_dq.val();
-                self.dv_div[d].d.next = self.tk_count33.val();
+                self.dv_div[d].d.next = self.tk_count34.q.val();
+                self.dv_ndiv[d].d.next = self.tk_ncount.q.val();
                 self.dv_zero[d].d.next = self.tk_count_zero.val();
             }
         }

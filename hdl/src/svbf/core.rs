@@ -855,6 +855,6 @@ mod tests {
     #[test]
     fn core_is_synthesizable() {
         let cfg = SvbfConfig { hashes: 2, partition_log2: 8, ..Default::default() };
-        crate::export::lint_block(SvbfCore::<2, 8, 2, 1>::new(&cfg), "svbf_core_h2_p8").unwrap();
+        crate::export::lint_block_built(move || SvbfCore::<2, 8, 2, 1>::new(&cfg), "svbf_core_h2_p8").unwrap();
     }
 }
