@@ -8,21 +8,22 @@
 //!   latency with the 63 active boundaries (`use_j` & `b_j ≤ latency`), each
 //!   compare as registered 16-bit halves.
 //! - **s2** (t+2) hashes h_j(key) out of their registers; the halves
-//!   combined and the compare bits counted in eight groups of eight.
-//! - **s3** (t+3) center i = the sum of the group counts (the number of
+//!   combined and the compare bits counted in sixteen groups of four.
+//! - **s3** (t+3) the group counts summed by fours (four quarter counts).
+//! - **s4** (t+4) center i = the sum of the quarter counts (the number of
 //!   boundaries at or below the latency).
-//! - **s4** (t+4) bit position (h_j + i) mod 2^P for every partition.
-//! - **s5** (t+5) the update registered again, a bit register per
+//! - **s5** (t+5) bit position (h_j + i) mod 2^P for every partition.
+//! - **s6** (t+6) the update registered again, a bit register per
 //!   partition (placed beside its banks: the path across the die carries
 //!   no logic).
-//! - **s6** (t+6) every [`SvbfPartition`] sets its bit; the center bank
+//! - **s7** (t+7) every [`SvbfPartition`] sets its bit; the center bank
 //!   adds {1, latency} to row i.
 //!
 //! Epochs: a `flip` taken at t travels with the packet slot of t (that
 //! packet is still in the old epoch). When it passes s1, the boundaries and
 //! the center count written into the shadow registers since the last flip
 //! become active, and the old epoch's center mask is kept for its queries;
-//! at s6 every bank flips. The partitions hold the frozen epoch for queries
+//! at s7 every bank flips. The partitions hold the frozen epoch for queries
 //! (`held`, kept in a core register beside the banks' own state: the hold
 //! begins after their six-clock drain) until `release_frozen`; the center bank streams its 64 rows {count,
 //! latency sum} out on `m_ro_*` after the drain, and the [`SvbfAnswer`] unit
@@ -55,8 +56,8 @@ use rust_hdl::prelude::*;
 
 /// Boundaries of the classifier (k ≤ 64 centers).
 const BOUNDS: usize = 63;
-/// Registers between `s7_flip` and `held_m`: the token reaches `held_m` on the clock the
-/// partitions' banks report `held` (`s7_flip` is a clock after the banks take the flip,
+/// Registers between `s8_flip` and `held_m`: the token reaches `held_m` on the clock the
+/// partitions' banks report `held` (`s8_flip` is a clock after the banks take the flip,
 /// `held_m` a clock after the chain's last register). The chain is indexed by literals in
 /// `update` (`hf[4]`), which this length must match.
 const HOLD_CHAIN: usize = 5;
@@ -156,7 +157,8 @@ pub struct SvbfCore<const H: usize, const P: usize, const WA: usize, const A: us
     zero32: Constant<Bits<32>>,
     zero48: Constant<Bits<48>>,
     thirty_two: Constant<Bits<7>>,
-    one6: Constant<Bits<6>>,
+    one3: Constant<Bits<3>>,
+    zero3: Constant<Bits<3>>,
     zero6: Constant<Bits<6>>,
     ones64: Constant<Bits<64>>,
     one8: Constant<Bits<8>>,
@@ -192,28 +194,35 @@ pub struct SvbfCore<const H: usize, const P: usize, const WA: usize, const A: us
     s3_valid: DFF<Bit>,
     s3_flip: DFF<Bit>,
     s3_lat: DFF<Bits<32>>,
-    s3_grp: [DFF<Bits<6>>; 8],
+    /// The compare bits counted in groups of four (bits 4g … 4g + 3).
+    s3_grp: [DFF<Bits<3>>; 16],
     s3_hash: [DFF<Bits<P>>; H],
     s4_valid: DFF<Bit>,
     s4_flip: DFF<Bit>,
     s4_lat: DFF<Bits<32>>,
-    s4_center: DFF<Bits<6>>,
+    /// The group counts summed by fours (compare bits 16q … 16q + 15).
+    s4_qtr: [DFF<Bits<5>>; 4],
     s4_hash: [DFF<Bits<P>>; H],
     s5_valid: DFF<Bit>,
     s5_flip: DFF<Bit>,
     s5_lat: DFF<Bits<32>>,
     s5_center: DFF<Bits<6>>,
-    s5_bit: [DFF<Bits<P>>; H],
-    /// The update registered again, one bit register per partition: the hop to a bank spread
-    /// over the die is a plain wire.
+    s5_hash: [DFF<Bits<P>>; H],
     s6_valid: DFF<Bit>,
     s6_flip: DFF<Bit>,
     s6_lat: DFF<Bits<32>>,
     s6_center: DFF<Bits<6>>,
     s6_bit: [DFF<Bits<P>>; H],
+    /// The update registered again, one bit register per partition: the hop to a bank spread
+    /// over the die is a plain wire.
+    s7_valid: DFF<Bit>,
     s7_flip: DFF<Bit>,
+    s7_lat: DFF<Bits<32>>,
+    s7_center: DFF<Bits<6>>,
+    s7_bit: [DFF<Bits<P>>; H],
+    s8_flip: DFF<Bit>,
     fr_q: DFF<Bit>,
-    /// The flip token after the banks took it (s7 … s12): the partitions' drain, clock by clock.
+    /// The flip token after the banks took it (s8 … s13): the partitions' drain, clock by clock.
     hf: [DFF<Bit>; HOLD_CHAIN],
     /// The partitions hold the frozen epoch: the banks' own state kept here as well (they report
     /// `held` `FLIP_TO_HELD` = 7 clocks after taking a flip, after a six-clock drain, and leave
@@ -255,7 +264,7 @@ pub struct SvbfCore<const H: usize, const P: usize, const WA: usize, const A: us
     and_chain: [Signal<Local, Bits<64>>; H],
     ready_all: Signal<Local, Bit>,
     fr_all: Signal<Local, Bit>,
-    cmp_w: [Signal<Local, Bits<6>>; 64],
+    cmp_w: [Signal<Local, Bits<3>>; 64],
     cand: Signal<Local, Bits<64>>,
     oct_m1: [Signal<Local, Bits<8>>; 8],
     kd_any_w: [Signal<Local, Bits<4>>; 8],
@@ -321,7 +330,8 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> SvbfCore<H
             zero32: Constant::new(0u64.into()),
             zero48: Constant::new(0u64.into()),
             thirty_two: Constant::new(32u64.into()),
-            one6: Constant::new(1u64.into()),
+            one3: Constant::new(1u64.into()),
+            zero3: Constant::new(0u64.into()),
             zero6: Constant::new(0u64.into()),
             ones64: Constant::new(u64::MAX.into()),
             one8: Constant::new(1u64.into()),
@@ -358,19 +368,24 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> SvbfCore<H
             s4_valid: Default::default(),
             s4_flip: Default::default(),
             s4_lat: Default::default(),
-            s4_center: Default::default(),
+            s4_qtr: std::array::from_fn(|_| Default::default()),
             s4_hash: std::array::from_fn(|_| Default::default()),
             s5_valid: Default::default(),
             s5_flip: Default::default(),
             s5_lat: Default::default(),
             s5_center: Default::default(),
-            s5_bit: std::array::from_fn(|_| Default::default()),
+            s5_hash: std::array::from_fn(|_| Default::default()),
             s6_valid: Default::default(),
             s6_flip: Default::default(),
             s6_lat: Default::default(),
             s6_center: Default::default(),
             s6_bit: std::array::from_fn(|_| Default::default()),
+            s7_valid: Default::default(),
             s7_flip: Default::default(),
+            s7_lat: Default::default(),
+            s7_center: Default::default(),
+            s7_bit: std::array::from_fn(|_| Default::default()),
+            s8_flip: Default::default(),
             fr_q: Default::default(),
             hf: std::array::from_fn(|_| Default::default()),
             held_m: Default::default(),
@@ -440,7 +455,6 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             s4_valid,
             s4_flip,
             s4_lat,
-            s4_center,
             s5_valid,
             s5_flip,
             s5_lat,
@@ -449,7 +463,11 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             s6_flip,
             s6_lat,
             s6_center,
+            s7_valid,
             s7_flip,
+            s7_lat,
+            s7_center,
+            s8_flip,
             fr_q,
             held_m,
             q1_valid,
@@ -480,9 +498,13 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             self.s2_hi_eq[j].clock.next = self.clock.val();
             self.s2_lo_ge[j].clock.next = self.clock.val();
         }
-        for g in 0..8 {
+        for g in 0..16 {
             self.s3_grp[g].clock.next = self.clock.val();
             self.s3_grp[g].d.next = self.s3_grp[g].q.val();
+        }
+        for q in 0..4 {
+            self.s4_qtr[q].clock.next = self.clock.val();
+            self.s4_qtr[q].d.next = self.s4_qtr[q].q.val();
         }
         for n in 0..17 {
             self.qv[n].clock.next = self.clock.val();
@@ -510,9 +532,11 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             self.s3_hash[j].d.next = self.s3_hash[j].q.val();
             self.s4_hash[j].clock.next = self.clock.val();
             self.s4_hash[j].d.next = self.s4_hash[j].q.val();
-            self.s5_bit[j].clock.next = self.clock.val();
-            self.s5_bit[j].d.next = self.s5_bit[j].q.val();
+            self.s5_hash[j].clock.next = self.clock.val();
+            self.s5_hash[j].d.next = self.s5_hash[j].q.val();
             self.s6_bit[j].clock.next = self.clock.val();
+            self.s6_bit[j].d.next = self.s6_bit[j].q.val();
+            self.s7_bit[j].clock.next = self.clock.val();
             self.hash[j].clock.next = self.clock.val();
             self.qhash[j].clock.next = self.clock.val();
             self.parts[j].clock.next = self.clock.val();
@@ -548,7 +572,8 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
                 | self.s4_flip.q.val()
                 | self.s5_flip.q.val()
                 | self.s6_flip.q.val()
-                | self.s7_flip.q.val());
+                | self.s7_flip.q.val()
+                | self.s8_flip.q.val());
         self.q_ready.next =
             self.held_m.q.val() & self.answer.table_ok.val() & !self.rel_pend.q.val() & !self.release_frozen.val();
         self.fr_q.d.next = self.fr_all.val();
@@ -567,7 +592,7 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             (self.rel_pend.q.val() | (self.release_frozen.val() & self.held_m.q.val())) & !self.release_now.val();
         // The partitions' drain: the hold begins `FLIP_TO_HELD` clocks after the banks take a
         // flip (`HOLD_CHAIN` = 5 registers here).
-        self.hf[0].d.next = self.s7_flip.q.val();
+        self.hf[0].d.next = self.s8_flip.q.val();
         for n in 1..5 {
             self.hf[n].d.next = self.hf[n - 1].q.val();
         }
@@ -615,20 +640,18 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             }
         }
 
-        // ---- s2: the compares' halves combined, counted in groups of eight ----
+        // ---- s2: the compares' halves combined, counted in groups of four ----
         for j in 0..BOUNDS {
             if self.s2_hi_gt[j].q.val() | (self.s2_hi_eq[j].q.val() & self.s2_lo_ge[j].q.val()) {
-                self.cmp_w[j].next = self.one6.val();
+                self.cmp_w[j].next = self.one3.val();
             } else {
-                self.cmp_w[j].next = self.zero6.val();
+                self.cmp_w[j].next = self.zero3.val();
             }
         }
-        self.cmp_w[63].next = self.zero6.val();
-        for g in 0..8 {
-            self.s3_grp[g].d.next = ((self.cmp_w[8 * g].val() + self.cmp_w[8 * g + 1].val())
-                + (self.cmp_w[8 * g + 2].val() + self.cmp_w[8 * g + 3].val()))
-                + ((self.cmp_w[8 * g + 4].val() + self.cmp_w[8 * g + 5].val())
-                    + (self.cmp_w[8 * g + 6].val() + self.cmp_w[8 * g + 7].val()));
+        self.cmp_w[63].next = self.zero3.val();
+        for g in 0..16 {
+            self.s3_grp[g].d.next = (self.cmp_w[4 * g].val() + self.cmp_w[4 * g + 1].val())
+                + (self.cmp_w[4 * g + 2].val() + self.cmp_w[4 * g + 3].val());
         }
         for j in 0..H {
             self.s3_hash[j].d.next = self.hash[j].m_hash.val();
@@ -637,10 +660,15 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
         self.s3_flip.d.next = self.s2_flip.q.val();
         self.s3_lat.d.next = self.s2_lat.q.val();
 
-        // ---- s3: the center ----
-        self.s4_center.d.next = ((self.s3_grp[0].q.val() + self.s3_grp[1].q.val())
-            + (self.s3_grp[2].q.val() + self.s3_grp[3].q.val()))
-            + ((self.s3_grp[4].q.val() + self.s3_grp[5].q.val()) + (self.s3_grp[6].q.val() + self.s3_grp[7].q.val()));
+        // ---- s3: the group counts summed by fours (written out: hdl_gen widens only literal indices) ----
+        self.s4_qtr[0].d.next = (bit_cast::<5, 3>(self.s3_grp[0].q.val()) + bit_cast::<5, 3>(self.s3_grp[1].q.val()))
+            + (bit_cast::<5, 3>(self.s3_grp[2].q.val()) + bit_cast::<5, 3>(self.s3_grp[3].q.val()));
+        self.s4_qtr[1].d.next = (bit_cast::<5, 3>(self.s3_grp[4].q.val()) + bit_cast::<5, 3>(self.s3_grp[5].q.val()))
+            + (bit_cast::<5, 3>(self.s3_grp[6].q.val()) + bit_cast::<5, 3>(self.s3_grp[7].q.val()));
+        self.s4_qtr[2].d.next = (bit_cast::<5, 3>(self.s3_grp[8].q.val()) + bit_cast::<5, 3>(self.s3_grp[9].q.val()))
+            + (bit_cast::<5, 3>(self.s3_grp[10].q.val()) + bit_cast::<5, 3>(self.s3_grp[11].q.val()));
+        self.s4_qtr[3].d.next = (bit_cast::<5, 3>(self.s3_grp[12].q.val()) + bit_cast::<5, 3>(self.s3_grp[13].q.val()))
+            + (bit_cast::<5, 3>(self.s3_grp[14].q.val()) + bit_cast::<5, 3>(self.s3_grp[15].q.val()));
         for j in 0..H {
             self.s4_hash[j].d.next = self.s3_hash[j].q.val();
         }
@@ -648,33 +676,43 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
         self.s4_flip.d.next = self.s3_flip.q.val();
         self.s4_lat.d.next = self.s3_lat.q.val();
 
-        // ---- s4: bit positions ----
+        // ---- s4: the center ----
+        self.s5_center.d.next = (bit_cast::<6, 5>(self.s4_qtr[0].q.val()) + bit_cast::<6, 5>(self.s4_qtr[1].q.val()))
+            + (bit_cast::<6, 5>(self.s4_qtr[2].q.val()) + bit_cast::<6, 5>(self.s4_qtr[3].q.val()));
         for j in 0..H {
-            self.s5_bit[j].d.next = self.s4_hash[j].q.val() + bit_cast::<P, 6>(self.s4_center.q.val());
+            self.s5_hash[j].d.next = self.s4_hash[j].q.val();
         }
         self.s5_valid.d.next = self.s4_valid.q.val();
         self.s5_flip.d.next = self.s4_flip.q.val();
         self.s5_lat.d.next = self.s4_lat.q.val();
-        self.s5_center.d.next = self.s4_center.q.val();
 
-        // ---- s5: the banks ----
+        // ---- s5: bit positions ----
         for j in 0..H {
-            self.s6_bit[j].d.next = self.s5_bit[j].q.val();
-            self.parts[j].s_upd_valid.next = self.s6_valid.q.val();
-            self.parts[j].s_upd_bit.next = self.s6_bit[j].q.val();
-            self.parts[j].flip.next = self.s6_flip.q.val();
-            self.parts[j].release_frozen.next = self.release_now.val();
+            self.s6_bit[j].d.next = self.s5_hash[j].q.val() + bit_cast::<P, 6>(self.s5_center.q.val());
         }
         self.s6_valid.d.next = self.s5_valid.q.val();
         self.s6_flip.d.next = self.s5_flip.q.val();
         self.s6_lat.d.next = self.s5_lat.q.val();
         self.s6_center.d.next = self.s5_center.q.val();
+
+        // ---- s6: the update registered beside the banks, which take it at s7 ----
+        for j in 0..H {
+            self.s7_bit[j].d.next = self.s6_bit[j].q.val();
+            self.parts[j].s_upd_valid.next = self.s7_valid.q.val();
+            self.parts[j].s_upd_bit.next = self.s7_bit[j].q.val();
+            self.parts[j].flip.next = self.s7_flip.q.val();
+            self.parts[j].release_frozen.next = self.release_now.val();
+        }
+        self.s7_valid.d.next = self.s6_valid.q.val();
         self.s7_flip.d.next = self.s6_flip.q.val();
-        self.centers.s_upd_valid.next = self.s6_valid.q.val();
-        self.centers.s_upd_row.next = self.s6_center.q.val();
+        self.s7_lat.d.next = self.s6_lat.q.val();
+        self.s7_center.d.next = self.s6_center.q.val();
+        self.s8_flip.d.next = self.s7_flip.q.val();
+        self.centers.s_upd_valid.next = self.s7_valid.q.val();
+        self.centers.s_upd_row.next = self.s7_center.q.val();
         self.centers.s_upd_op.next =
-            (bit_cast::<80, 32>(self.s6_lat.q.val()) << self.thirty_two.val()) | self.count_one.val();
-        self.centers.flip.next = self.s6_flip.q.val();
+            (bit_cast::<80, 32>(self.s7_lat.q.val()) << self.thirty_two.val()) | self.count_one.val();
+        self.centers.flip.next = self.s7_flip.q.val();
         self.centers.hold.next = false;
         self.centers.release_frozen.next = false;
         self.centers.q_row.next = self.zero6.val();
@@ -698,7 +736,7 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
         self.answer.ro_count.next = self.centers.m_ro_data.val().get_bits::<32>(0);
         self.answer.ro_sum.next = self.centers.m_ro_data.val().get_bits::<48>(32);
         self.answer.ro_last.next = self.centers.m_ro_last.val();
-        self.answer.epoch_flip.next = self.s6_flip.q.val();
+        self.answer.epoch_flip.next = self.s7_flip.q.val();
         self.ro_take.next = self.centers.m_ro_valid.val() & self.answer.ro_free.val() & self.m_ro_ready.val();
         self.answer.ro_take.next = self.ro_take.val();
         self.centers.m_ro_ready.next = self.m_ro_ready.val() & self.answer.ro_free.val();
@@ -823,7 +861,9 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             self.s5_flip.d.next = false;
             self.s6_valid.d.next = false;
             self.s6_flip.d.next = false;
+            self.s7_valid.d.next = false;
             self.s7_flip.d.next = false;
+            self.s8_flip.d.next = false;
             self.fr_q.d.next = false;
             self.held_m.d.next = false;
             for n in 0..5 {

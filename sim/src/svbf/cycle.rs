@@ -17,12 +17,13 @@
 //! - t+1 (s1): key and latency registered; the classifier compares the
 //!   latency with the k − 1 active boundaries (`b_j ≤ latency`, j < k − 1).
 //! - t+2 (s2): hashes h_j(key) out of their registers; the compare vector's
-//!   eight 8-bit groups are counted.
-//! - t+3 (s3): center i = the sum of the group counts.
-//! - t+4 (s4): bit position (h_j + i) mod 2^p.
-//! - t+5 (s5): the update registered again beside the banks (in the RTL a
+//!   sixteen 4-bit groups are counted.
+//! - t+3 (s3): the group counts summed by fours (four quarter counts).
+//! - t+4 (s4): center i = the sum of the quarter counts.
+//! - t+5 (s5): bit position (h_j + i) mod 2^p.
+//! - t+6 (s6): the update registered again beside the banks (in the RTL a
 //!   register per partition, so the path across the die carries no logic).
-//! - t+6 (s6): every partition's bank of that word's parity takes the
+//! - t+7 (s7): every partition's bank of that word's parity takes the
 //!   update (row = word / 2, operand = the bit as a one-hot word); the
 //!   center bank takes {1, latency} at row i.
 //!
@@ -250,19 +251,22 @@ pub struct SvbfCycle {
     s2_cmp: u64,
     s2_hash: Vec<u64>,
     s3: Slot,
-    s3_groups: [u32; 8],
+    s3_groups: [u32; 16],
     s3_hash: Vec<u64>,
     s4: Slot,
-    s4_center: u32,
+    s4_quarters: [u32; 4],
     s4_hash: Vec<u64>,
     s5: Slot,
     s5_center: u32,
-    s5_bit: Vec<u64>,
+    s5_hash: Vec<u64>,
     s6: Slot,
     s6_center: u32,
     s6_bit: Vec<u64>,
+    s7: Slot,
+    s7_center: u32,
+    s7_bit: Vec<u64>,
     /// The banks took the flip last clock.
-    s7_flip: bool,
+    s8_flip: bool,
     /// Every bank's flip_ready, one clock late.
     fr_q: bool,
     // Query pipeline.
@@ -327,18 +331,21 @@ impl SvbfCycle {
             s2_cmp: 0,
             s2_hash: vec![0; h],
             s3: Slot::default(),
-            s3_groups: [0; 8],
+            s3_groups: [0; 16],
             s3_hash: vec![0; h],
             s4: Slot::default(),
-            s4_center: 0,
+            s4_quarters: [0; 4],
             s4_hash: vec![0; h],
             s5: Slot::default(),
             s5_center: 0,
-            s5_bit: vec![0; h],
+            s5_hash: vec![0; h],
             s6: Slot::default(),
             s6_center: 0,
             s6_bit: vec![0; h],
-            s7_flip: false,
+            s7: Slot::default(),
+            s7_center: 0,
+            s7_bit: vec![0; h],
+            s8_flip: false,
             fr_q: false,
             q1: QSlot::default(),
             q1_key: 0,
@@ -418,7 +425,8 @@ impl SvbfCycle {
             || self.s4.flip
             || self.s5.flip
             || self.s6.flip
-            || self.s7_flip;
+            || self.s7.flip
+            || self.s8_flip;
         let mut o = SvbfOutputs {
             ready,
             // The next epoch waits for the dividers, so a late quotient never lands in its table.
@@ -457,20 +465,20 @@ impl SvbfCycle {
         let q_accept = i.q_valid && out.q_ready;
         let release_now = (self.rel_pend || i.release) && out.held && !self.q1.valid && !self.q2.valid;
 
-        // ---- banks: the update in s6, the query rows in q_mid[0] (c+3) ----
+        // ---- banks: the update in s7, the query rows in q_mid[0] (c+3) ----
         let mut fr_all = true;
         let mut words = vec![[0u64; 2]; h];
         for j in 0..h {
-            let b = self.s6_bit[j];
+            let b = self.s7_bit[j];
             let w = b >> 6;
             let (even_row, odd_row, _, _) = self.q_geom[0][j];
             for (par, bank) in self.parts[j].iter_mut().enumerate() {
                 let o = bank.step(&CounterBankInputs {
                     reset: i.reset,
-                    upd_valid: self.s6.valid && (w & 1) as usize == par,
+                    upd_valid: self.s7.valid && (w & 1) as usize == par,
                     upd_row: (w >> 1) as u32,
                     upd_op: BitWord(1 << (b & 63)),
-                    flip: self.s6.flip,
+                    flip: self.s7.flip,
                     ro_ready: true,
                     hold: true,
                     release: release_now,
@@ -484,10 +492,10 @@ impl SvbfCycle {
         let c_out = self.centers.outputs();
         let c = self.centers.step(&CounterBankInputs {
             reset: i.reset,
-            upd_valid: self.s6.valid,
-            upd_row: self.s6_center,
-            upd_op: CountSum { count: 1, tsum: self.s6.latency as u64 },
-            flip: self.s6.flip,
+            upd_valid: self.s7.valid,
+            upd_row: self.s7_center,
+            upd_op: CountSum { count: 1, tsum: self.s7.latency as u64 },
+            flip: self.s7.flip,
             // A row whose divider is busy is not offered: the bank keeps it.
             ro_ready: i.ro_ready && !self.divs[c_out.ro_row as usize % DIVIDERS].busy,
             ovf_clear: i.ovf_clear,
@@ -583,26 +591,31 @@ impl SvbfCycle {
                 quotient: out.ro_sum.checked_div(out.ro_count as u64).map_or(0, |q| q as u32),
             };
         }
-        if self.s6.flip {
+        if self.s7.flip {
             self.tab_ok = false;
         }
 
         // ---- insert pipeline, last stage first ----
-        self.s7_flip = self.s6.flip;
+        self.s8_flip = self.s7.flip;
+        self.s7 = self.s6;
+        self.s7_center = self.s6_center;
+        self.s7_bit.clone_from(&self.s6_bit);
         self.s6 = self.s5;
         self.s6_center = self.s5_center;
-        self.s6_bit.clone_from(&self.s5_bit);
-        self.s5 = self.s4;
-        self.s5_center = self.s4_center;
         for j in 0..h {
-            self.s5_bit[j] = (self.s4_hash[j] + self.s4_center as u64) & pmask;
+            self.s6_bit[j] = (self.s5_hash[j] + self.s5_center as u64) & pmask;
         }
+        self.s5 = self.s4;
+        self.s5_center = self.s4_quarters.iter().sum();
+        self.s5_hash.clone_from(&self.s4_hash);
         self.s4 = self.s3;
-        self.s4_center = self.s3_groups.iter().sum();
+        for (q, n) in self.s4_quarters.iter_mut().enumerate() {
+            *n = self.s3_groups[4 * q..4 * q + 4].iter().sum();
+        }
         self.s4_hash.clone_from(&self.s3_hash);
         self.s3 = self.s2;
         for (g, n) in self.s3_groups.iter_mut().enumerate() {
-            *n = (self.s2_cmp >> (8 * g) & 0xff).count_ones();
+            *n = (self.s2_cmp >> (4 * g) & 0xf).count_ones();
         }
         self.s3_hash.clone_from(&self.s2_hash);
         self.s2 = self.s1;
@@ -631,10 +644,11 @@ impl SvbfCycle {
 
         if i.reset {
             // Control state resets (the CSRs keep their values); the banks clear themselves.
-            for s in [&mut self.s1, &mut self.s2, &mut self.s3, &mut self.s4, &mut self.s5, &mut self.s6] {
+            for s in [&mut self.s1, &mut self.s2, &mut self.s3, &mut self.s4, &mut self.s5, &mut self.s6, &mut self.s7]
+            {
                 *s = Slot::default();
             }
-            self.s7_flip = false;
+            self.s8_flip = false;
             self.fr_q = false;
             for q in [&mut self.q1, &mut self.q2, &mut self.q7, &mut self.q8, &mut self.q9, &mut self.q10] {
                 q.valid = false;
