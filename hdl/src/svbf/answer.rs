@@ -28,9 +28,10 @@
 //!   c is compared with every row i < r already in the table (one 32-bit
 //!   comparator per row, as two registered 16-bit halves combined a clock
 //!   later): c > count(i) adds one to rank(i); the rows with count(i) ≥ c
-//!   beat r and their number (a pipelined popcount) is added to rank(r)
-//!   five clocks after the take. The ranks are final six clocks after the
-//!   last take, long before its quotient (`table_ok`), and from them each
+//!   beat r and their number (a pipelined popcount: groups of four,
+//!   quarters, total) is added to rank(r) six clocks after the take. The
+//!   ranks are final seven clocks after the last take, long before its
+//!   quotient (`table_ok`), and from them each
 //!   group of four centers keeps its six pairwise orders.
 //! - **Tie-break** (a query's candidates presented at c+10 of the core's
 //!   query pipeline): the candidate of lowest rank wins. c+11: in each
@@ -66,8 +67,8 @@ const QUAD_WINS: usize = 3 * QUADS;
 const NODES: usize = 15;
 /// Rows that can precede a later row (0..=62).
 const EARLIER: usize = CENTERS - 1;
-/// Groups of eight rows counted together in the rank pipeline.
-const OCTETS: usize = 8;
+/// Groups of four rows counted together in the rank pipeline.
+const QUARTETS: usize = 16;
 
 /// Per-center table of the frozen epoch, eight serial dividers, the centers' ranks and the tie-break tree.
 #[derive(LogicBlock)]
@@ -114,7 +115,7 @@ pub struct SvbfAnswer {
     zero6: Constant<Bits<6>>,
     one6: Constant<Bits<6>>,
     zero4: Constant<Bits<4>>,
-    one4: Constant<Bits<4>>,
+    zero3: Constant<Bits<3>>,
     fin_step: Constant<Bits<6>>,
     zero32: Constant<Bits<32>>,
     one32: Constant<Bits<32>>,
@@ -172,8 +173,8 @@ pub struct SvbfAnswer {
     ld_ge: Signal<Local, Bit>,
     ld_rem: Signal<Local, Bits<34>>,
     ld_dq: Signal<Local, Bits<48>>,
-    // --- ranks (a taken row at t: compared in halves at t+1, combined at t+2, counted at t+3,
-    // summed at t+4, added at t+5) ---
+    // --- ranks (a taken row at t: compared in halves at t+1, combined at t+2, counted by fours
+    // at t+3, summed by quarters at t+4, totalled at t+5, added at t+6) ---
     /// The centers' ranks: how many centers beat each one (final once the last row is through).
     tab_rank: [DFF<Bits<6>>; CENTERS],
     /// The row taken, registered (t): it enters the table, loads its divider and starts its rank.
@@ -212,13 +213,18 @@ pub struct SvbfAnswer {
     rk3_beats: [DFF<Bit>; EARLIER],
     rk3_valid: DFF<Bit>,
     rk3_row: DFF<Bits<6>>,
-    rk4_grp: [DFF<Bits<4>>; OCTETS],
+    /// The rows that beat r, counted in groups of four (rows 4g … 4g + 3).
+    rk4_grp: [DFF<Bits<3>>; QUARTETS],
     rk4_valid: DFF<Bit>,
     rk4_row: DFF<Bits<6>>,
-    rk5_sum: DFF<Bits<6>>,
+    /// The group counts summed by fours (rows 16q … 16q + 15).
+    rk5_qtr: [DFF<Bits<5>>; 4],
     rk5_valid: DFF<Bit>,
     rk5_row: DFF<Bits<6>>,
-    rk_beats_w: [Signal<Local, Bits<4>>; CENTERS],
+    /// Their total, and the row it goes to (one-hot).
+    rk6_sum: DFF<Bits<6>>,
+    rk6_hot: [DFF<Bit>; CENTERS],
+    rk_beats_w: [Signal<Local, Bits<3>>; CENTERS],
     rk_inc: [Signal<Local, Bits<6>>; CENTERS],
     rk_add: [Signal<Local, Bits<6>>; CENTERS],
     /// Group q of four centers, entry 6q + m: center 4q + a outranks 4q + b for the m-th pair
@@ -269,7 +275,7 @@ impl Default for SvbfAnswer {
             zero6: Constant::new(0u64.into()),
             one6: Constant::new(1u64.into()),
             zero4: Constant::new(0u64.into()),
-            one4: Constant::new(1u64.into()),
+            zero3: Constant::new(0u64.into()),
             fin_step: Constant::new(46u64.into()),
             zero32: Constant::new(0u64.into()),
             one32: Constant::new(1u64.into()),
@@ -337,9 +343,11 @@ impl Default for SvbfAnswer {
             rk4_grp: std::array::from_fn(|_| Default::default()),
             rk4_valid: Default::default(),
             rk4_row: Default::default(),
-            rk5_sum: Default::default(),
+            rk5_qtr: std::array::from_fn(|_| Default::default()),
             rk5_valid: Default::default(),
             rk5_row: Default::default(),
+            rk6_sum: Default::default(),
+            rk6_hot: std::array::from_fn(|_| Default::default()),
             rk_beats_w: std::array::from_fn(|_| Default::default()),
             rk_inc: std::array::from_fn(|_| Default::default()),
             rk_add: std::array::from_fn(|_| Default::default()),
@@ -385,9 +393,9 @@ impl Logic for SvbfAnswer {
             rk3_row,
             rk4_valid,
             rk4_row,
-            rk5_sum,
             rk5_valid,
             rk5_row,
+            rk6_sum,
             a_found_q,
             a_center_q,
             a_count_q,
@@ -429,8 +437,14 @@ impl Logic for SvbfAnswer {
             self.dv_zero[d].clock.next = self.clock.val();
             self.dv_zero[d].d.next = self.dv_zero[d].q.val();
         }
-        for g in 0..OCTETS {
+        for g in 0..QUARTETS {
             self.rk4_grp[g].clock.next = self.clock.val();
+        }
+        for q in 0..4 {
+            self.rk5_qtr[q].clock.next = self.clock.val();
+        }
+        for j in 0..CENTERS {
+            self.rk6_hot[j].clock.next = self.clock.val();
         }
         for q in 0..QUADS {
             self.q10_found[q].clock.next = self.clock.val();
@@ -638,31 +652,43 @@ impl Logic for SvbfAnswer {
         }
         self.rk3_valid.d.next = self.rk2_valid.q.val();
         self.rk3_row.d.next = self.rk2_row.q.val();
-        // t+3: the rows that beat r, counted in groups of eight.
+        // t+3: the rows that beat r, counted in groups of four.
         for j in 0..EARLIER {
             if self.rk3_beats[j].q.val() {
-                self.rk_beats_w[j].next = self.one4.val();
+                self.rk_beats_w[j].next = self.one3.val();
             } else {
-                self.rk_beats_w[j].next = self.zero4.val();
+                self.rk_beats_w[j].next = self.zero3.val();
             }
         }
-        self.rk_beats_w[63].next = self.zero4.val();
-        for g in 0..OCTETS {
-            self.rk4_grp[g].d.next = ((self.rk_beats_w[8 * g].val() + self.rk_beats_w[8 * g + 1].val())
-                + (self.rk_beats_w[8 * g + 2].val() + self.rk_beats_w[8 * g + 3].val()))
-                + ((self.rk_beats_w[8 * g + 4].val() + self.rk_beats_w[8 * g + 5].val())
-                    + (self.rk_beats_w[8 * g + 6].val() + self.rk_beats_w[8 * g + 7].val()));
+        self.rk_beats_w[63].next = self.zero3.val();
+        for g in 0..QUARTETS {
+            self.rk4_grp[g].d.next = (self.rk_beats_w[4 * g].val() + self.rk_beats_w[4 * g + 1].val())
+                + (self.rk_beats_w[4 * g + 2].val() + self.rk_beats_w[4 * g + 3].val());
         }
         self.rk4_valid.d.next = self.rk3_valid.q.val();
         self.rk4_row.d.next = self.rk3_row.q.val();
-        // t+4: their number (at most 63).
-        self.rk5_sum.d.next = ((bit_cast::<6, 4>(self.rk4_grp[0].q.val()) + bit_cast::<6, 4>(self.rk4_grp[1].q.val()))
-            + (bit_cast::<6, 4>(self.rk4_grp[2].q.val()) + bit_cast::<6, 4>(self.rk4_grp[3].q.val())))
-            + ((bit_cast::<6, 4>(self.rk4_grp[4].q.val()) + bit_cast::<6, 4>(self.rk4_grp[5].q.val()))
-                + (bit_cast::<6, 4>(self.rk4_grp[6].q.val()) + bit_cast::<6, 4>(self.rk4_grp[7].q.val())));
+        // t+4: the group counts summed by fours (written out: hdl_gen widens only literal indices).
+        self.rk5_qtr[0].d.next = (bit_cast::<5, 3>(self.rk4_grp[0].q.val())
+            + bit_cast::<5, 3>(self.rk4_grp[1].q.val()))
+            + (bit_cast::<5, 3>(self.rk4_grp[2].q.val()) + bit_cast::<5, 3>(self.rk4_grp[3].q.val()));
+        self.rk5_qtr[1].d.next = (bit_cast::<5, 3>(self.rk4_grp[4].q.val())
+            + bit_cast::<5, 3>(self.rk4_grp[5].q.val()))
+            + (bit_cast::<5, 3>(self.rk4_grp[6].q.val()) + bit_cast::<5, 3>(self.rk4_grp[7].q.val()));
+        self.rk5_qtr[2].d.next = (bit_cast::<5, 3>(self.rk4_grp[8].q.val())
+            + bit_cast::<5, 3>(self.rk4_grp[9].q.val()))
+            + (bit_cast::<5, 3>(self.rk4_grp[10].q.val()) + bit_cast::<5, 3>(self.rk4_grp[11].q.val()));
+        self.rk5_qtr[3].d.next = (bit_cast::<5, 3>(self.rk4_grp[12].q.val())
+            + bit_cast::<5, 3>(self.rk4_grp[13].q.val()))
+            + (bit_cast::<5, 3>(self.rk4_grp[14].q.val()) + bit_cast::<5, 3>(self.rk4_grp[15].q.val()));
         self.rk5_valid.d.next = self.rk4_valid.q.val();
         self.rk5_row.d.next = self.rk4_row.q.val();
-        // Every rank: one place down for a later, larger row (t+3), plus r's own count (t+5).
+        // t+5: their number (at most 63), and the row it goes to.
+        self.rk6_sum.d.next = (bit_cast::<6, 5>(self.rk5_qtr[0].q.val()) + bit_cast::<6, 5>(self.rk5_qtr[1].q.val()))
+            + (bit_cast::<6, 5>(self.rk5_qtr[2].q.val()) + bit_cast::<6, 5>(self.rk5_qtr[3].q.val()));
+        for j in 0..CENTERS {
+            self.rk6_hot[j].d.next = self.rk5_valid.q.val() & (self.rk5_row.q.val() == self.idx6[j].val());
+        }
+        // Every rank: one place down for a later, larger row (t+3), plus r's own count (t+6).
         for j in 0..EARLIER {
             if self.rk3_passed[j].q.val() {
                 self.rk_inc[j].next = self.one6.val();
@@ -673,8 +699,8 @@ impl Logic for SvbfAnswer {
         // No row comes after the last one.
         self.rk_inc[63].next = self.zero6.val();
         for j in 0..CENTERS {
-            if self.rk5_valid.q.val() & (self.rk5_row.q.val() == self.idx6[j].val()) {
-                self.rk_add[j].next = self.rk5_sum.q.val();
+            if self.rk6_hot[j].q.val() {
+                self.rk_add[j].next = self.rk6_sum.q.val();
             } else {
                 self.rk_add[j].next = self.zero6.val();
             }
@@ -794,6 +820,9 @@ impl Logic for SvbfAnswer {
             self.rk3_valid.d.next = false;
             self.rk4_valid.d.next = false;
             self.rk5_valid.d.next = false;
+            for j in 0..CENTERS {
+                self.rk6_hot[j].d.next = false;
+            }
             for j in 0..EARLIER {
                 self.rk2_earlier[j].d.next = false;
                 self.rk3_passed[j].d.next = false;
