@@ -118,7 +118,6 @@ pub struct SvbfAnswer {
     zero3: Constant<Bits<3>>,
     fin_step: Constant<Bits<6>>,
     zero32: Constant<Bits<32>>,
-    one32: Constant<Bits<32>>,
     zero34: Constant<Bits<34>>,
     one34: Constant<Bits<34>>,
     one3: Constant<Bits<3>>,
@@ -163,15 +162,13 @@ pub struct SvbfAnswer {
     /// The offered row's count and the sum's top bit t, widened for the divider's arithmetic.
     ro_count34: Signal<Local, Bits<34>>,
     ro_t34: Signal<Local, Bits<34>>,
-    /// Registered with the taken row: the count widened, −count, and t − count (the first
-    /// partial remainder when the first quotient bit is 0).
+    /// Registered with the taken row: the count widened, −count, t − count (the first step's
+    /// partial remainder, its sign the first quotient bit's complement) and "the count is 0".
     tk_count34: DFF<Bits<34>>,
     tk_ncount: DFF<Bits<34>>,
     tk_tmc: DFF<Bits<34>>,
-    /// The first division step, taken as a row loads.
-    tk_count_zero: Signal<Local, Bit>,
-    ld_ge: Signal<Local, Bit>,
-    ld_rem: Signal<Local, Bits<34>>,
+    tk_zero: DFF<Bit>,
+    /// The dividend shifted with the first quotient bit, loaded into the divider.
     ld_dq: Signal<Local, Bits<48>>,
     // --- ranks (a taken row at t: compared in halves at t+1, combined at t+2, counted by fours
     // at t+3, summed by quarters at t+4, totalled at t+5, added at t+6) ---
@@ -278,7 +275,6 @@ impl Default for SvbfAnswer {
             zero3: Constant::new(0u64.into()),
             fin_step: Constant::new(46u64.into()),
             zero32: Constant::new(0u64.into()),
-            one32: Constant::new(1u64.into()),
             zero34: Constant::new(0u64.into()),
             one34: Constant::new(1u64.into()),
             one3: Constant::new(1u64.into()),
@@ -312,9 +308,7 @@ impl Default for SvbfAnswer {
             tk_count34: Default::default(),
             tk_ncount: Default::default(),
             tk_tmc: Default::default(),
-            tk_count_zero: Default::default(),
-            ld_ge: Default::default(),
-            ld_rem: Default::default(),
+            tk_zero: Default::default(),
             ld_dq: Default::default(),
             tab_rank: std::array::from_fn(|_| Default::default()),
             tk_valid: Default::default(),
@@ -383,6 +377,7 @@ impl Logic for SvbfAnswer {
             tk_count34,
             tk_ncount,
             tk_tmc,
+            tk_zero,
             tk_sum,
             tk_last,
             nxt_row,
@@ -504,6 +499,7 @@ impl Logic for SvbfAnswer {
         self.tk_count34.d.next = self.ro_count34.val();
         self.tk_ncount.d.next = self.zero34.val() - self.ro_count34.val();
         self.tk_tmc.d.next = self.ro_t34.val() - self.ro_count34.val();
+        self.tk_zero.d.next = self.ro_count.val() == self.zero32.val();
         self.tk_last.d.next = self.ro_last.val();
         for j in 0..CENTERS {
             self.tk_en[j].d.next = self.ro_take.val() & (self.ro_row.val() == self.idx6[j].val());
@@ -516,21 +512,10 @@ impl Logic for SvbfAnswer {
         }
 
         // ---- dividers: one quotient bit per clock, MSB first, non-restoring ----
-        // The first quotient bit as the row loads: the shifted-in dividend is the
-        // sum's top bit t, so t ≥ count only for count 0 or count 1 with t = 1.
-        // The partial remainder left is then t − count (0 for count 1, t for count 0);
-        // with a quotient bit of 0 the non-restoring remainder is t − count as well.
-        self.tk_count_zero.next = self.tk_count.q.val() == self.zero32.val();
-        self.ld_ge.next =
-            self.tk_count_zero.val() | ((self.tk_count.q.val() == self.one32.val()) & self.tk_sum.q.val().get_bit(47));
-        if self.ld_ge.val() & (self.tk_count.q.val() != self.one32.val()) & self.tk_sum.q.val().get_bit(47) {
-            self.ld_rem.next = self.one34.val();
-        } else if self.ld_ge.val() {
-            self.ld_rem.next = self.zero34.val();
-        } else {
-            self.ld_rem.next = self.tk_tmc.q.val();
-        }
-        if self.ld_ge.val() {
+        // The first step as the row loads: the shifted-in dividend is the sum's top bit t, the
+        // partial remainder t − count (registered with the take), and the quotient bit is 1
+        // where that is not negative (t ≥ count: count 0, or count 1 with t = 1).
+        if !self.tk_tmc.q.val().get_bit(33) {
             self.ld_dq.next = (self.tk_sum.q.val() << self.one48.val()) | self.one48.val();
         } else {
             self.ld_dq.next = self.tk_sum.q.val() << self.one48.val();
@@ -578,11 +563,11 @@ impl Logic for SvbfAnswer {
                 self.dv_step[d].d.next = self.zero6.val();
                 self.dv_row[d].d.next = self.tk_row.q.val();
                 self.dv_last[d].d.next = self.tk_last.q.val();
-                self.dv_rem[d].d.next = self.ld_rem.val();
+                self.dv_rem[d].d.next = self.tk_tmc.q.val();
                 self.dv_dq[d].d.next = self.ld_dq.val();
                 self.dv_div[d].d.next = self.tk_count34.q.val();
                 self.dv_ndiv[d].d.next = self.tk_ncount.q.val();
-                self.dv_zero[d].d.next = self.tk_count_zero.val();
+                self.dv_zero[d].d.next = self.tk_zero.q.val();
             }
         }
         // ---- a finished quotient into the latency table (the dividers load one per clock at
