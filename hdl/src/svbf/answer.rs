@@ -147,7 +147,7 @@ pub struct SvbfAnswer {
     /// The count and its negative: added to a negative / a non-negative partial remainder.
     dv_div: [DFF<Bits<34>>; DIVIDERS],
     dv_ndiv: [DFF<Bits<34>>; DIVIDERS],
-    /// The divisor (the center's count) is 0: the table gets 0, not the all-ones quotient.
+    /// The divisor (the center's count) is 0: the table gets 0, not what the steps leave in the quotient.
     dv_zero: [DFF<Bit>; DIVIDERS],
     /// The divider's last clock (the table write) is next / now: a register, not a compare.
     dv_fin: [DFF<Bit>; DIVIDERS],
