@@ -308,18 +308,24 @@ impl Exported {
 /// SVBF store with its 19 read-modify-write banks) outgrow a default thread's stack.
 const EXPORT_STACK_BYTES: usize = 1 << 30;
 
+/// Runs `f` on a thread of [`EXPORT_STACK_BYTES`] named `name` and returns its
+/// result (a panic in `f` continues in the caller).
+fn on_export_stack<T: Send + 'static>(name: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
+    std::thread::Builder::new()
+        .name(name.into())
+        .stack_size(EXPORT_STACK_BYTES)
+        .spawn(f)
+        .unwrap_or_else(|e| panic!("cannot start the {name} thread: {e}"))
+        .join()
+        .unwrap_or_else(|e| std::panic::resume_unwind(e))
+}
+
 /// Validates `cfg` and exports its block (built and generated on a thread of
 /// [`EXPORT_STACK_BYTES`], whatever the caller's stack).
 pub fn export(cfg: &BlockConfig) -> Result<Exported, ConfigError> {
     cfg.validate()?;
     let c = cfg.clone();
-    let (verilog, ports) = std::thread::Builder::new()
-        .name("netmeas-export".into())
-        .stack_size(EXPORT_STACK_BYTES)
-        .spawn(move || generate_block(&c))
-        .expect("cannot start the export thread")
-        .join()
-        .unwrap_or_else(|e| std::panic::resume_unwind(e));
+    let (verilog, ports) = on_export_stack("netmeas-export", move || generate_block(&c));
     let top = cfg.top_name();
     let verilog = finish_verilog(cfg, &top, &verilog);
     Ok(Exported { config: cfg.clone(), top, verilog, ports })
@@ -617,13 +623,7 @@ pub fn lint_block<B: Block>(block: B, name: &str) -> Result<(), String> {
 /// [`EXPORT_STACK_BYTES`]: blocks as large as the SVBF store outgrow a test
 /// thread's stack in an unoptimised build.
 pub fn lint_block_built<B: Block, F: FnOnce() -> B + Send + 'static>(make: F, name: &str) -> Result<(), String> {
-    let verilog = std::thread::Builder::new()
-        .name("netmeas-lint".into())
-        .stack_size(EXPORT_STACK_BYTES)
-        .spawn(move || generate(make()).0)
-        .expect("cannot start the lint thread")
-        .join()
-        .unwrap_or_else(|e| std::panic::resume_unwind(e));
+    let verilog = on_export_stack("netmeas-lint", move || generate(make()).0);
     lint_verilog(&verilog, name)
 }
 
