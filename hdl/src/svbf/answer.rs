@@ -162,9 +162,10 @@ pub struct SvbfAnswer {
     /// The offered row's count and the sum's top bit t, widened for the divider's arithmetic.
     ro_count34: Signal<Local, Bits<34>>,
     ro_t34: Signal<Local, Bits<34>>,
-    /// Registered with the taken row: the count widened, −count, t − count (the first step's
-    /// partial remainder, its sign the first quotient bit's complement) and "the count is 0".
-    tk_count34: DFF<Bits<34>>,
+    /// The taken row's count, widened.
+    tk_count34: Signal<Local, Bits<34>>,
+    /// Registered with the taken row: −count, t − count (the first step's partial remainder, its
+    /// sign the first quotient bit's complement) and "the count is 0".
     tk_ncount: DFF<Bits<34>>,
     tk_tmc: DFF<Bits<34>>,
     tk_zero: DFF<Bit>,
@@ -374,7 +375,6 @@ impl Logic for SvbfAnswer {
             tk_valid,
             tk_row,
             tk_count,
-            tk_count34,
             tk_ncount,
             tk_tmc,
             tk_zero,
@@ -496,7 +496,7 @@ impl Logic for SvbfAnswer {
         } else {
             self.ro_t34.next = self.zero34.val();
         }
-        self.tk_count34.d.next = self.ro_count34.val();
+        self.tk_count34.next = bit_cast::<34, 32>(self.tk_count.q.val());
         self.tk_ncount.d.next = self.zero34.val() - self.ro_count34.val();
         self.tk_tmc.d.next = self.ro_t34.val() - self.ro_count34.val();
         self.tk_zero.d.next = self.ro_count.val() == self.zero32.val();
@@ -565,7 +565,7 @@ impl Logic for SvbfAnswer {
                 self.dv_last[d].d.next = self.tk_last.q.val();
                 self.dv_rem[d].d.next = self.tk_tmc.q.val();
                 self.dv_dq[d].d.next = self.ld_dq.val();
-                self.dv_div[d].d.next = self.tk_count34.q.val();
+                self.dv_div[d].d.next = self.tk_count34.val();
                 self.dv_ndiv[d].d.next = self.tk_ncount.q.val();
                 self.dv_zero[d].d.next = self.tk_zero.q.val();
             }
