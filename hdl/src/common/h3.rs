@@ -1,6 +1,7 @@
 //! H3 hash unit (Kompella et al. §V: "H3 hash", after Carter & Wegman): one key
 //! per clock, `hash[j] = ^(key & Q_column_j)`: one balanced XOR tree per output
-//! bit, optionally followed by an output register. The Q matrix comes from
+//! bit, optionally followed by an output register and optionally preceded by a
+//! key register of the unit's own. The Q matrix comes from
 //! [`netmeas_sim::h3::H3Matrix::generate`], the golden model's code path.
 //!
 //! The Verilog is generated directly (a constant XOR network reads best as one
@@ -9,7 +10,8 @@
 use netmeas_sim::h3::{H3, H3Config};
 use rust_hdl::prelude::*;
 
-/// H3 hash of a `K`-bit key to an `O`-bit value, with an optional output register.
+/// H3 hash of a `K`-bit key to an `O`-bit value, with an optional output register
+/// and an optional key register ([`H3Unit::with_key_register`]).
 #[derive(LogicBlock)]
 pub struct H3Unit<const K: usize, const O: usize> {
     // --- clock ---
@@ -25,8 +27,12 @@ pub struct H3Unit<const K: usize, const O: usize> {
     pub m_valid: Signal<Out, Bit>,
     /// The hash.
     pub m_hash: Signal<Out, Bits<O>>,
+    // --- the key the XOR trees read: `s_key` itself, or the unit's key register ---
+    key_q: Signal<Local, Bits<K>>,
+    valid_q: Signal<Local, Bit>,
     _cfg: H3Config,
     _golden: H3,
+    _key_register: bool,
 }
 
 impl<const K: usize, const O: usize> H3Unit<K, O> {
@@ -39,9 +45,23 @@ impl<const K: usize, const O: usize> H3Unit<K, O> {
             s_key: Default::default(),
             m_valid: Default::default(),
             m_hash: Default::default(),
+            key_q: Default::default(),
+            valid_q: Default::default(),
             _cfg: cfg.clone(),
             _golden: H3::new(cfg),
+            _key_register: false,
         }
+    }
+
+    /// The same unit with a key register of its own in front of the XOR trees:
+    /// one more clock of latency, and the register carries `(* keep *)` so that
+    /// synthesis neither merges it with other units' key registers nor shares
+    /// XOR terms across units. Several units hashing one key (the SVBF's h
+    /// functions, MAPLE §3.3) can then sit beside their consumers, each with
+    /// its own copy of the key, instead of all reading one register across the die.
+    pub fn with_key_register(mut self) -> Self {
+        self._key_register = true;
+        self
     }
 }
 
@@ -58,19 +78,30 @@ fn to_u128<const N: usize>(b: Bits<N>) -> u128 {
 
 impl<const K: usize, const O: usize> Logic for H3Unit<K, O> {
     fn update(&mut self) {
-        let hash: Bits<O> = (self._golden.hash(to_u128(self.s_key.val()))).into();
+        if self._key_register {
+            if self.clock.pos_edge() {
+                self.key_q.next = self.s_key.val();
+                self.valid_q.next = self.s_valid.val();
+            }
+        } else {
+            self.key_q.next = self.s_key.val();
+            self.valid_q.next = self.s_valid.val();
+        }
+        let hash: Bits<O> = (self._golden.hash(to_u128(self.key_q.val()))).into();
         if self._cfg.registered {
             if self.clock.pos_edge() {
                 self.m_hash.next = hash;
-                self.m_valid.next = self.s_valid.val();
+                self.m_valid.next = self.valid_q.val();
             }
         } else {
             self.m_hash.next = hash;
-            self.m_valid.next = self.s_valid.val();
+            self.m_valid.next = self.valid_q.val();
         }
     }
 
     fn connect(&mut self) {
+        self.key_q.connect();
+        self.valid_q.connect();
         self.m_hash.connect();
         self.m_valid.connect();
     }
@@ -83,22 +114,60 @@ impl<const K: usize, const O: usize> Logic for H3Unit<K, O> {
         for j in 0..O {
             v.push_str(&format!("localparam [{}:0] Q_{j} = {K}'h{:0hex$x};\n", K - 1, m.column(j)));
         }
+        if self._key_register {
+            v.push_str(
+                "\n// Key register: one cycle of latency. `keep` stops synthesis from merging it\n\
+                 // with another unit's copy of the same key (and so from sharing XOR terms).\n\
+                 (* keep *)\nalways @(posedge clock) begin\n   key_q <= s_key;\nend\n\
+                 always @(posedge clock) begin\n   valid_q <= s_valid;\nend\n",
+            );
+        } else {
+            v.push_str("\n// No key register.\nalways @(*) begin\n   key_q = s_key;\n   valid_q = s_valid;\nend\n");
+        }
         v.push_str(&format!("wire [{}:0] hash;\n", O - 1));
         for j in 0..O {
-            v.push_str(&format!("assign hash[{j}] = ^(s_key & Q_{j});\n"));
+            v.push_str(&format!("assign hash[{j}] = ^(key_q & Q_{j});\n"));
         }
         if self._cfg.registered {
             v.push_str(
                 "\n// Output register: one cycle of latency.\n\
-                 always @(posedge clock) begin\n   m_hash <= hash;\n   m_valid <= s_valid;\nend\n",
+                 always @(posedge clock) begin\n   m_hash <= hash;\n   m_valid <= valid_q;\nend\n",
             );
         } else {
             v.push_str(
                 "\n// Combinational output; the clock is unused in this configuration.\n\
                  /* verilator lint_off UNUSEDSIGNAL */\nwire unused_clock = clock;\n/* verilator lint_on UNUSEDSIGNAL */\n\
-                 always @(*) begin\n   m_hash = hash;\n   m_valid = s_valid;\nend\n",
+                 always @(*) begin\n   m_hash = hash;\n   m_valid = valid_q;\nend\n",
             );
         }
         Verilog::Custom(v)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg(registered: bool) -> H3Config {
+        H3Config { key_bits: 64, out_bits: 17, seed: 0x5eed, registered, name: None }
+    }
+
+    #[test]
+    fn h3_unit_is_synthesizable_in_every_form() {
+        crate::export::lint_block(H3Unit::<64, 17>::new(&cfg(true)), "h3_registered").unwrap();
+        crate::export::lint_block(H3Unit::<64, 17>::new(&cfg(false)), "h3_combinational").unwrap();
+        crate::export::lint_block(H3Unit::<64, 17>::new(&cfg(true)).with_key_register(), "h3_key_register").unwrap();
+    }
+
+    #[test]
+    fn key_register_is_kept_and_feeds_the_xor_trees() {
+        // Compare with the generator's indentation folded away.
+        let flat = |v: String| v.split_whitespace().collect::<Vec<_>>().join(" ");
+        let v = flat(crate::export::generate(H3Unit::<64, 17>::new(&cfg(true)).with_key_register()).0);
+        assert!(v.contains("(* keep *) always @(posedge clock) begin key_q <= s_key; end"), "{v}");
+        assert!(v.contains("assign hash[16] = ^(key_q & Q_16);"), "{v}");
+        let plain = flat(crate::export::generate(H3Unit::<64, 17>::new(&cfg(true))).0);
+        assert!(!plain.contains("keep"), "{plain}");
+        assert!(plain.contains("key_q = s_key;"), "{plain}");
     }
 }

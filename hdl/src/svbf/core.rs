@@ -4,7 +4,9 @@
 //! on the frozen epoch answering one query per clock.
 //!
 //! Insert pipeline (a packet accepted at t):
-//! - **s1** (t+1) key and latency registered; the classifier compares the
+//! - **s1** (t+1) latency registered, and the key in every hash unit's own
+//!   key register (one copy per unit, kept apart in synthesis, so no one
+//!   register drives all h XOR networks across the die); the classifier compares the
 //!   latency with the 63 active boundaries (`use_j` & `b_j ≤ latency`), each
 //!   compare as registered 16-bit halves.
 //! - **s2** (t+2) hashes h_j(key) out of their registers; the halves
@@ -33,7 +35,7 @@
 //! no flip is on its way and no divider is busy.
 //!
 //! Query pipeline (a query accepted at c, one per clock while held and the
-//! center table is refined): c+1 key registered, c+2 hashes, c+3 … c+9 the
+//! center table is refined): c+1 key registered (in each hash unit), c+2 hashes, c+3 … c+9 the
 //! partitions' window reads (see [`SvbfPartition`]), c+9 AND of the windows
 //! and the frozen epoch's k-bit mask, c+10 … c+15 the answer unit's
 //! tie-break by the centers' ranks (largest count, lowest index among equal
@@ -182,7 +184,6 @@ pub struct SvbfCore<const H: usize, const P: usize, const WA: usize, const A: us
     s1_valid: DFF<Bit>,
     s1_flip: DFF<Bit>,
     s1_lat: DFF<Bits<32>>,
-    s1_key: DFF<Bits<64>>,
     s2_valid: DFF<Bit>,
     s2_flip: DFF<Bit>,
     s2_lat: DFF<Bits<32>>,
@@ -234,7 +235,6 @@ pub struct SvbfCore<const H: usize, const P: usize, const WA: usize, const A: us
     // --- query pipeline ---
     q1_valid: DFF<Bit>,
     q1_tag: DFF<Bits<16>>,
-    q1_key: DFF<Bits<64>>,
     q2_valid: DFF<Bit>,
     q2_tag: DFF<Bits<16>>,
     qv: [DFF<Bit>; 17],
@@ -316,8 +316,8 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> SvbfCore<H
             m_ro_last: Default::default(),
             ovf_sticky: Default::default(),
             ovf_clear: Default::default(),
-            hash: std::array::from_fn(|j| H3Unit::new(&hash_cfg(j))),
-            qhash: std::array::from_fn(|j| H3Unit::new(&hash_cfg(j))),
+            hash: std::array::from_fn(|j| H3Unit::new(&hash_cfg(j)).with_key_register()),
+            qhash: std::array::from_fn(|j| H3Unit::new(&hash_cfg(j)).with_key_register()),
             parts: std::array::from_fn(|_| SvbfPartition::default()),
             centers: RmwBank::new(64),
             answer: Default::default(),
@@ -353,7 +353,6 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> SvbfCore<H
             s1_valid: Default::default(),
             s1_flip: Default::default(),
             s1_lat: Default::default(),
-            s1_key: Default::default(),
             s2_valid: Default::default(),
             s2_flip: Default::default(),
             s2_lat: Default::default(),
@@ -392,7 +391,6 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> SvbfCore<H
             held_sink: std::array::from_fn(|_| Default::default()),
             q1_valid: Default::default(),
             q1_tag: Default::default(),
-            q1_key: Default::default(),
             q2_valid: Default::default(),
             q2_tag: Default::default(),
             qv: std::array::from_fn(|_| Default::default()),
@@ -445,7 +443,6 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             s1_valid,
             s1_flip,
             s1_lat,
-            s1_key,
             s2_valid,
             s2_flip,
             s2_lat,
@@ -472,7 +469,6 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             held_m,
             q1_valid,
             q1_tag,
-            q1_key,
             q2_valid,
             q2_tag,
             q10_cand,
@@ -612,12 +608,11 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
         self.s1_valid.d.next = self.accept.val();
         self.s1_flip.d.next = self.take_flip.val();
         self.s1_lat.d.next = self.s_latency.val();
-        self.s1_key.d.next = self.s_key.val();
 
-        // ---- s1: classifier compares, hashes registered in their units ----
+        // ---- s0 -> s1 -> s2: each hash unit registers its own copy of the key, then the hash ----
         for j in 0..H {
-            self.hash[j].s_valid.next = self.s1_valid.q.val();
-            self.hash[j].s_key.next = self.s1_key.q.val();
+            self.hash[j].s_valid.next = self.accept.val();
+            self.hash[j].s_key.next = self.s_key.val();
             self.hash_valid_sink[j].sig.next = self.hash[j].m_valid.val();
         }
         for j in 0..BOUNDS {
@@ -752,13 +747,12 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             self.m_ro_last.next = self.centers.m_ro_last.val();
         }
 
-        // ---- query: c -> c+1 key, c+1 -> c+2 hashes, c+2 the partitions ----
+        // ---- query: c -> c+1 key (in each hash unit), c+1 -> c+2 hashes, c+2 the partitions ----
         self.q1_valid.d.next = self.q_accept.val();
         self.q1_tag.d.next = self.q_tag.val();
-        self.q1_key.d.next = self.q_key.val();
         for j in 0..H {
-            self.qhash[j].s_valid.next = self.q1_valid.q.val();
-            self.qhash[j].s_key.next = self.q1_key.q.val();
+            self.qhash[j].s_valid.next = self.q_accept.val();
+            self.qhash[j].s_key.next = self.q_key.val();
             self.qhash_valid_sink[j].sig.next = self.qhash[j].m_valid.val();
             self.parts[j].q_base.next = self.qhash[j].m_hash.val();
         }
