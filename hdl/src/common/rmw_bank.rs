@@ -74,11 +74,13 @@ const RO_HOLD: u64 = 3;
 /// Drain cycles after a flip, minus one: the old copy's last write lands at the end of the
 /// sixth (plus one per extra read stage).
 const DRAIN_LAST: u64 = 5;
-/// Clocks from the clock a bank takes a flip (`flip` && `flip_ready`) to the
-/// first clock it reports `held` (`hold` high, no extra read stages): the six
+/// Clocks from the clock a bank with `extra` read stages takes a flip (`flip` &&
+/// `flip_ready`) to the first clock it reports `held` (`hold` high): the 6 + `extra`
 /// drain clocks and the state register. A parent that tracks the hold in its
 /// own register (the SVBF core) counts these.
-pub const FLIP_TO_HELD: usize = DRAIN_LAST as usize + 2;
+pub const fn flip_to_held(extra: usize) -> usize {
+    DRAIN_LAST as usize + extra + 2
+}
 /// Entries of the read-out buffer: reads in flight (2, plus one per extra read stage) + the one presented.
 const RO_CREDITS: u64 = 3;
 

@@ -27,7 +27,7 @@
 //! become active, and the old epoch's center mask is kept for its queries;
 //! at s7 every bank flips. The partitions hold the frozen epoch for queries
 //! (`held`, kept in a core register beside the banks' own state: the hold
-//! begins after their six-clock drain) until `release_frozen`; the center bank streams its 64 rows {count,
+//! begins after their seven-clock drain) until `release_frozen`; the center bank streams its 64 rows {count,
 //! latency sum} out on `m_ro_*` after the drain, and the [`SvbfAnswer`] unit
 //! takes each row the consumer takes into the frozen epoch's center table
 //! and divides it into the refined estimate (§3.3; a row is offered only
@@ -35,13 +35,13 @@
 //! no flip is on its way and no divider is busy.
 //!
 //! Query pipeline (a query accepted at c, one per clock while held and the
-//! center table is refined): c+1 key registered (in each hash unit), c+2 hashes, c+3 … c+9 the
-//! partitions' window reads (see [`SvbfPartition`]), c+9 AND of the windows
-//! and the frozen epoch's k-bit mask, c+10 … c+15 the answer unit's
+//! center table is refined): c+1 key registered (in each hash unit), c+2 hashes, c+3 … c+10 the
+//! partitions' window reads (see [`SvbfPartition`]), c+10 AND of the windows
+//! and the frozen epoch's k-bit mask, c+11 … c+16 the answer unit's
 //! tie-break by the centers' ranks (largest count, lowest index among equal
 //! counts, §3.3.4) and beside it the kind (counted per group of eight at
-//! c+11, decided at c+12), c+15 … c+18 the winner's row read from the
-//! table's block RAM, c+20 result with the query's tag, chosen center, its
+//! c+12, decided at c+13), c+16 … c+19 the winner's row read from the
+//! table's block RAM, c+21 result with the query's tag, chosen center, its
 //! count and refined latency.
 //! A release waits until no query is still on its way to the banks.
 //!
@@ -50,10 +50,11 @@
 use super::answer::SvbfAnswer;
 use super::partition::SvbfPartition;
 use crate::common::h3::H3Unit;
-use crate::common::rmw_bank::{FLIP_TO_HELD, RmwBank};
+use crate::common::rmw_bank::{RmwBank, flip_to_held};
 use crate::common::unused::Unused;
 use netmeas_sim::h3::H3Config;
 use netmeas_sim::svbf::SvbfConfig;
+use netmeas_sim::svbf::cycle::SVBF_PART_READ_STAGES;
 use rust_hdl::prelude::*;
 
 /// Boundaries of the classifier (k ≤ 64 centers).
@@ -61,9 +62,12 @@ const BOUNDS: usize = 63;
 /// Registers between `s8_flip` and `held_m`: the token reaches `held_m` on the clock the
 /// partitions' banks report `held` (`s8_flip` is a clock after the banks take the flip,
 /// `held_m` a clock after the chain's last register). The chain is indexed by literals in
-/// `update` (`hf[4]`), which this length must match.
-const HOLD_CHAIN: usize = 5;
-const _: () = assert!(1 + HOLD_CHAIN + 1 == FLIP_TO_HELD, "the hold chain must follow the banks' drain");
+/// `update` (`hf[5]`), which this length must match.
+const HOLD_CHAIN: usize = 6;
+const _: () = assert!(
+    1 + HOLD_CHAIN + 1 == flip_to_held(SVBF_PART_READ_STAGES),
+    "the hold chain must follow the partitions' drain"
+);
 
 /// SVBF store with `H` hash functions, partitions of 2^`P` bits (`WA` = P − 6, `A` = P − 7).
 #[derive(LogicBlock)]
@@ -223,10 +227,10 @@ pub struct SvbfCore<const H: usize, const P: usize, const WA: usize, const A: us
     s7_bit: [DFF<Bits<P>>; H],
     s8_flip: DFF<Bit>,
     fr_q: DFF<Bit>,
-    /// The flip token after the banks took it (s8 … s13): the partitions' drain, clock by clock.
+    /// The flip token after the banks took it (s8 … s14): the partitions' drain, clock by clock.
     hf: [DFF<Bit>; HOLD_CHAIN],
     /// The partitions hold the frozen epoch: the banks' own state kept here as well (they report
-    /// `held` `FLIP_TO_HELD` = 7 clocks after taking a flip, after a six-clock drain, and leave
+    /// `held` `flip_to_held(1)` = 8 clocks after taking a flip, after a seven-clock drain, and leave
     /// it on a release), so `held`, `q_ready` and the release never wait for an AND over banks
     /// spread across the die.
     held_m: DFF<Bit>,
@@ -237,13 +241,13 @@ pub struct SvbfCore<const H: usize, const P: usize, const WA: usize, const A: us
     q1_tag: DFF<Bits<16>>,
     q2_valid: DFF<Bit>,
     q2_tag: DFF<Bits<16>>,
-    qv: [DFF<Bit>; 17],
-    qt: [DFF<Bits<16>>; 17],
-    q10_cand: DFF<Bits<64>>,
-    /// Per group of eight candidates: any, and at least two (c+11).
+    qv: [DFF<Bit>; 18],
+    qt: [DFF<Bits<16>>; 18],
+    q11_cand: DFF<Bits<64>>,
+    /// Per group of eight candidates: any, and at least two (c+12).
     kd_any: [DFF<Bit>; 8],
     kd_many: [DFF<Bit>; 8],
-    /// The kind, decided at c+12 (`qk[0]`) and waiting until c+19 (`qk[7]`).
+    /// The kind, decided at c+13 (`qk[0]`) and waiting until c+20 (`qk[7]`).
     qk: [DFF<Bits<2>>; 8],
     qc: [DFF<Bits<64>>; 9],
     r_valid_q: DFF<Bit>,
@@ -395,7 +399,7 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> SvbfCore<H
             q2_tag: Default::default(),
             qv: std::array::from_fn(|_| Default::default()),
             qt: std::array::from_fn(|_| Default::default()),
-            q10_cand: Default::default(),
+            q11_cand: Default::default(),
             kd_any: std::array::from_fn(|_| Default::default()),
             kd_many: std::array::from_fn(|_| Default::default()),
             qk: std::array::from_fn(|_| Default::default()),
@@ -471,7 +475,7 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             q1_tag,
             q2_valid,
             q2_tag,
-            q10_cand,
+            q11_cand,
             r_valid_q,
             r_tag_q,
             r_kind_q,
@@ -502,13 +506,13 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             self.s4_qtr[q].clock.next = self.clock.val();
             self.s4_qtr[q].d.next = self.s4_qtr[q].q.val();
         }
-        for n in 0..17 {
+        for n in 0..18 {
             self.qv[n].clock.next = self.clock.val();
             self.qv[n].d.next = self.qv[n].q.val();
             self.qt[n].clock.next = self.clock.val();
             self.qt[n].d.next = self.qt[n].q.val();
         }
-        for n in 0..5 {
+        for n in 0..6 {
             self.hf[n].clock.next = self.clock.val();
         }
         for n in 0..8 {
@@ -586,13 +590,13 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             & !self.q2_valid.q.val();
         self.rel_pend.d.next =
             (self.rel_pend.q.val() | (self.release_frozen.val() & self.held_m.q.val())) & !self.release_now.val();
-        // The partitions' drain: the hold begins `FLIP_TO_HELD` clocks after the banks take a
-        // flip (`HOLD_CHAIN` = 5 registers here).
+        // The partitions' drain: the hold begins `flip_to_held(1)` = 8 clocks after the banks
+        // take a flip (`HOLD_CHAIN` = 6 registers here).
         self.hf[0].d.next = self.s8_flip.q.val();
-        for n in 1..5 {
+        for n in 1..6 {
             self.hf[n].d.next = self.hf[n - 1].q.val();
         }
-        self.held_m.d.next = (self.held_m.q.val() | self.hf[4].q.val()) & !self.release_now.val();
+        self.held_m.d.next = (self.held_m.q.val() | self.hf[5].q.val()) & !self.release_now.val();
 
         // ---- CSR writes into the shadow registers ----
         for j in 0..BOUNDS {
@@ -758,31 +762,31 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
         }
         self.q2_valid.d.next = self.q1_valid.q.val();
         self.q2_tag.d.next = self.q1_tag.q.val();
-        // c+3 .. c+19: the tag waits for the windows, the candidates, the
-        // tie-break and the table read (qv[0] is c+3, qv[7] c+10, qv[16] c+19).
+        // c+3 .. c+20: the tag waits for the windows, the candidates, the
+        // tie-break and the table read (qv[0] is c+3, qv[8] c+11, qv[17] c+20).
         self.qv[0].d.next = self.q2_valid.q.val();
         self.qt[0].d.next = self.q2_tag.q.val();
-        for n in 1..17 {
+        for n in 1..18 {
             self.qv[n].d.next = self.qv[n - 1].q.val();
             self.qt[n].d.next = self.qt[n - 1].q.val();
         }
-        // c+9: AND of the windows and the center mask.
+        // c+10: AND of the windows and the center mask.
         self.and_chain[0].next = self.frozen_kmask.q.val() & self.parts[0].q_window.val();
         self.cand.next = self.and_chain[0].val();
         for j in 1..H {
             self.and_chain[j].next = self.and_chain[j - 1].val() & self.parts[j].q_window.val();
             self.cand.next = self.and_chain[j].val();
         }
-        self.q10_cand.d.next = self.cand.val();
-        // c+10: the candidates enter the answer unit's tie-break (winner at
-        // c+15, its table row read by c+19) while the kind is counted beside it: per group of eight, any
-        // and at least two (x & (x − 1) ≠ 0) at c+11, the kind at c+12.
-        self.answer.q_cand.next = self.q10_cand.q.val();
+        self.q11_cand.d.next = self.cand.val();
+        // c+11: the candidates enter the answer unit's tie-break (winner at
+        // c+16, its table row read by c+20) while the kind is counted beside it: per group of eight, any
+        // and at least two (x & (x − 1) ≠ 0) at c+12, the kind at c+13.
+        self.answer.q_cand.next = self.q11_cand.q.val();
         for g in 0..8 {
-            self.oct_m1[g].next = self.q10_cand.q.val().get_bits::<8>(8 * g) - self.one8.val();
-            self.kd_any[g].d.next = self.q10_cand.q.val().get_bits::<8>(8 * g) != self.zero8.val();
+            self.oct_m1[g].next = self.q11_cand.q.val().get_bits::<8>(8 * g) - self.one8.val();
+            self.kd_any[g].d.next = self.q11_cand.q.val().get_bits::<8>(8 * g) != self.zero8.val();
             self.kd_many[g].d.next =
-                (self.q10_cand.q.val().get_bits::<8>(8 * g) & self.oct_m1[g].val()) != self.zero8.val();
+                (self.q11_cand.q.val().get_bits::<8>(8 * g) & self.oct_m1[g].val()) != self.zero8.val();
             if self.kd_any[g].q.val() {
                 self.kd_any_w[g].next = self.one4.val();
             } else {
@@ -808,23 +812,23 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
                 self.qk[0].d.next = self.kind_multi.val();
             }
         }
-        self.qc[0].d.next = self.q10_cand.q.val();
+        self.qc[0].d.next = self.q11_cand.q.val();
         for n in 1..8 {
             self.qk[n].d.next = self.qk[n - 1].q.val();
         }
         for n in 1..9 {
             self.qc[n].d.next = self.qc[n - 1].q.val();
         }
-        // c+19 -> c+20: the result; zero payload without a result.
-        self.r_valid_q.d.next = self.qv[16].q.val();
+        // c+20 -> c+21: the result; zero payload without a result.
+        self.r_valid_q.d.next = self.qv[17].q.val();
         self.r_tag_q.d.next = self.zero16.val();
         self.r_kind_q.d.next = self.kind_none.val();
         self.r_center_q.d.next = self.zero6.val();
         self.r_cand_q.d.next = self.zero64.val();
         self.r_count_q.d.next = self.zero32.val();
         self.r_latency_q.d.next = self.zero32.val();
-        if self.qv[16].q.val() {
-            self.r_tag_q.d.next = self.qt[16].q.val();
+        if self.qv[17].q.val() {
+            self.r_tag_q.d.next = self.qt[17].q.val();
             self.r_kind_q.d.next = self.qk[7].q.val();
             self.r_cand_q.d.next = self.qc[8].q.val();
             if self.answer.a_found.val() {
@@ -860,12 +864,12 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             self.s8_flip.d.next = false;
             self.fr_q.d.next = false;
             self.held_m.d.next = false;
-            for n in 0..5 {
+            for n in 0..6 {
                 self.hf[n].d.next = false;
             }
             self.q1_valid.d.next = false;
             self.q2_valid.d.next = false;
-            for n in 0..17 {
+            for n in 0..18 {
                 self.qv[n].d.next = false;
             }
             self.r_valid_q.d.next = false;

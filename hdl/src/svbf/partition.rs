@@ -14,17 +14,28 @@
 //! - **Query** (`q_base` = h_j(s), presented at c+2 of the core's query
 //!   pipeline): registered unchanged at c+3, and from that register the
 //!   rows (even row ⌈w/2⌉ mod 2^A, odd row ⌊w/2⌋) enter the banks' address
-//!   registers, words back at c+6 and registered as they come (no logic
-//!   behind the banks' read registers), at c+7 ordered by the parity of w
-//!   and shifted right by whole bytes of the offset, at c+8 by the
-//!   remaining bits, `q_window` registered at c+9: bit i = partition bit
-//!   (h_j(s) + i) mod 2^P.
+//!   registers, words back at c+7 (the banks read through one extra stage,
+//!   [`SVBF_PART_READ_STAGES`]) and registered as they come, at c+8 ordered
+//!   by the parity of w and shifted right by whole bytes of the offset, at
+//!   c+9 by the remaining bits, `q_window` registered at c+10: bit i =
+//!   partition bit (h_j(s) + i) mod 2^P.
+//! - **Read stage**: each bank copy is two depth slices of two 512 × 36
+//!   blocks (at P = 17), so a partition has sixteen blocks, spread over tens
+//!   of columns of a block-RAM row and far from the record arithmetic. The extra read stage gives every
+//!   block's output a register of its own that placement can put between
+//!   the two, so the forwarding select in front of the arithmetic (`s3_base`
+//!   in [`RmwBank`]) starts from a register, not from a block across the die.
+//!   It costs one clock on the drain, the forwarding depth and the query.
 //!
 //! Per-clock model: `netmeas_sim::svbf::cycle` (its `parts`).
 
 use crate::common::rmw_bank::RmwBank;
 use crate::common::unused::Unused;
+use netmeas_sim::svbf::cycle::SVBF_PART_READ_STAGES;
 use rust_hdl::prelude::*;
+
+// The query pipeline below waits one clock for the read stage (`q7_off`, `q7_par`).
+const _: () = assert!(SVBF_PART_READ_STAGES == 1, "the query pipeline is written for one read stage");
 
 /// One partition of 2^`P` bits: word addresses of `WA` = P − 6 bits, bank rows of `A` = P − 7 bits.
 #[derive(LogicBlock)]
@@ -53,7 +64,7 @@ pub struct SvbfPartition<const P: usize, const WA: usize, const A: usize> {
     // --- query window on the held copy ---
     /// Window start h_j(s) (c+2).
     pub q_base: Signal<In, Bits<P>>,
-    /// The 64 bits from `q_base` on, wrapping at 2^P (c+9; the core masks k of them).
+    /// The 64 bits from `q_base` on, wrapping at 2^P (c+10; the core masks k of them).
     pub q_window: Signal<Out, Bits<64>>,
     // --- blocks ---
     even: RmwBank<64, A>,
@@ -84,15 +95,17 @@ pub struct SvbfPartition<const P: usize, const WA: usize, const A: usize> {
     q5_par: DFF<Bit>,
     q6_off: DFF<Bits<7>>,
     q6_par: DFF<Bit>,
-    /// The words as read (c+7), before any logic.
-    q7_even: DFF<Bits<64>>,
-    q7_odd: DFF<Bits<64>>,
     q7_off: DFF<Bits<7>>,
     q7_par: DFF<Bit>,
-    /// The ordered pair shifted right by whole bytes of the offset: the 71 bits the bit step reads (c+8).
-    q8_bytes: DFF<Bits<71>>,
-    q8_bit: DFF<Bits<7>>,
-    q9_win: DFF<Bits<64>>,
+    /// The words as read (c+8), before any logic.
+    q8_even: DFF<Bits<64>>,
+    q8_odd: DFF<Bits<64>>,
+    q8_off: DFF<Bits<7>>,
+    q8_par: DFF<Bit>,
+    /// The ordered pair shifted right by whole bytes of the offset: the 71 bits the bit step reads (c+9).
+    q9_bytes: DFF<Bits<71>>,
+    q9_bit: DFF<Bits<7>>,
+    q10_win: DFF<Bits<64>>,
     // --- combinational helpers ---
     upd_word: Signal<Local, Bits<WA>>,
     /// The operand's bit as a one-hot word, per bank.
@@ -123,8 +136,8 @@ impl<const P: usize, const WA: usize, const A: usize> Default for SvbfPartition<
             release_frozen: Default::default(),
             q_base: Default::default(),
             q_window: Default::default(),
-            even: RmwBank::new(1 << A).with_one_read_address_register(),
-            odd: RmwBank::new(1 << A).with_one_read_address_register(),
+            even: RmwBank::with_read_stages(1 << A, SVBF_PART_READ_STAGES).with_one_read_address_register(),
+            odd: RmwBank::with_read_stages(1 << A, SVBF_PART_READ_STAGES).with_one_read_address_register(),
             even_sink: Default::default(),
             odd_sink: Default::default(),
             even_sink_row: Default::default(),
@@ -146,13 +159,15 @@ impl<const P: usize, const WA: usize, const A: usize> Default for SvbfPartition<
             q5_par: Default::default(),
             q6_off: Default::default(),
             q6_par: Default::default(),
-            q7_even: Default::default(),
-            q7_odd: Default::default(),
             q7_off: Default::default(),
             q7_par: Default::default(),
-            q8_bytes: Default::default(),
-            q8_bit: Default::default(),
-            q9_win: Default::default(),
+            q8_even: Default::default(),
+            q8_odd: Default::default(),
+            q8_off: Default::default(),
+            q8_par: Default::default(),
+            q9_bytes: Default::default(),
+            q9_bit: Default::default(),
+            q10_win: Default::default(),
             upd_word: Default::default(),
             even_mask: Default::default(),
             odd_mask: Default::default(),
@@ -172,8 +187,8 @@ impl<const P: usize, const WA: usize, const A: usize> Logic for SvbfPartition<P,
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, q3_base, q4_off, q4_par, q5_off, q5_par, q6_off, q6_par, q7_even, q7_odd, q7_off, q7_par,
-            q8_bytes, q8_bit, q9_win
+            self, clock, q3_base, q4_off, q4_par, q5_off, q5_par, q6_off, q6_par, q7_off, q7_par, q8_even, q8_odd,
+            q8_off, q8_par, q9_bytes, q9_bit, q10_win
         );
         self.even.clock.next = self.clock.val();
         self.odd.clock.next = self.clock.val();
@@ -238,37 +253,38 @@ impl<const P: usize, const WA: usize, const A: usize> Logic for SvbfPartition<P,
             self.even.q_row.next = self.q_half.val();
         }
         self.odd.q_row.next = self.q_half.val();
-        // c+3 .. c+6: the offset and parity wait for the words.
+        // c+3 .. c+7: the offset and parity wait for the words.
         self.q4_off.d.next = bit_cast::<7, 6>(self.q3_base.q.val().get_bits::<6>(0));
         self.q4_par.d.next = self.q_word.val().get_bit(0);
         self.q5_off.d.next = self.q4_off.q.val();
         self.q5_par.d.next = self.q4_par.q.val();
         self.q6_off.d.next = self.q5_off.q.val();
         self.q6_par.d.next = self.q5_par.q.val();
-        // c+6: words w (low) and w + 1 (high).
-        // c+6: both words registered as they come out of the banks.
-        self.q7_even.d.next = self.even.q_data.val();
-        self.q7_odd.d.next = self.odd.q_data.val();
         self.q7_off.d.next = self.q6_off.q.val();
         self.q7_par.d.next = self.q6_par.q.val();
-        // c+7: words w (low) and w + 1 (high), shifted right by 8 × (offset / 8).
-        if self.q7_par.q.val() {
-            self.pair.next = (bit_cast::<128, 64>(self.q7_even.q.val()) << self.sixty_four.val())
-                | bit_cast::<128, 64>(self.q7_odd.q.val());
+        // c+7: both words (w low, w + 1 high) registered as they come out of the banks.
+        self.q8_even.d.next = self.even.q_data.val();
+        self.q8_odd.d.next = self.odd.q_data.val();
+        self.q8_off.d.next = self.q7_off.q.val();
+        self.q8_par.d.next = self.q7_par.q.val();
+        // c+8: words w (low) and w + 1 (high), shifted right by 8 × (offset / 8).
+        if self.q8_par.q.val() {
+            self.pair.next = (bit_cast::<128, 64>(self.q8_even.q.val()) << self.sixty_four.val())
+                | bit_cast::<128, 64>(self.q8_odd.q.val());
         } else {
-            self.pair.next = (bit_cast::<128, 64>(self.q7_odd.q.val()) << self.sixty_four.val())
-                | bit_cast::<128, 64>(self.q7_even.q.val());
+            self.pair.next = (bit_cast::<128, 64>(self.q8_odd.q.val()) << self.sixty_four.val())
+                | bit_cast::<128, 64>(self.q8_even.q.val());
         }
-        self.byte_shift.next = bit_cast::<7, 3>(self.q7_off.q.val().get_bits::<3>(3)) << self.three.val();
+        self.byte_shift.next = bit_cast::<7, 3>(self.q8_off.q.val().get_bits::<3>(3)) << self.three.val();
         self.by_bytes.next = self.pair.val() >> self.byte_shift.val();
-        self.q8_bytes.d.next = self.by_bytes.val().get_bits::<71>(0);
+        self.q9_bytes.d.next = self.by_bytes.val().get_bits::<71>(0);
         self.bytes_hi_sink.sig.next = self.by_bytes.val().get_bits::<57>(71);
-        self.q8_bit.d.next = bit_cast::<7, 3>(self.q7_off.q.val().get_bits::<3>(0));
-        // c+8: the window, shifted right by offset mod 8.
-        self.by_bits.next = self.q8_bytes.q.val() >> self.q8_bit.q.val();
-        self.q9_win.d.next = self.by_bits.val().get_bits::<64>(0);
+        self.q9_bit.d.next = bit_cast::<7, 3>(self.q8_off.q.val().get_bits::<3>(0));
+        // c+9: the window, shifted right by offset mod 8.
+        self.by_bits.next = self.q9_bytes.q.val() >> self.q9_bit.q.val();
+        self.q10_win.d.next = self.by_bits.val().get_bits::<64>(0);
         self.bits_hi_sink.sig.next = self.by_bits.val().get_bits::<7>(64);
-        self.q_window.next = self.q9_win.q.val();
+        self.q_window.next = self.q10_win.q.val();
 
         // ---- outputs of the banks this partition does not use ----
         self.even_sink[0].sig.next = self.even.m_ro_valid.val();

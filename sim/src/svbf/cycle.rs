@@ -42,21 +42,22 @@
 //! - c+1: key and tag registered (hash inputs).
 //! - c+2: hashes out; word w, its bit offset r.
 //! - c+3: rows of words w and w + 1 registered (even row ⌈w/2⌉ mod rows, odd row ⌊w/2⌋).
-//! - c+6: both words read (three clocks through the RAM's registers) and
+//! - c+7: both words read (four clocks: the RAM's registers and the
+//!   partitions' read stage, [`SVBF_PART_READ_STAGES`]) and
 //!   registered as they come.
-//! - c+7: the pair ordered by the parity of w (the RTL also shifts it right
+//! - c+8: the pair ordered by the parity of w (the RTL also shifts it right
 //!   by whole bytes of r here).
-//! - c+8: window = the 128-bit pair shifted right by r (low 64 bits).
-//! - c+9: AND of the h windows and the frozen epoch's k-bit mask.
-//! - c+10: kind (No-Match, Match, Multi-Match); the candidates enter the
+//! - c+9: window = the 128-bit pair shifted right by r (low 64 bits).
+//! - c+10: AND of the h windows and the frozen epoch's k-bit mask.
+//! - c+11: kind (No-Match, Match, Multi-Match); the candidates enter the
 //!   tie-break over the frozen epoch's center table, nine clocks (the RTL
 //!   ranks the centers while the table fills and compares ranks, five
 //!   clocks, then reads the winner's count and refined latency from the
 //!   table's block RAM; the choice is the rule's, taken here from the table
 //!   directly).
-//! - c+19: the chosen center (largest count, lowest index among equal
+//! - c+20: the chosen center (largest count, lowest index among equal
 //!   counts, §3.3.4) with its count and refined latency.
-//! - c+20: result presented with the query's tag.
+//! - c+21: result presented with the query's tag.
 //!
 //! **Center table** (§3.3 refined estimates): a center row the consumer
 //! takes is offered only while divider `row mod 8` is free; taking it
@@ -81,13 +82,17 @@ pub const SVBF_REG_NBOUNDS: u32 = 63;
 /// Per-center counter layout: 32-bit count, 48-bit latency sum.
 pub const SVBF_CENTER_LAYOUT: CountSumLayout = CountSumLayout { count_bits: 32, tsum_bits: 48 };
 /// Clocks from an accepted query to its result.
-pub const SVBF_QUERY_LATENCY: usize = 20;
+pub const SVBF_QUERY_LATENCY: usize = 21;
+/// Extra read stages of the partitions' banks (see `CounterBankCycle::with_read_stages`):
+/// one register behind each block, so a query's words come back four clocks after
+/// its rows and the drain after a flip takes seven clocks.
+pub const SVBF_PART_READ_STAGES: usize = 1;
 /// Clocks a divider of the center table is busy with one row, from the take
 /// (one for the registered row, 48 for the division and the table write).
 pub const SVBF_DIVIDE_CLOCKS: u32 = 49;
 /// Dividers of the center table (row r goes to divider r mod 8).
 const DIVIDERS: usize = 8;
-/// Clocks from the candidates (c+10) to the answer with the winner's table row (c+19).
+/// Clocks from the candidates (c+11) to the answer with the winner's table row (c+20).
 const TREE_LEVELS: usize = 9;
 /// Rows of the center bank (one per possible center).
 const CENTER_ROWS: usize = 64;
@@ -210,7 +215,7 @@ struct QSlot {
 }
 
 /// A query in the tie-break tree: its kind, candidates and the winner
-/// (center, count, refined latency), fixed when it enters at c+10.
+/// (center, count, refined latency), fixed when it enters at c+11.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct TreeSlot {
     q: QSlot,
@@ -274,20 +279,20 @@ pub struct SvbfCycle {
     q1_key: u64,
     q2: QSlot,
     q2_hash: Vec<u64>,
-    /// c+3 … c+6: per partition (even row, odd row, bit offset, word w odd).
-    q_mid: [QSlot; 4],
-    q_geom: [Vec<(u32, u32, u32, bool)>; 4],
-    /// c+7: per partition (even word, odd word, bit offset, word w odd) as read.
-    q7: QSlot,
-    q7_words: Vec<(u64, u64, u32, bool)>,
-    /// c+8: per partition (low word, high word, bit offset).
+    /// c+3 … c+7: per partition (even row, odd row, bit offset, word w odd).
+    q_mid: [QSlot; 5],
+    q_geom: [Vec<(u32, u32, u32, bool)>; 5],
+    /// c+8: per partition (even word, odd word, bit offset, word w odd) as read.
     q8: QSlot,
-    q8_pair: Vec<(u64, u64, u32)>,
+    q8_words: Vec<(u64, u64, u32, bool)>,
+    /// c+9: per partition (low word, high word, bit offset).
     q9: QSlot,
-    q9_win: Vec<u64>,
+    q9_pair: Vec<(u64, u64, u32)>,
     q10: QSlot,
-    q10_cand: u64,
-    /// c+11 … c+19: the tie-break and the table read, one slot per clock.
+    q10_win: Vec<u64>,
+    q11: QSlot,
+    q11_cand: u64,
+    /// c+12 … c+20: the tie-break and the table read, one slot per clock.
     tree: [TreeSlot; TREE_LEVELS],
     r_valid: bool,
     r_tag: u16,
@@ -318,7 +323,14 @@ impl SvbfCycle {
         let h = cfg.hashes;
         Self {
             hashes: (0..h).map(|j| cfg.hash(j)).collect(),
-            parts: (0..h).map(|_| [CounterBankCycle::new(rows, ()), CounterBankCycle::new(rows, ())]).collect(),
+            parts: (0..h)
+                .map(|_| {
+                    [
+                        CounterBankCycle::with_read_stages(rows, (), SVBF_PART_READ_STAGES),
+                        CounterBankCycle::with_read_stages(rows, (), SVBF_PART_READ_STAGES),
+                    ]
+                })
+                .collect(),
             centers: CounterBankCycle::new(CENTER_ROWS, SVBF_CENTER_LAYOUT),
             shadow_bounds: [0; 63],
             shadow_nb: 0,
@@ -351,16 +363,16 @@ impl SvbfCycle {
             q1_key: 0,
             q2: QSlot::default(),
             q2_hash: vec![0; h],
-            q_mid: [QSlot::default(); 4],
+            q_mid: [QSlot::default(); 5],
             q_geom: std::array::from_fn(|_| vec![(0, 0, 0, false); h]),
-            q7: QSlot::default(),
-            q7_words: vec![(0, 0, 0, false); h],
             q8: QSlot::default(),
-            q8_pair: vec![(0, 0, 0); h],
+            q8_words: vec![(0, 0, 0, false); h],
             q9: QSlot::default(),
-            q9_win: vec![0; h],
+            q9_pair: vec![(0, 0, 0); h],
             q10: QSlot::default(),
-            q10_cand: 0,
+            q10_win: vec![0; h],
+            q11: QSlot::default(),
+            q11_cand: 0,
             tree: [TreeSlot::default(); TREE_LEVELS],
             r_valid: false,
             r_tag: 0,
@@ -504,7 +516,7 @@ impl SvbfCycle {
         fr_all &= c.flip_ready;
 
         // ---- query pipeline, last stage first ----
-        // c+19 -> result registers (zero payload without a result).
+        // c+20 -> result registers (zero payload without a result).
         let root = self.tree[TREE_LEVELS - 1];
         let v = root.q.valid;
         self.r_valid = v;
@@ -512,11 +524,11 @@ impl SvbfCycle {
         self.r_kind = if v { root.kind } else { SVBF_KIND_NO_MATCH };
         self.r_cand = if v { root.cand } else { 0 };
         (self.r_center, self.r_count, self.r_latency) = if v { root.winner.unwrap_or_default() } else { (0, 0, 0) };
-        // c+10 -> c+19: the tie-break (the table holds still while queries are taken: it fills only after a flip).
+        // c+11 -> c+20: the tie-break (the table holds still while queries are taken: it fills only after a flip).
         self.tree.copy_within(0..TREE_LEVELS - 1, 1);
-        let cand = self.q10_cand;
+        let cand = self.q11_cand;
         self.tree[0] = TreeSlot {
-            q: self.q10,
+            q: self.q11,
             kind: match cand.count_ones() {
                 0 => SVBF_KIND_NO_MATCH,
                 1 => SVBF_KIND_MATCH,
@@ -525,32 +537,32 @@ impl SvbfCycle {
             cand,
             winner: self.tie_break(cand),
         };
-        // c+9: AND of the windows and the frozen epoch's center mask.
+        // c+10: AND of the windows and the frozen epoch's center mask.
+        self.q11 = self.q10;
+        self.q11_cand = self.q10_win.iter().fold(self.frozen_kmask, |a, &w| a & w);
+        // c+9: window = (hi:lo) >> r.
         self.q10 = self.q9;
-        self.q10_cand = self.q9_win.iter().fold(self.frozen_kmask, |a, &w| a & w);
-        // c+8: window = (hi:lo) >> r.
+        for j in 0..h {
+            let (lo, hi, r) = self.q9_pair[j];
+            self.q10_win[j] = ((((hi as u128) << 64) | lo as u128) >> r) as u64;
+        }
+        // c+8: the two words, ordered by the parity of w.
         self.q9 = self.q8;
         for j in 0..h {
-            let (lo, hi, r) = self.q8_pair[j];
-            self.q9_win[j] = ((((hi as u128) << 64) | lo as u128) >> r) as u64;
+            let (even, oddw, r, odd) = self.q8_words[j];
+            self.q9_pair[j] = if odd { (oddw, even, r) } else { (even, oddw, r) };
         }
-        // c+7: the two words, ordered by the parity of w.
-        self.q8 = self.q7;
+        // c+7: the two words as read.
+        self.q8 = self.q_mid[4];
         for j in 0..h {
-            let (even, oddw, r, odd) = self.q7_words[j];
-            self.q8_pair[j] = if odd { (oddw, even, r) } else { (even, oddw, r) };
-        }
-        // c+6: the two words as read.
-        self.q7 = self.q_mid[3];
-        for j in 0..h {
-            let (_, _, r, odd) = self.q_geom[3][j];
+            let (_, _, r, odd) = self.q_geom[4][j];
             let [even, oddw] = words[j];
-            self.q7_words[j] = (even, oddw, r, odd);
+            self.q8_words[j] = (even, oddw, r, odd);
         }
-        // c+3 .. c+6: carried.
-        self.q_mid.copy_within(0..3, 1);
+        // c+3 .. c+7: carried.
+        self.q_mid.copy_within(0..4, 1);
         let g = self.q_geom.clone();
-        self.q_geom[1..].clone_from_slice(&g[..3]);
+        self.q_geom[1..].clone_from_slice(&g[..4]);
         // c+2: word w, rows of w and w + 1, bit offset.
         self.q_mid[0] = self.q2;
         for j in 0..h {
@@ -650,7 +662,7 @@ impl SvbfCycle {
             }
             self.s8_flip = false;
             self.fr_q = false;
-            for q in [&mut self.q1, &mut self.q2, &mut self.q7, &mut self.q8, &mut self.q9, &mut self.q10] {
+            for q in [&mut self.q1, &mut self.q2, &mut self.q8, &mut self.q9, &mut self.q10, &mut self.q11] {
                 q.valid = false;
             }
             for q in self.q_mid.iter_mut() {
