@@ -167,7 +167,6 @@ pub struct SvbfCore<const H: usize, const P: usize, const WA: usize, const A: us
     zero3: Constant<Bits<3>>,
     zero6: Constant<Bits<6>>,
     ones64: Constant<Bits<64>>,
-    one8: Constant<Bits<8>>,
     zero8: Constant<Bits<8>>,
     one4: Constant<Bits<4>>,
     zero4: Constant<Bits<4>>,
@@ -270,7 +269,8 @@ pub struct SvbfCore<const H: usize, const P: usize, const WA: usize, const A: us
     fr_all: Signal<Local, Bit>,
     cmp_w: [Signal<Local, Bits<3>>; 64],
     cand: Signal<Local, Bits<64>>,
-    oct_m1: [Signal<Local, Bits<8>>; 8],
+    /// The candidates by groups of eight.
+    oct: [Signal<Local, Bits<8>>; 8],
     kd_any_w: [Signal<Local, Bits<4>>; 8],
     kd_groups: Signal<Local, Bits<4>>,
     kd_many_any: Signal<Local, Bit>,
@@ -338,7 +338,6 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> SvbfCore<H
             zero3: Constant::new(0u64.into()),
             zero6: Constant::new(0u64.into()),
             ones64: Constant::new(u64::MAX.into()),
-            one8: Constant::new(1u64.into()),
             zero8: Constant::new(0u64.into()),
             one4: Constant::new(1u64.into()),
             zero4: Constant::new(0u64.into()),
@@ -423,7 +422,7 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> SvbfCore<H
             fr_all: Default::default(),
             cmp_w: std::array::from_fn(|_| Default::default()),
             cand: Default::default(),
-            oct_m1: std::array::from_fn(|_| Default::default()),
+            oct: std::array::from_fn(|_| Default::default()),
             kd_any_w: std::array::from_fn(|_| Default::default()),
             kd_groups: Default::default(),
             kd_many_any: Default::default(),
@@ -780,13 +779,27 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
         self.q11_cand.d.next = self.cand.val();
         // c+11: the candidates enter the answer unit's tie-break (winner at
         // c+16, its table row read by c+20) while the kind is counted beside it: per group of eight, any
-        // and at least two (x & (x − 1) ≠ 0) at c+12, the kind at c+13.
+        // and at least two at c+12, the kind at c+13.
         self.answer.q_cand.next = self.q11_cand.q.val();
         for g in 0..8 {
-            self.oct_m1[g].next = self.q11_cand.q.val().get_bits::<8>(8 * g) - self.one8.val();
-            self.kd_any[g].d.next = self.q11_cand.q.val().get_bits::<8>(8 * g) != self.zero8.val();
-            self.kd_many[g].d.next =
-                (self.q11_cand.q.val().get_bits::<8>(8 * g) & self.oct_m1[g].val()) != self.zero8.val();
+            self.oct[g].next = self.q11_cand.q.val().get_bits::<8>(8 * g);
+            self.kd_any[g].d.next = self.oct[g].val() != self.zero8.val();
+            // At least two of eight: two in the low four, two in the high four, or one in each
+            // (pairs written out: no carry chain between the candidates and the register).
+            self.kd_many[g].d.next = (self.oct[g].val().get_bit(0) & self.oct[g].val().get_bit(1))
+                | (self.oct[g].val().get_bit(0) & self.oct[g].val().get_bit(2))
+                | (self.oct[g].val().get_bit(0) & self.oct[g].val().get_bit(3))
+                | (self.oct[g].val().get_bit(1) & self.oct[g].val().get_bit(2))
+                | (self.oct[g].val().get_bit(1) & self.oct[g].val().get_bit(3))
+                | (self.oct[g].val().get_bit(2) & self.oct[g].val().get_bit(3))
+                | (self.oct[g].val().get_bit(4) & self.oct[g].val().get_bit(5))
+                | (self.oct[g].val().get_bit(4) & self.oct[g].val().get_bit(6))
+                | (self.oct[g].val().get_bit(4) & self.oct[g].val().get_bit(7))
+                | (self.oct[g].val().get_bit(5) & self.oct[g].val().get_bit(6))
+                | (self.oct[g].val().get_bit(5) & self.oct[g].val().get_bit(7))
+                | (self.oct[g].val().get_bit(6) & self.oct[g].val().get_bit(7))
+                | ((self.oct[g].val().get_bits::<4>(0) != self.zero4.val())
+                    & (self.oct[g].val().get_bits::<4>(4) != self.zero4.val()));
             if self.kd_any[g].q.val() {
                 self.kd_any_w[g].next = self.one4.val();
             } else {
