@@ -35,12 +35,14 @@
 //!   group of four centers keeps its six pairwise orders.
 //! - **Tie-break** (a query's candidates presented at c+11 of the core's
 //!   query pipeline): the candidate of lowest rank wins. c+12: in each
-//!   group of four centers the winner by the group's pairwise orders
-//!   (16 nodes {found, rank, center}); c+13 … c+16: four levels of 2:1
+//!   group of four centers the winner by the group's pairwise orders,
+//!   registered as a one-hot flag per center; c+13: the winners' ranks and
+//!   indices selected by those flags (16 nodes {found, rank, center});
+//!   c+14 … c+17: four levels of 2:1
 //!   nodes comparing 6-bit ranks (8, 4, 2, 1 nodes). The winner's count and
-//!   refined latency are read at its row (c+16) from two 64 × 32 block RAMs
+//!   refined latency are read at its row (c+17) from two 64 × 32 block RAMs
 //!   written beside the count registers and the dividers (one DP16KD each
-//!   on ECP5, three clocks), and registered with the winner (`a_*`, c+20):
+//!   on ECP5, three clocks), and registered with the winner (`a_*`, c+21):
 //!   no 64-row multiplexer of registers sits on the query path, and the
 //!   latencies need no registers at all.
 //!
@@ -62,7 +64,7 @@ const QUADS: usize = 16;
 const QUAD_BEATS: usize = 6 * QUADS;
 /// Winner flags of the first three centers of each group of four.
 const QUAD_WINS: usize = 3 * QUADS;
-/// Rank-compare nodes over the 16 group winners, level by level: 8 (c+13; node k from
+/// Rank-compare nodes over the 16 group winners, level by level: 8 (c+14; node k from
 /// group winners 2k, 2k + 1), then 4, 2, 1 (node n ≥ 8 from nodes 2n − 16 and 2n − 15; the root is 14).
 const NODES: usize = 15;
 /// Rows that can precede a later row (0..=62).
@@ -98,7 +100,7 @@ pub struct SvbfAnswer {
     pub table_ok: Signal<Out, Bit>,
     /// A taken row is about to load its divider, or a divider is at work (the core takes no flip until done).
     pub busy: Signal<Out, Bit>,
-    // --- tie-break (candidates at c+11, answer at c+20) ---
+    // --- tie-break (candidates at c+11, answer at c+21) ---
     /// The AND of the windows and the center mask.
     pub q_cand: Signal<In, Bits<64>>,
     /// There was a candidate.
@@ -229,16 +231,22 @@ pub struct SvbfAnswer {
     /// (a, b) of (0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3).
     quad_beats: [DFF<Bit>; QUAD_BEATS],
     // --- tie-break tree ---
-    /// Entry 3q + a: center 4q + a (a < 3) is its group's winner (c+11; else the fourth, if any).
+    /// Entry 3q + a: center 4q + a (a < 3) is its group's winner (from the candidates at c+11;
+    /// else the fourth, if any).
     quad_win: [Signal<Local, Bit>; QUAD_WINS],
-    q11_found: [DFF<Bit>; QUADS],
-    q11_rank: [DFF<Bits<6>>; QUADS],
-    q11_center: [DFF<Bits<6>>; QUADS],
-    /// The rank-compare nodes (c+13 … c+16).
+    /// `quad_win` registered (c+12): the select of the group winner's rank and index.
+    quad_hot: [DFF<Bit>; QUAD_WINS],
+    /// Group q has a candidate (c+12).
+    quad_any: [DFF<Bit>; QUADS],
+    /// The group winners {found, rank, center} (c+13).
+    grp_found: [DFF<Bit>; QUADS],
+    grp_rank: [DFF<Bits<6>>; QUADS],
+    grp_center: [DFF<Bits<6>>; QUADS],
+    /// The rank-compare nodes (c+14 … c+17).
     nd_found: [DFF<Bit>; NODES],
     nd_rank: [DFF<Bits<6>>; NODES],
     nd_center: [DFF<Bits<6>>; NODES],
-    /// The root's found flag and center while its row is read (c+17 … c+19).
+    /// The root's found flag and center while its row is read (c+18 … c+20).
     lk_found: [DFF<Bit>; 3],
     lk_center: [DFF<Bits<6>>; 3],
     a_found_q: DFF<Bit>,
@@ -348,9 +356,11 @@ impl Default for SvbfAnswer {
             rk_add: std::array::from_fn(|_| Default::default()),
             quad_beats: std::array::from_fn(|_| Default::default()),
             quad_win: std::array::from_fn(|_| Default::default()),
-            q11_found: std::array::from_fn(|_| Default::default()),
-            q11_rank: std::array::from_fn(|_| Default::default()),
-            q11_center: std::array::from_fn(|_| Default::default()),
+            quad_hot: std::array::from_fn(|_| Default::default()),
+            quad_any: std::array::from_fn(|_| Default::default()),
+            grp_found: std::array::from_fn(|_| Default::default()),
+            grp_rank: std::array::from_fn(|_| Default::default()),
+            grp_center: std::array::from_fn(|_| Default::default()),
             nd_found: std::array::from_fn(|_| Default::default()),
             nd_rank: std::array::from_fn(|_| Default::default()),
             nd_center: std::array::from_fn(|_| Default::default()),
@@ -441,10 +451,14 @@ impl Logic for SvbfAnswer {
         for j in 0..CENTERS {
             self.rk6_hot[j].clock.next = self.clock.val();
         }
+        for m in 0..QUAD_WINS {
+            self.quad_hot[m].clock.next = self.clock.val();
+        }
         for q in 0..QUADS {
-            self.q11_found[q].clock.next = self.clock.val();
-            self.q11_rank[q].clock.next = self.clock.val();
-            self.q11_center[q].clock.next = self.clock.val();
+            self.quad_any[q].clock.next = self.clock.val();
+            self.grp_found[q].clock.next = self.clock.val();
+            self.grp_rank[q].clock.next = self.clock.val();
+            self.grp_center[q].clock.next = self.clock.val();
         }
         for m in 0..QUAD_BEATS {
             self.quad_beats[m].clock.next = self.clock.val();
@@ -705,7 +719,7 @@ impl Logic for SvbfAnswer {
             self.quad_beats[6 * q + 5].d.next = self.tab_rank[4 * q + 2].q.val() < self.tab_rank[4 * q + 3].q.val();
         }
 
-        // ---- tie-break: each group of four by its pairwise orders (c+11 -> c+12) ----
+        // ---- tie-break: each group of four by its pairwise orders, the winner flags (c+11 -> c+12) ----
         for q in 0..QUADS {
             self.quad_win[3 * q].next = self.q_cand.val().get_bit(4 * q)
                 & (!self.q_cand.val().get_bit(4 * q + 1) | self.quad_beats[6 * q].q.val())
@@ -719,38 +733,45 @@ impl Logic for SvbfAnswer {
                 & (!self.q_cand.val().get_bit(4 * q) | !self.quad_beats[6 * q + 1].q.val())
                 & (!self.q_cand.val().get_bit(4 * q + 1) | !self.quad_beats[6 * q + 3].q.val())
                 & (!self.q_cand.val().get_bit(4 * q + 3) | self.quad_beats[6 * q + 5].q.val());
-            self.q11_found[q].d.next = self.q_cand.val().get_bits::<4>(4 * q) != self.zero4.val();
-            if self.quad_win[3 * q].val() {
-                self.q11_rank[q].d.next = self.tab_rank[4 * q].q.val();
-                self.q11_center[q].d.next = self.idx6[4 * q].val();
-            } else if self.quad_win[3 * q + 1].val() {
-                self.q11_rank[q].d.next = self.tab_rank[4 * q + 1].q.val();
-                self.q11_center[q].d.next = self.idx6[4 * q + 1].val();
-            } else if self.quad_win[3 * q + 2].val() {
-                self.q11_rank[q].d.next = self.tab_rank[4 * q + 2].q.val();
-                self.q11_center[q].d.next = self.idx6[4 * q + 2].val();
+            self.quad_hot[3 * q].d.next = self.quad_win[3 * q].val();
+            self.quad_hot[3 * q + 1].d.next = self.quad_win[3 * q + 1].val();
+            self.quad_hot[3 * q + 2].d.next = self.quad_win[3 * q + 2].val();
+            self.quad_any[q].d.next = self.q_cand.val().get_bits::<4>(4 * q) != self.zero4.val();
+        }
+        // ---- c+12 -> c+13: each group winner's rank and index, selected by its registered flag ----
+        for q in 0..QUADS {
+            self.grp_found[q].d.next = self.quad_any[q].q.val();
+            if self.quad_hot[3 * q].q.val() {
+                self.grp_rank[q].d.next = self.tab_rank[4 * q].q.val();
+                self.grp_center[q].d.next = self.idx6[4 * q].val();
+            } else if self.quad_hot[3 * q + 1].q.val() {
+                self.grp_rank[q].d.next = self.tab_rank[4 * q + 1].q.val();
+                self.grp_center[q].d.next = self.idx6[4 * q + 1].val();
+            } else if self.quad_hot[3 * q + 2].q.val() {
+                self.grp_rank[q].d.next = self.tab_rank[4 * q + 2].q.val();
+                self.grp_center[q].d.next = self.idx6[4 * q + 2].val();
             } else {
-                // The fourth center, or no candidate (then `q11_found` is low).
-                self.q11_rank[q].d.next = self.tab_rank[4 * q + 3].q.val();
-                self.q11_center[q].d.next = self.idx6[4 * q + 3].val();
+                // The fourth center, or no candidate (then `grp_found` is low).
+                self.grp_rank[q].d.next = self.tab_rank[4 * q + 3].q.val();
+                self.grp_center[q].d.next = self.idx6[4 * q + 3].val();
             }
         }
-        // ---- c+12 -> c+13: the group winners pairwise by rank ----
+        // ---- c+13 -> c+14: the group winners pairwise by rank ----
         for n in 0..8 {
-            if self.q11_found[2 * n].q.val()
-                & (!self.q11_found[2 * n + 1].q.val()
-                    | (self.q11_rank[2 * n].q.val() < self.q11_rank[2 * n + 1].q.val()))
+            if self.grp_found[2 * n].q.val()
+                & (!self.grp_found[2 * n + 1].q.val()
+                    | (self.grp_rank[2 * n].q.val() < self.grp_rank[2 * n + 1].q.val()))
             {
                 self.nd_found[n].d.next = true;
-                self.nd_rank[n].d.next = self.q11_rank[2 * n].q.val();
-                self.nd_center[n].d.next = self.q11_center[2 * n].q.val();
+                self.nd_rank[n].d.next = self.grp_rank[2 * n].q.val();
+                self.nd_center[n].d.next = self.grp_center[2 * n].q.val();
             } else {
-                self.nd_found[n].d.next = self.q11_found[2 * n + 1].q.val();
-                self.nd_rank[n].d.next = self.q11_rank[2 * n + 1].q.val();
-                self.nd_center[n].d.next = self.q11_center[2 * n + 1].q.val();
+                self.nd_found[n].d.next = self.grp_found[2 * n + 1].q.val();
+                self.nd_rank[n].d.next = self.grp_rank[2 * n + 1].q.val();
+                self.nd_center[n].d.next = self.grp_center[2 * n + 1].q.val();
             }
         }
-        // ---- c+13 -> c+16: three more levels, one per clock ----
+        // ---- c+14 -> c+17: three more levels, one per clock ----
         for n in 8..NODES {
             if self.nd_found[2 * n - 16].q.val()
                 & (!self.nd_found[2 * n - 15].q.val()
@@ -765,7 +786,7 @@ impl Logic for SvbfAnswer {
                 self.nd_center[n].d.next = self.nd_center[2 * n - 15].q.val();
             }
         }
-        // ---- c+16: the root's row read from both tables (three clocks), found and center wait ----
+        // ---- c+17: the root's row read from both tables (three clocks), found and center wait ----
         self.count_ram.read_address.next = self.nd_center[14].q.val();
         self.latency_ram.read_address.next = self.nd_center[14].q.val();
         self.lk_found[0].d.next = self.nd_found[14].q.val();
@@ -774,7 +795,7 @@ impl Logic for SvbfAnswer {
             self.lk_found[n].d.next = self.lk_found[n - 1].q.val();
             self.lk_center[n].d.next = self.lk_center[n - 1].q.val();
         }
-        // ---- c+19 -> c+20: the answer registered ----
+        // ---- c+20 -> c+21: the answer registered ----
         self.a_found_q.d.next = self.lk_found[2].q.val();
         self.a_center_q.d.next = self.lk_center[2].q.val();
         self.a_count_q.d.next = self.count_ram.read_data.val();

@@ -37,11 +37,11 @@
 //! Query pipeline (a query accepted at c, one per clock while held and the
 //! center table is refined): c+1 key registered (in each hash unit), c+2 hashes, c+3 … c+10 the
 //! partitions' window reads (see [`SvbfPartition`]), c+10 AND of the windows
-//! and the frozen epoch's k-bit mask, c+11 … c+16 the answer unit's
+//! and the frozen epoch's k-bit mask, c+11 … c+17 the answer unit's
 //! tie-break by the centers' ranks (largest count, lowest index among equal
 //! counts, §3.3.4) and beside it the kind (counted per group of eight at
-//! c+12, decided at c+13), c+16 … c+19 the winner's row read from the
-//! table's block RAM, c+21 result with the query's tag, chosen center, its
+//! c+12, decided at c+13), c+17 … c+20 the winner's row read from the
+//! table's block RAM, c+22 result with the query's tag, chosen center, its
 //! count and refined latency.
 //! A release waits until no query is still on its way to the banks.
 //!
@@ -240,15 +240,15 @@ pub struct SvbfCore<const H: usize, const P: usize, const WA: usize, const A: us
     q1_tag: DFF<Bits<16>>,
     q2_valid: DFF<Bit>,
     q2_tag: DFF<Bits<16>>,
-    qv: [DFF<Bit>; 18],
-    qt: [DFF<Bits<16>>; 18],
+    qv: [DFF<Bit>; 19],
+    qt: [DFF<Bits<16>>; 19],
     q11_cand: DFF<Bits<64>>,
     /// Per group of eight candidates: any, and at least two (c+12).
     kd_any: [DFF<Bit>; 8],
     kd_many: [DFF<Bit>; 8],
-    /// The kind, decided at c+13 (`qk[0]`) and waiting until c+20 (`qk[7]`).
-    qk: [DFF<Bits<2>>; 8],
-    qc: [DFF<Bits<64>>; 9],
+    /// The kind, decided at c+13 (`qk[0]`) and waiting until c+21 (`qk[8]`).
+    qk: [DFF<Bits<2>>; 9],
+    qc: [DFF<Bits<64>>; 10],
     r_valid_q: DFF<Bit>,
     r_tag_q: DFF<Bits<16>>,
     r_kind_q: DFF<Bits<2>>,
@@ -505,7 +505,7 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             self.s4_qtr[q].clock.next = self.clock.val();
             self.s4_qtr[q].d.next = self.s4_qtr[q].q.val();
         }
-        for n in 0..18 {
+        for n in 0..19 {
             self.qv[n].clock.next = self.clock.val();
             self.qv[n].d.next = self.qv[n].q.val();
             self.qt[n].clock.next = self.clock.val();
@@ -514,7 +514,7 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
         for n in 0..6 {
             self.hf[n].clock.next = self.clock.val();
         }
-        for n in 0..8 {
+        for n in 0..9 {
             self.qk[n].clock.next = self.clock.val();
             self.qk[n].d.next = self.qk[n].q.val();
         }
@@ -522,7 +522,7 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             self.kd_any[g].clock.next = self.clock.val();
             self.kd_many[g].clock.next = self.clock.val();
         }
-        for n in 0..9 {
+        for n in 0..10 {
             self.qc[n].clock.next = self.clock.val();
             self.qc[n].d.next = self.qc[n].q.val();
         }
@@ -761,11 +761,11 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
         }
         self.q2_valid.d.next = self.q1_valid.q.val();
         self.q2_tag.d.next = self.q1_tag.q.val();
-        // c+3 .. c+20: the tag waits for the windows, the candidates, the
-        // tie-break and the table read (qv[0] is c+3, qv[8] c+11, qv[17] c+20).
+        // c+3 .. c+21: the tag waits for the windows, the candidates, the
+        // tie-break and the table read (qv[0] is c+3, qv[8] c+11, qv[18] c+21).
         self.qv[0].d.next = self.q2_valid.q.val();
         self.qt[0].d.next = self.q2_tag.q.val();
-        for n in 1..18 {
+        for n in 1..19 {
             self.qv[n].d.next = self.qv[n - 1].q.val();
             self.qt[n].d.next = self.qt[n - 1].q.val();
         }
@@ -778,7 +778,7 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
         }
         self.q11_cand.d.next = self.cand.val();
         // c+11: the candidates enter the answer unit's tie-break (winner at
-        // c+16, its table row read by c+20) while the kind is counted beside it: per group of eight, any
+        // c+17, its table row read by c+21) while the kind is counted beside it: per group of eight, any
         // and at least two at c+12, the kind at c+13.
         self.answer.q_cand.next = self.q11_cand.q.val();
         for g in 0..8 {
@@ -826,24 +826,24 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             }
         }
         self.qc[0].d.next = self.q11_cand.q.val();
-        for n in 1..8 {
+        for n in 1..9 {
             self.qk[n].d.next = self.qk[n - 1].q.val();
         }
-        for n in 1..9 {
+        for n in 1..10 {
             self.qc[n].d.next = self.qc[n - 1].q.val();
         }
-        // c+20 -> c+21: the result; zero payload without a result.
-        self.r_valid_q.d.next = self.qv[17].q.val();
+        // c+21 -> c+22: the result; zero payload without a result.
+        self.r_valid_q.d.next = self.qv[18].q.val();
         self.r_tag_q.d.next = self.zero16.val();
         self.r_kind_q.d.next = self.kind_none.val();
         self.r_center_q.d.next = self.zero6.val();
         self.r_cand_q.d.next = self.zero64.val();
         self.r_count_q.d.next = self.zero32.val();
         self.r_latency_q.d.next = self.zero32.val();
-        if self.qv[17].q.val() {
-            self.r_tag_q.d.next = self.qt[17].q.val();
-            self.r_kind_q.d.next = self.qk[7].q.val();
-            self.r_cand_q.d.next = self.qc[8].q.val();
+        if self.qv[18].q.val() {
+            self.r_tag_q.d.next = self.qt[18].q.val();
+            self.r_kind_q.d.next = self.qk[8].q.val();
+            self.r_cand_q.d.next = self.qc[9].q.val();
             if self.answer.a_found.val() {
                 self.r_center_q.d.next = self.answer.a_center.val();
                 self.r_count_q.d.next = self.answer.a_count.val();
@@ -882,7 +882,7 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             }
             self.q1_valid.d.next = false;
             self.q2_valid.d.next = false;
-            for n in 0..18 {
+            for n in 0..19 {
                 self.qv[n].d.next = false;
             }
             self.r_valid_q.d.next = false;

@@ -50,14 +50,14 @@
 //! - c+9: window = the 128-bit pair shifted right by r (low 64 bits).
 //! - c+10: AND of the h windows and the frozen epoch's k-bit mask.
 //! - c+11: kind (No-Match, Match, Multi-Match); the candidates enter the
-//!   tie-break over the frozen epoch's center table, nine clocks (the RTL
-//!   ranks the centers while the table fills and compares ranks, five
+//!   tie-break over the frozen epoch's center table, ten clocks (the RTL
+//!   ranks the centers while the table fills and compares ranks, six
 //!   clocks, then reads the winner's count and refined latency from the
 //!   table's block RAM; the choice is the rule's, taken here from the table
 //!   directly).
-//! - c+20: the chosen center (largest count, lowest index among equal
+//! - c+21: the chosen center (largest count, lowest index among equal
 //!   counts, §3.3.4) with its count and refined latency.
-//! - c+21: result presented with the query's tag.
+//! - c+22: result presented with the query's tag.
 //!
 //! **Center table** (§3.3 refined estimates): a center row the consumer
 //! takes is offered only while divider `row mod 8` is free; taking it
@@ -82,7 +82,7 @@ pub const SVBF_REG_NBOUNDS: u32 = 63;
 /// Per-center counter layout: 32-bit count, 48-bit latency sum.
 pub const SVBF_CENTER_LAYOUT: CountSumLayout = CountSumLayout { count_bits: 32, tsum_bits: 48 };
 /// Clocks from an accepted query to its result.
-pub const SVBF_QUERY_LATENCY: usize = 21;
+pub const SVBF_QUERY_LATENCY: usize = 22;
 /// Extra read stages of the partitions' banks (see `CounterBankCycle::with_read_stages`):
 /// one register behind each block, so a query's words come back four clocks after
 /// its rows and the drain after a flip takes seven clocks.
@@ -92,8 +92,8 @@ pub const SVBF_PART_READ_STAGES: usize = 1;
 pub const SVBF_DIVIDE_CLOCKS: u32 = 49;
 /// Dividers of the center table (row r goes to divider r mod 8).
 const DIVIDERS: usize = 8;
-/// Clocks from the candidates (c+11) to the answer with the winner's table row (c+20).
-const TREE_LEVELS: usize = 9;
+/// Clocks from the candidates (c+11) to the answer with the winner's table row (c+21).
+const TREE_LEVELS: usize = 10;
 /// Rows of the center bank (one per possible center).
 const CENTER_ROWS: usize = 64;
 
@@ -292,7 +292,7 @@ pub struct SvbfCycle {
     q10_win: Vec<u64>,
     q11: QSlot,
     q11_cand: u64,
-    /// c+12 … c+20: the tie-break and the table read, one slot per clock.
+    /// c+12 … c+21: the tie-break and the table read, one slot per clock.
     tree: [TreeSlot; TREE_LEVELS],
     r_valid: bool,
     r_tag: u16,
@@ -516,7 +516,7 @@ impl SvbfCycle {
         fr_all &= c.flip_ready;
 
         // ---- query pipeline, last stage first ----
-        // c+20 -> result registers (zero payload without a result).
+        // c+21 -> result registers (zero payload without a result).
         let root = self.tree[TREE_LEVELS - 1];
         let v = root.q.valid;
         self.r_valid = v;
@@ -524,7 +524,7 @@ impl SvbfCycle {
         self.r_kind = if v { root.kind } else { SVBF_KIND_NO_MATCH };
         self.r_cand = if v { root.cand } else { 0 };
         (self.r_center, self.r_count, self.r_latency) = if v { root.winner.unwrap_or_default() } else { (0, 0, 0) };
-        // c+11 -> c+20: the tie-break (the table holds still while queries are taken: it fills only after a flip).
+        // c+11 -> c+21: the tie-break (the table holds still while queries are taken: it fills only after a flip).
         self.tree.copy_within(0..TREE_LEVELS - 1, 1);
         let cand = self.q11_cand;
         self.tree[0] = TreeSlot {
