@@ -103,9 +103,10 @@ pub struct SvbfAnswer {
     // --- tie-break (candidates at c+11, answer at c+21) ---
     /// The AND of the windows and the center mask.
     pub q_cand: Signal<In, Bits<64>>,
-    /// There was a candidate.
-    pub a_found: Signal<Out, Bit>,
-    /// The chosen center: largest count, lowest index among equal counts.
+    /// `q_cand` belongs to a query (else the answer is all zeros).
+    pub q_live: Signal<In, Bit>,
+    /// The chosen center: largest count, lowest index among equal counts (0 without a
+    /// query or without a candidate; so are `a_count` and `a_latency`).
     pub a_center: Signal<Out, Bits<6>>,
     /// Its packet count in the frozen epoch (0: an empty center, no refined estimate).
     pub a_count: Signal<Out, Bits<32>>,
@@ -236,7 +237,7 @@ pub struct SvbfAnswer {
     quad_win: [Signal<Local, Bit>; QUAD_WINS],
     /// `quad_win` registered (c+12): the select of the group winner's rank and index.
     quad_hot: [DFF<Bit>; QUAD_WINS],
-    /// Group q has a candidate (c+12).
+    /// Group q has a candidate of a query (c+12).
     quad_any: [DFF<Bit>; QUADS],
     /// The group winners {found, rank, center} (c+13).
     grp_found: [DFF<Bit>; QUADS],
@@ -249,7 +250,6 @@ pub struct SvbfAnswer {
     /// The root's found flag and center while its row is read (c+18 … c+20).
     lk_found: [DFF<Bit>; 3],
     lk_center: [DFF<Bits<6>>; 3],
-    a_found_q: DFF<Bit>,
     a_center_q: DFF<Bits<6>>,
     a_count_q: DFF<Bits<32>>,
     a_latency_q: DFF<Bits<32>>,
@@ -272,7 +272,7 @@ impl Default for SvbfAnswer {
             table_ok: Default::default(),
             busy: Default::default(),
             q_cand: Default::default(),
-            a_found: Default::default(),
+            q_live: Default::default(),
             a_center: Default::default(),
             a_count: Default::default(),
             a_latency: Default::default(),
@@ -366,7 +366,6 @@ impl Default for SvbfAnswer {
             nd_center: std::array::from_fn(|_| Default::default()),
             lk_found: std::array::from_fn(|_| Default::default()),
             lk_center: std::array::from_fn(|_| Default::default()),
-            a_found_q: Default::default(),
             a_center_q: Default::default(),
             a_count_q: Default::default(),
             a_latency_q: Default::default(),
@@ -401,7 +400,6 @@ impl Logic for SvbfAnswer {
             rk5_valid,
             rk5_row,
             rk6_sum,
-            a_found_q,
             a_center_q,
             a_count_q,
             a_latency_q
@@ -736,7 +734,7 @@ impl Logic for SvbfAnswer {
             self.quad_hot[3 * q].d.next = self.quad_win[3 * q].val();
             self.quad_hot[3 * q + 1].d.next = self.quad_win[3 * q + 1].val();
             self.quad_hot[3 * q + 2].d.next = self.quad_win[3 * q + 2].val();
-            self.quad_any[q].d.next = self.q_cand.val().get_bits::<4>(4 * q) != self.zero4.val();
+            self.quad_any[q].d.next = self.q_live.val() & (self.q_cand.val().get_bits::<4>(4 * q) != self.zero4.val());
         }
         // ---- c+12 -> c+13: each group winner's rank and index, selected by its registered flag ----
         for q in 0..QUADS {
@@ -795,13 +793,18 @@ impl Logic for SvbfAnswer {
             self.lk_found[n].d.next = self.lk_found[n - 1].q.val();
             self.lk_center[n].d.next = self.lk_center[n - 1].q.val();
         }
-        // ---- c+20 -> c+21: the answer registered ----
-        self.a_found_q.d.next = self.lk_found[2].q.val();
-        self.a_center_q.d.next = self.lk_center[2].q.val();
-        self.a_count_q.d.next = self.count_ram.read_data.val();
-        self.a_latency_q.d.next = self.latency_ram.read_data.val();
+        // ---- c+20 -> c+21: the answer registered, zero without a winner (the clear comes
+        // straight from `lk_found[2]`, a register, so the core's result registers take the
+        // answer without a decode of their own) ----
+        self.a_center_q.d.next = self.zero6.val();
+        self.a_count_q.d.next = self.zero32.val();
+        self.a_latency_q.d.next = self.zero32.val();
+        if self.lk_found[2].q.val() {
+            self.a_center_q.d.next = self.lk_center[2].q.val();
+            self.a_count_q.d.next = self.count_ram.read_data.val();
+            self.a_latency_q.d.next = self.latency_ram.read_data.val();
+        }
         self.root_rank_sink.sig.next = self.nd_rank[14].q.val();
-        self.a_found.next = self.a_found_q.q.val();
         self.a_center.next = self.a_center_q.q.val();
         self.a_count.next = self.a_count_q.q.val();
         self.a_latency.next = self.a_latency_q.q.val();
@@ -822,6 +825,20 @@ impl Logic for SvbfAnswer {
                 self.tk_ld[d].d.next = false;
                 self.dv_fin[d].d.next = false;
             }
+            // A reset ends the queries in flight: their answers must stay zero like the results.
+            for q in 0..QUADS {
+                self.quad_any[q].d.next = false;
+                self.grp_found[q].d.next = false;
+            }
+            for n in 0..NODES {
+                self.nd_found[n].d.next = false;
+            }
+            for n in 0..3 {
+                self.lk_found[n].d.next = false;
+            }
+            self.a_center_q.d.next = self.zero6.val();
+            self.a_count_q.d.next = self.zero32.val();
+            self.a_latency_q.d.next = self.zero32.val();
             self.rk2_valid.d.next = false;
             self.rk3_valid.d.next = false;
             self.rk4_valid.d.next = false;

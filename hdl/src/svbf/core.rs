@@ -781,6 +781,7 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
         // c+17, its table row read by c+21) while the kind is counted beside it: per group of eight, any
         // and at least two at c+12, the kind at c+13.
         self.answer.q_cand.next = self.q11_cand.q.val();
+        self.answer.q_live.next = self.qv[8].q.val();
         for g in 0..8 {
             self.oct[g].next = self.q11_cand.q.val().get_bits::<8>(8 * g);
             self.kd_any[g].d.next = self.oct[g].val() != self.zero8.val();
@@ -832,24 +833,20 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
         for n in 1..10 {
             self.qc[n].d.next = self.qc[n - 1].q.val();
         }
-        // c+21 -> c+22: the result; zero payload without a result.
+        // c+21 -> c+22: the result; zero payload without a result (the answer unit's
+        // center, count and latency are already zero without a query or a winner).
         self.r_valid_q.d.next = self.qv[18].q.val();
         self.r_tag_q.d.next = self.zero16.val();
         self.r_kind_q.d.next = self.kind_none.val();
-        self.r_center_q.d.next = self.zero6.val();
         self.r_cand_q.d.next = self.zero64.val();
-        self.r_count_q.d.next = self.zero32.val();
-        self.r_latency_q.d.next = self.zero32.val();
         if self.qv[18].q.val() {
             self.r_tag_q.d.next = self.qt[18].q.val();
             self.r_kind_q.d.next = self.qk[8].q.val();
             self.r_cand_q.d.next = self.qc[9].q.val();
-            if self.answer.a_found.val() {
-                self.r_center_q.d.next = self.answer.a_center.val();
-                self.r_count_q.d.next = self.answer.a_count.val();
-                self.r_latency_q.d.next = self.answer.a_latency.val();
-            }
         }
+        self.r_center_q.d.next = self.answer.a_center.val();
+        self.r_count_q.d.next = self.answer.a_count.val();
+        self.r_latency_q.d.next = self.answer.a_latency.val();
         self.r_valid.next = self.r_valid_q.q.val();
         self.r_tag.next = self.r_tag_q.q.val();
         self.r_kind.next = self.r_kind_q.q.val();
