@@ -21,11 +21,12 @@
 //!   partition bit (h_j(s) + i) mod 2^P.
 //! - **Read stage**: each bank copy is two depth slices of two 512 × 36
 //!   blocks (at P = 17), so a partition has sixteen blocks, spread over tens
-//!   of columns of a block-RAM row and far from the record arithmetic. The extra read stage gives every
-//!   block's output a register of its own that placement can put between
-//!   the two, so the forwarding select in front of the arithmetic (`s3_base`
-//!   in [`RmwBank`]) starts from a register, not from a block across the die.
-//!   It costs one clock on the drain, the forwarding depth and the query.
+//!   of columns of a block-RAM row and far from the record arithmetic. The
+//!   extra read stage gives every block's output a register of its own that
+//!   placement can put between the two, so the forwarding select in front of
+//!   the arithmetic (`s3_base` in [`RmwBank`]) starts from a register, not
+//!   from a block across the die. It costs one clock on the drain, the
+//!   forwarding depth and the query.
 //!
 //! Per-clock model: `netmeas_sim::svbf::cycle` (its `parts`).
 
