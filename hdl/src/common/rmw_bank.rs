@@ -54,7 +54,10 @@
 //! writes), the frozen copy streams out on `m_ro_*` (valid/ready, one row per
 //! clock, 3-entry output buffer managed by credits: the frozen copy's address
 //! registers take the read pointer's next value, so a read issued at t has its
-//! data at t + 2) and every row is zeroed the cycle after it is read. `flip_ready` rises again when the
+//! data at t + 2; what the issue needs, credits left and rows left, and the
+//! pointer's successor are registered a clock ahead, so the issue is one LUT
+//! of registers and the address a mux behind it) and every row is zeroed the
+//! cycle after it is read. `flip_ready` rises again when the
 //! stream is done and the copy is clean. With `hold` high at the end of the
 //! drain, the frozen copy is *held* instead (`held`): its read port serves
 //! `q_row` (data on `q_data` three clocks later) until `release_frozen`, and only
@@ -186,6 +189,13 @@ pub struct RmwBank<const W: usize, const A: usize> {
     credits_x: DFF<Bits<3>>,
     /// Credits left (of whichever counter the bank uses).
     has_credit: Signal<Local, Bit>,
+    /// Registered ahead, so a read-out issue is one LUT of registers and the frozen copy's
+    /// address a mux behind it: `rd_ptr` + 1, credits left, streaming with rows left to
+    /// issue, and held.
+    rd_next: DFF<Bits<A>>,
+    credit_q: DFF<Bit>,
+    ro_go: DFF<Bit>,
+    in_hold: DFF<Bit>,
     inf1_valid: DFF<Bit>,
     inf1_row: DFF<Bits<A>>,
     inf2_valid: DFF<Bit>,
@@ -408,6 +418,10 @@ impl<const W: usize, const A: usize> RmwBank<W, A> {
             credits: Default::default(),
             credits_x: Default::default(),
             has_credit: Default::default(),
+            rd_next: Default::default(),
+            credit_q: Default::default(),
+            ro_go: Default::default(),
+            in_hold: Default::default(),
             inf1_valid: Default::default(),
             inf1_row: Default::default(),
             inf2_valid: Default::default(),
@@ -536,7 +550,7 @@ impl<const W: usize, const A: usize> Logic for RmwBank<W, A> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, init_done, init_last, init_ptr, epoch_q, ovf_q, ro_state, drain_cnt, rd_ptr, issued_all,
-            credits, credits_x, inf1_valid, inf1_row, inf2_valid, inf2_row, inf3_valid, inf3_row, inf4_valid, inf4_row,
+            credits, credits_x, rd_next, credit_q, ro_go, in_hold, inf1_valid, inf1_row, inf2_valid, inf2_row, inf3_valid, inf3_row, inf4_valid, inf4_row,
             b0_valid, b0_row, b0_data, b1_valid, b1_row, b1_data, b2_valid, b2_row, b2_data, b3_valid, b3_row, b3_data,
             b4_valid, b4_row, b4_data, sa_valid, sa_row, sa_op, sa_ep, sb_valid, sb_row, sb_op, sb_ep, sc_valid,
             sc_row, sc_op, sc_ep, s1_valid, s1_row, s1_op, s1_ep, s2_valid, s2_row, s2_op, s2_ep, s2_fwd1, s2_hit2,
@@ -796,13 +810,8 @@ impl<const W: usize, const A: usize> Logic for RmwBank<W, A> {
         // t+3 (inf3) or t+4 (inf4) behind one or two extra read stages.
         // `credits` counts the free buffer entries minus the reads in flight.
         self.pop.next = self.b0_valid.q.val() & self.m_ro_ready.val();
-        self.has_credit.next = self.credits.q.val() != self.zero_2.val();
-        if self.extra1.val() {
-            self.has_credit.next = self.credits_x.q.val() != self.zero_3.val();
-        }
-        self.issue.next = (self.ro_state.q.val() == self.ro_stream.val())
-            & !self.issued_all.q.val()
-            & (self.has_credit.val() | self.pop.val());
+        self.has_credit.next = self.credit_q.q.val();
+        self.issue.next = self.ro_go.q.val() & (self.has_credit.val() | self.pop.val());
         if self.issue.val() & !self.pop.val() {
             self.credits.d.next = self.credits.q.val() - self.one_2.val();
             self.credits_x.d.next = self.credits_x.q.val() - self.one_3.val();
@@ -830,7 +839,8 @@ impl<const W: usize, const A: usize> Logic for RmwBank<W, A> {
             self.arr_row.next = self.inf4_row.q.val();
         }
         if self.issue.val() {
-            self.rd_ptr.d.next = self.rd_ptr.q.val() + self.one_a.val();
+            self.rd_ptr.d.next = self.rd_next.q.val();
+            self.rd_next.d.next = self.rd_next.q.val() + self.one_a.val();
             if self.rd_ptr.q.val() == self.last_row.val() {
                 self.issued_all.d.next = true;
             }
@@ -912,6 +922,7 @@ impl<const W: usize, const A: usize> Logic for RmwBank<W, A> {
                 self.drain_cnt.d.next = self.zero_3.val();
             }
             self.rd_ptr.d.next = self.zero_a.val();
+            self.rd_next.d.next = self.one_a.val();
             self.issued_all.d.next = false;
             self.credits.d.next = self.credits_full.val();
             self.credits_x.d.next = self.credits_full_x.val();
@@ -969,10 +980,18 @@ impl<const W: usize, const A: usize> Logic for RmwBank<W, A> {
             self.w5_valid.d.next = false;
         }
 
+        // ---- the read-out's decisions of the next clock, from the next state ----
+        self.credit_q.d.next = self.credits.d.val() != self.zero_2.val();
+        if self.extra1.val() {
+            self.credit_q.d.next = self.credits_x.d.val() != self.zero_3.val();
+        }
+        self.ro_go.d.next = (self.ro_state.d.val() == self.ro_stream.val()) & !self.issued_all.d.val();
+        self.in_hold.d.next = self.ro_state.d.val() == self.ro_hold.val();
+
         // ---- read addresses: the live copy's registers take the update's row, the
         // frozen copy's the read pointer's next value (a read issued at t is read at t),
         // or the query row while held ----
-        if self.ro_state.q.val() == self.ro_hold.val() {
+        if self.in_hold.q.val() {
             self.frozen_addr.next = self.q_row.val();
         } else {
             self.frozen_addr.next = self.rd_ptr.d.val();
