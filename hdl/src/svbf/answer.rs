@@ -141,6 +141,9 @@ pub struct SvbfAnswer {
     fin_q: [Signal<Local, Bits<32>>; DIVIDERS],
     // --- dividers ---
     dv_busy: [DFF<Bit>; DIVIDERS],
+    /// `busy` as a register: the OR of the next `tk_valid` and the dividers' next busy flags
+    /// (the core's flip handshake reads one register, not an OR of ten spread over the unit).
+    busy_q: DFF<Bit>,
     dv_step: [DFF<Bits<6>>; DIVIDERS],
     dv_last: [DFF<Bit>; DIVIDERS],
     /// Partial remainder of the non-restoring division, two's complement: in [−count, count).
@@ -298,6 +301,7 @@ impl Default for SvbfAnswer {
             fin_q: std::array::from_fn(|_| Default::default()),
             tab_ok: Default::default(),
             dv_busy: std::array::from_fn(|_| Default::default()),
+            busy_q: Default::default(),
             dv_step: std::array::from_fn(|_| Default::default()),
             dv_last: std::array::from_fn(|_| Default::default()),
             dv_rem: std::array::from_fn(|_| Default::default()),
@@ -381,6 +385,7 @@ impl Logic for SvbfAnswer {
             self,
             clock,
             tab_ok,
+            busy_q,
             tk_valid,
             tk_row,
             tk_count,
@@ -620,12 +625,7 @@ impl Logic for SvbfAnswer {
             self.tab_ok.d.next = false;
         }
         self.table_ok.next = self.tab_ok.q.val();
-        self.busy.next = self.tk_valid.q.val();
-        for d in 0..DIVIDERS {
-            if self.dv_busy[d].q.val() {
-                self.busy.next = true;
-            }
-        }
+        self.busy.next = self.busy_q.q.val();
 
         // ---- ranks: a taken row r (registered at t) against the rows i < r already in the table ----
         // t+1: compare (the rows before r entered the table from this register a clock or more earlier).
@@ -850,6 +850,14 @@ impl Logic for SvbfAnswer {
                 self.rk2_earlier[j].d.next = false;
                 self.rk3_passed[j].d.next = false;
                 self.rk3_beats[j].d.next = false;
+            }
+        }
+
+        // ---- busy next clock: a registered row or a busy divider (after the reset above) ----
+        self.busy_q.d.next = self.tk_valid.d.val();
+        for d in 0..DIVIDERS {
+            if self.dv_busy[d].d.val() {
+                self.busy_q.d.next = true;
             }
         }
     }

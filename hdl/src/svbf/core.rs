@@ -225,6 +225,9 @@ pub struct SvbfCore<const H: usize, const P: usize, const WA: usize, const A: us
     s7_center: DFF<Bits<6>>,
     s7_bit: [DFF<Bits<P>>; H],
     s8_flip: DFF<Bit>,
+    /// A flip token is in s1 … s8 (the OR of their next values, registered: the handshake
+    /// reads one register).
+    flip_on_way: DFF<Bit>,
     fr_q: DFF<Bit>,
     /// The flip token after the banks took it (s8 … s14): the partitions' drain, clock by clock.
     hf: [DFF<Bit>; HOLD_CHAIN],
@@ -388,6 +391,7 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> SvbfCore<H
             s7_center: Default::default(),
             s7_bit: std::array::from_fn(|_| Default::default()),
             s8_flip: Default::default(),
+            flip_on_way: Default::default(),
             fr_q: Default::default(),
             hf: std::array::from_fn(|_| Default::default()),
             held_m: Default::default(),
@@ -468,6 +472,7 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             s7_lat,
             s7_center,
             s8_flip,
+            flip_on_way,
             fr_q,
             held_m,
             q1_valid,
@@ -563,16 +568,7 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             self.held_sink[j].sig.next = self.parts[j].held.val();
         }
         self.held.next = self.held_m.q.val();
-        self.flip_ready.next = self.fr_q.q.val()
-            & !self.answer.busy.val()
-            & !(self.s1_flip.q.val()
-                | self.s2_flip.q.val()
-                | self.s3_flip.q.val()
-                | self.s4_flip.q.val()
-                | self.s5_flip.q.val()
-                | self.s6_flip.q.val()
-                | self.s7_flip.q.val()
-                | self.s8_flip.q.val());
+        self.flip_ready.next = self.fr_q.q.val() & !self.answer.busy.val() & !self.flip_on_way.q.val();
         self.q_ready.next =
             self.held_m.q.val() & self.answer.table_ok.val() & !self.rel_pend.q.val() & !self.release_frozen.val();
         self.fr_q.d.next = self.fr_all.val();
@@ -706,6 +702,14 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
         self.s7_lat.d.next = self.s6_lat.q.val();
         self.s7_center.d.next = self.s6_center.q.val();
         self.s8_flip.d.next = self.s7_flip.q.val();
+        self.flip_on_way.d.next = self.take_flip.val()
+            | self.s1_flip.q.val()
+            | self.s2_flip.q.val()
+            | self.s3_flip.q.val()
+            | self.s4_flip.q.val()
+            | self.s5_flip.q.val()
+            | self.s6_flip.q.val()
+            | self.s7_flip.q.val();
         self.centers.s_upd_valid.next = self.s7_valid.q.val();
         self.centers.s_upd_row.next = self.s7_center.q.val();
         self.centers.s_upd_op.next =
@@ -872,6 +876,7 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             self.s7_valid.d.next = false;
             self.s7_flip.d.next = false;
             self.s8_flip.d.next = false;
+            self.flip_on_way.d.next = false;
             self.fr_q.d.next = false;
             self.held_m.d.next = false;
             for n in 0..6 {
