@@ -43,7 +43,9 @@
 //! c+12, decided at c+13), c+17 … c+20 the winner's row read from the
 //! table's block RAM, c+22 result with the query's tag, chosen center, its
 //! count and refined latency.
-//! A release waits until no query is still on its way to the banks.
+//! A release waits until no query is still on its way to the banks; `held`
+//! falls the clock after it is taken, and the partitions take it a clock
+//! later (`rel_go`, a register before the path to banks spread over the die).
 //!
 //! Per-clock model: `netmeas_sim::svbf::cycle::SvbfCycle`.
 
@@ -232,11 +234,11 @@ pub struct SvbfCore<const H: usize, const P: usize, const WA: usize, const A: us
     /// The flip token after the banks took it (s8 … s14): the partitions' drain, clock by clock.
     hf: [DFF<Bit>; HOLD_CHAIN],
     /// The partitions hold the frozen epoch: the banks' own state kept here as well (they report
-    /// `held` `flip_to_held(1)` = 8 clocks after taking a flip, after a seven-clock drain, and leave
-    /// it on a release), so `held`, `q_ready` and the release never wait for an AND over banks
-    /// spread across the die.
+    /// `held` `flip_to_held(1)` = 8 clocks after taking a flip, after a seven-clock drain), so
+    /// `held`, `q_ready` and the release never wait for an AND over banks spread across the die.
+    /// It falls the clock after a release is taken, a clock before the banks' own (`rel_go`).
     held_m: DFF<Bit>,
-    /// The partitions' own `held` (equal to `held_m`, not read).
+    /// The partitions' own `held` (`held_m`, and one clock longer after a release; not read).
     held_sink: [Unused<Bit>; H],
     // --- query pipeline ---
     q1_valid: DFF<Bit>,
@@ -260,6 +262,9 @@ pub struct SvbfCore<const H: usize, const P: usize, const WA: usize, const A: us
     r_count_q: DFF<Bits<32>>,
     r_latency_q: DFF<Bits<32>>,
     rel_pend: DFF<Bit>,
+    /// The release taken a clock ago, to the partitions (a register before the path to banks
+    /// spread over the die; `held_m` has fallen already, so no query is taken meanwhile).
+    rel_go: DFF<Bit>,
     // --- combinational helpers ---
     accept: Signal<Local, Bit>,
     take_flip: Signal<Local, Bit>,
@@ -415,6 +420,7 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> SvbfCore<H
             r_count_q: Default::default(),
             r_latency_q: Default::default(),
             rel_pend: Default::default(),
+            rel_go: Default::default(),
             accept: Default::default(),
             take_flip: Default::default(),
             q_accept: Default::default(),
@@ -487,7 +493,8 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             r_cand_q,
             r_count_q,
             r_latency_q,
-            rel_pend
+            rel_pend,
+            rel_go
         );
         for j in 0..BOUNDS {
             self.shadow[j].clock.next = self.clock.val();
@@ -592,6 +599,7 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             self.hf[n].d.next = self.hf[n - 1].q.val();
         }
         self.held_m.d.next = (self.held_m.q.val() | self.hf[5].q.val()) & !self.release_now.val();
+        self.rel_go.d.next = self.release_now.val();
 
         // ---- CSR writes into the shadow registers ----
         for j in 0..BOUNDS {
@@ -695,7 +703,7 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             self.parts[j].s_upd_valid.next = self.s7_valid.q.val();
             self.parts[j].s_upd_bit.next = self.s7_bit[j].q.val();
             self.parts[j].flip.next = self.s7_flip.q.val();
-            self.parts[j].release_frozen.next = self.release_now.val();
+            self.parts[j].release_frozen.next = self.rel_go.q.val();
         }
         self.s7_valid.d.next = self.s6_valid.q.val();
         self.s7_flip.d.next = self.s6_flip.q.val();
@@ -895,6 +903,7 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             self.r_count_q.d.next = self.zero32.val();
             self.r_latency_q.d.next = self.zero32.val();
             self.rel_pend.d.next = false;
+            self.rel_go.d.next = false;
         }
     }
 }

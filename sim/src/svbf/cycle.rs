@@ -69,7 +69,10 @@
 //!
 //! A release requested while queries are on their way to the banks waits
 //! until the last of them has read (`rel_pend`); a release while nothing
-//! is held is ignored.
+//! is held is ignored. `held` falls the clock after the release is taken;
+//! the partitions' banks see it a clock later still (`rel_go`: the RTL
+//! registers it before the path to the banks spread over the die), so
+//! they leave the hold, clear and are ready to flip one clock after that.
 
 use super::config::SvbfConfig;
 use crate::counter_bank::{CountSum, CountSumLayout, CounterBankCycle, CounterBankInputs, Record, Word};
@@ -302,6 +305,8 @@ pub struct SvbfCycle {
     r_latency: u32,
     r_cand: u64,
     rel_pend: bool,
+    /// The release taken a clock ago, on its way to the partitions' banks.
+    rel_go: bool,
     // Center table of the frozen epoch.
     tab_count: [u32; CENTER_ROWS],
     tab_latency: [u32; CENTER_ROWS],
@@ -382,6 +387,7 @@ impl SvbfCycle {
             r_latency: 0,
             r_cand: 0,
             rel_pend: false,
+            rel_go: false,
             tab_count: [0; CENTER_ROWS],
             tab_latency: [0; CENTER_ROWS],
             tab_ok: false,
@@ -430,7 +436,8 @@ impl SvbfCycle {
     fn outputs(&self, i: &SvbfInputs) -> SvbfOutputs {
         let c = self.centers.outputs();
         let ready = c.upd_ready && self.parts.iter().flatten().all(|b| b.outputs().upd_ready);
-        let held = self.parts[0][0].outputs().held;
+        // The core's own hold flag: the banks stay held one clock longer (`rel_go`).
+        let held = self.parts[0][0].outputs().held && !self.rel_go;
         let in_flight = self.s1.flip
             || self.s2.flip
             || self.s3.flip
@@ -493,7 +500,7 @@ impl SvbfCycle {
                     flip: self.s7.flip,
                     ro_ready: true,
                     hold: true,
-                    release: release_now,
+                    release: self.rel_go,
                     q_row: if par == 0 { even_row } else { odd_row },
                     ..Default::default()
                 });
@@ -581,6 +588,7 @@ impl SvbfCycle {
         self.q1 = QSlot { valid: q_accept, tag: i.q_tag };
         self.q1_key = i.q_key;
         self.rel_pend = (self.rel_pend || (i.release && out.held)) && !release_now;
+        self.rel_go = release_now;
 
         // ---- center table: dividers finish, a taken row loads its divider ----
         for dv in self.divs.iter_mut().filter(|d| d.busy) {
@@ -679,6 +687,7 @@ impl SvbfCycle {
             self.r_latency = 0;
             self.r_cand = 0;
             self.rel_pend = false;
+            self.rel_go = false;
             self.tab_ok = false;
             for d in self.divs.iter_mut() {
                 d.busy = false;
