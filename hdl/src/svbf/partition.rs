@@ -15,8 +15,8 @@
 //!   pipeline): registered unchanged at c+3, and from that register the
 //!   rows (even row ⌈w/2⌉ mod 2^A, odd row ⌊w/2⌋) enter the banks' address
 //!   registers, words back at c+7 (the banks read through one extra stage,
-//!   [`SVBF_PART_READ_STAGES`]) and registered as they come, at c+8 ordered
-//!   by the parity of w and shifted right by whole bytes of the offset, at
+//!   [`SVBF_PART_READ_STAGES`]) and registered as they come, ordered by the
+//!   parity of w, at c+8 shifted right by whole bytes of the offset, at
 //!   c+9 by the remaining bits, `q_window` registered at c+10: bit i =
 //!   partition bit (h_j(s) + i) mod 2^P.
 //! - **Read stage**: each bank copy is two depth slices of two 512 × 36
@@ -98,11 +98,11 @@ pub struct SvbfPartition<const P: usize, const WA: usize, const A: usize> {
     q6_par: DFF<Bit>,
     q7_off: DFF<Bits<7>>,
     q7_par: DFF<Bit>,
-    /// The words as read (c+8), before any logic.
-    q8_even: DFF<Bits<64>>,
-    q8_odd: DFF<Bits<64>>,
+    /// The words as read (c+8), ordered by the parity of w on their way in: word w (low)
+    /// and word w + 1 (high).
+    q8_lo: DFF<Bits<64>>,
+    q8_hi: DFF<Bits<64>>,
     q8_off: DFF<Bits<7>>,
-    q8_par: DFF<Bit>,
     /// The ordered pair shifted right by whole bytes of the offset: the 71 bits the bit step reads (c+9).
     q9_bytes: DFF<Bits<71>>,
     q9_bit: DFF<Bits<7>>,
@@ -162,10 +162,9 @@ impl<const P: usize, const WA: usize, const A: usize> Default for SvbfPartition<
             q6_par: Default::default(),
             q7_off: Default::default(),
             q7_par: Default::default(),
-            q8_even: Default::default(),
-            q8_odd: Default::default(),
+            q8_lo: Default::default(),
+            q8_hi: Default::default(),
             q8_off: Default::default(),
-            q8_par: Default::default(),
             q9_bytes: Default::default(),
             q9_bit: Default::default(),
             q10_win: Default::default(),
@@ -188,8 +187,8 @@ impl<const P: usize, const WA: usize, const A: usize> Logic for SvbfPartition<P,
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, q3_base, q4_off, q4_par, q5_off, q5_par, q6_off, q6_par, q7_off, q7_par, q8_even, q8_odd,
-            q8_off, q8_par, q9_bytes, q9_bit, q10_win
+            self, clock, q3_base, q4_off, q4_par, q5_off, q5_par, q6_off, q6_par, q7_off, q7_par, q8_lo, q8_hi, q8_off,
+            q9_bytes, q9_bit, q10_win
         );
         self.even.clock.next = self.clock.val();
         self.odd.clock.next = self.clock.val();
@@ -263,19 +262,19 @@ impl<const P: usize, const WA: usize, const A: usize> Logic for SvbfPartition<P,
         self.q6_par.d.next = self.q5_par.q.val();
         self.q7_off.d.next = self.q6_off.q.val();
         self.q7_par.d.next = self.q6_par.q.val();
-        // c+7: both words (w low, w + 1 high) registered as they come out of the banks.
-        self.q8_even.d.next = self.even.q_data.val();
-        self.q8_odd.d.next = self.odd.q_data.val();
-        self.q8_off.d.next = self.q7_off.q.val();
-        self.q8_par.d.next = self.q7_par.q.val();
-        // c+8: words w (low) and w + 1 (high), shifted right by 8 × (offset / 8).
-        if self.q8_par.q.val() {
-            self.pair.next = (bit_cast::<128, 64>(self.q8_even.q.val()) << self.sixty_four.val())
-                | bit_cast::<128, 64>(self.q8_odd.q.val());
+        // c+7: both words registered as they come out of the banks, ordered by the parity of w
+        // (w low, w + 1 high: the bank's copy select and this one share a LUT level).
+        if self.q7_par.q.val() {
+            self.q8_lo.d.next = self.odd.q_data.val();
+            self.q8_hi.d.next = self.even.q_data.val();
         } else {
-            self.pair.next = (bit_cast::<128, 64>(self.q8_odd.q.val()) << self.sixty_four.val())
-                | bit_cast::<128, 64>(self.q8_even.q.val());
+            self.q8_lo.d.next = self.even.q_data.val();
+            self.q8_hi.d.next = self.odd.q_data.val();
         }
+        self.q8_off.d.next = self.q7_off.q.val();
+        // c+8: the pair shifted right by 8 × (offset / 8).
+        self.pair.next = (bit_cast::<128, 64>(self.q8_hi.q.val()) << self.sixty_four.val())
+            | bit_cast::<128, 64>(self.q8_lo.q.val());
         self.byte_shift.next = bit_cast::<7, 3>(self.q8_off.q.val().get_bits::<3>(3)) << self.three.val();
         self.by_bytes.next = self.pair.val() >> self.byte_shift.val();
         self.q9_bytes.d.next = self.by_bytes.val().get_bits::<71>(0);
