@@ -18,7 +18,7 @@
 //!   divider's register, 49 clocks after the take. Eight dividers take the
 //!   64 rows in about 8 × 50 clocks; `table_ok` rises when the last row's
 //!   quotient is written and falls when the banks flip to a new epoch;
-//!   `busy` (a registered row or a busy divider) holds the next flip back
+//!   `busy` (a busy divider) holds the next flip back
 //!   until every divider is idle, so no late quotient lands in the next
 //!   epoch's table.
 //! - **Ranks.** The §3.3.4 rule (largest count, lowest index among equal
@@ -98,7 +98,8 @@ pub struct SvbfAnswer {
     pub epoch_flip: Signal<In, Bit>,
     /// Every row of the frozen epoch is in the table, refined and ranked.
     pub table_ok: Signal<Out, Bit>,
-    /// A taken row is about to load its divider, or a divider is at work (the core takes no flip until done).
+    /// A divider is at work (the core takes no flip until done; a row taken a clock ago loads its
+    /// divider next, while the center bank it came from is not yet ready to flip).
     pub busy: Signal<Out, Bit>,
     // --- tie-break (candidates at c+11, answer at c+21) ---
     /// The AND of the windows and the center mask.
@@ -141,8 +142,8 @@ pub struct SvbfAnswer {
     fin_q: [Signal<Local, Bits<32>>; DIVIDERS],
     // --- dividers ---
     dv_busy: [DFF<Bit>; DIVIDERS],
-    /// `busy` as a register: the OR of the next `tk_valid` and the dividers' next busy flags
-    /// (the core's flip handshake reads one register, not an OR of ten spread over the unit).
+    /// `busy` as a register: the OR of the dividers' next busy flags (the core's flip handshake
+    /// reads one register, not an OR of eight spread over the unit).
     busy_q: DFF<Bit>,
     dv_step: [DFF<Bits<6>>; DIVIDERS],
     dv_last: [DFF<Bit>; DIVIDERS],
@@ -853,8 +854,10 @@ impl Logic for SvbfAnswer {
             }
         }
 
-        // ---- busy next clock: a registered row or a busy divider (after the reset above) ----
-        self.busy_q.d.next = self.tk_valid.d.val();
+        // ---- busy next clock: a divider loading or at work (after the reset above). A row taken
+        // at t loads its divider at t+1 and counts from t+2; the center bank streamed at t, so
+        // the core's registered "every bank ready" is low until t+3 and no flip is taken meanwhile.
+        self.busy_q.d.next = false;
         for d in 0..DIVIDERS {
             if self.dv_busy[d].d.val() {
                 self.busy_q.d.next = true;
