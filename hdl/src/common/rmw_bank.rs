@@ -196,9 +196,6 @@ pub struct RmwBank<const W: usize, const A: usize> {
     credit_q: DFF<Bit>,
     ro_go: DFF<Bit>,
     in_hold: DFF<Bit>,
-    /// `flip_ready` (clear and idle) as a register of its own, from the next state: a parent
-    /// ANDs many banks' flags.
-    fr_q: DFF<Bit>,
     inf1_valid: DFF<Bit>,
     inf1_row: DFF<Bits<A>>,
     inf2_valid: DFF<Bit>,
@@ -425,7 +422,6 @@ impl<const W: usize, const A: usize> RmwBank<W, A> {
             credit_q: Default::default(),
             ro_go: Default::default(),
             in_hold: Default::default(),
-            fr_q: Default::default(),
             inf1_valid: Default::default(),
             inf1_row: Default::default(),
             inf2_valid: Default::default(),
@@ -554,7 +550,7 @@ impl<const W: usize, const A: usize> Logic for RmwBank<W, A> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, init_done, init_last, init_ptr, epoch_q, ovf_q, ro_state, drain_cnt, rd_ptr, issued_all,
-            credits, credits_x, rd_next, credit_q, ro_go, in_hold, fr_q, inf1_valid, inf1_row, inf2_valid, inf2_row,
+            credits, credits_x, rd_next, credit_q, ro_go, in_hold, inf1_valid, inf1_row, inf2_valid, inf2_row,
             inf3_valid, inf3_row, inf4_valid, inf4_row, b0_valid, b0_row, b0_data, b1_valid, b1_row, b1_data, b2_valid,
             b2_row, b2_data, b3_valid, b3_row, b3_data, b4_valid, b4_row, b4_data, sa_valid, sa_row, sa_op, sa_ep,
             sb_valid, sb_row, sb_op, sb_ep, sc_valid, sc_row, sc_op, sc_ep, s1_valid, s1_row, s1_op, s1_ep, s2_valid,
@@ -568,7 +564,7 @@ impl<const W: usize, const A: usize> Logic for RmwBank<W, A> {
 
         // ---- status outputs (all from registers) ----
         self.s_upd_ready.next = self.init_done.q.val();
-        self.flip_ready.next = self.fr_q.q.val();
+        self.flip_ready.next = self.init_done.q.val() & (self.ro_state.q.val() == self.ro_idle.val());
         self.epoch.next = self.epoch_q.q.val();
         self.ovf_sticky.next = self.ovf_q.q.val();
         self.m_ro_valid.next = self.b0_valid.q.val();
@@ -991,7 +987,6 @@ impl<const W: usize, const A: usize> Logic for RmwBank<W, A> {
         }
         self.ro_go.d.next = (self.ro_state.d.val() == self.ro_stream.val()) & !self.issued_all.d.val();
         self.in_hold.d.next = self.ro_state.d.val() == self.ro_hold.val();
-        self.fr_q.d.next = self.init_done.d.val() & (self.ro_state.d.val() == self.ro_idle.val());
 
         // ---- read addresses: the live copy's registers take the update's row, the
         // frozen copy's the read pointer's next value (a read issued at t is read at t),
