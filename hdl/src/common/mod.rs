@@ -3,6 +3,7 @@
 pub mod block_ram;
 pub mod counter_bank;
 pub mod h3;
+pub mod kept_reg;
 pub mod leading_zeros;
 pub mod ram_ports;
 pub mod rmw_bank;

@@ -27,7 +27,7 @@
 //!   rank(i) = the number of centers that beat i. A taken row r with count
 //!   c is compared with every row i < r already in the table (one 32-bit
 //!   comparator per row, as two registered 16-bit halves combined a clock
-//!   later): c > count(i) adds one to rank(i); the rows with count(i) ≥ c
+//!   later; each group of 16 rows reads a copy of c of its own, [`KeptReg`]): c > count(i) adds one to rank(i); the rows with count(i) ≥ c
 //!   beat r and their number (a pipelined popcount: groups of four,
 //!   quarters, total) is added to rank(r) six clocks after the take. The
 //!   ranks are final seven clocks after the last take, long before its
@@ -51,6 +51,7 @@
 //! evaluates the same rule in a clock).
 
 use crate::common::block_ram::BlockRam;
+use crate::common::kept_reg::KeptReg;
 use crate::common::unused::Unused;
 use rust_hdl::prelude::*;
 
@@ -71,6 +72,8 @@ const NODES: usize = 15;
 const EARLIER: usize = CENTERS - 1;
 /// Groups of four rows counted together in the rank pipeline.
 const QUARTETS: usize = 16;
+/// Copies of the taken count for the rank compares, each beside the compares of 16 rows.
+const COUNT_COPIES: usize = 4;
 
 /// Per-center table of the frozen epoch, eight serial dividers, the centers' ranks and the tie-break tree.
 #[derive(LogicBlock)]
@@ -186,6 +189,9 @@ pub struct SvbfAnswer {
     tk_valid: DFF<Bit>,
     tk_row: DFF<Bits<6>>,
     tk_count: DFF<Bits<32>>,
+    /// The taken count again, one copy per 16 rows compared with it (not one register
+    /// fanned out to 189 comparators beside the table's 64 loads).
+    tk_count_c: [KeptReg<Bits<32>>; COUNT_COPIES],
     tk_sum: DFF<Bits<48>>,
     tk_last: DFF<Bit>,
     /// Row j was taken (one-hot, registered with the row): the enable of its table row.
@@ -328,6 +334,7 @@ impl Default for SvbfAnswer {
             tk_valid: Default::default(),
             tk_row: Default::default(),
             tk_count: Default::default(),
+            tk_count_c: std::array::from_fn(|_| Default::default()),
             tk_sum: Default::default(),
             tk_last: Default::default(),
             tk_en: std::array::from_fn(|_| Default::default()),
@@ -506,6 +513,10 @@ impl Logic for SvbfAnswer {
         self.tk_valid.d.next = self.ro_take.val();
         self.tk_row.d.next = self.ro_row.val();
         self.tk_count.d.next = self.ro_count.val();
+        for c in 0..COUNT_COPIES {
+            self.tk_count_c[c].clock.next = self.clock.val();
+            self.tk_count_c[c].d.next = self.ro_count.val();
+        }
         self.tk_sum.d.next = self.ro_sum.val();
         // The divider's operands, ready when the row loads: count, −count, t − count.
         self.ro_count34.next = bit_cast::<34, 32>(self.ro_count.val());
@@ -630,14 +641,42 @@ impl Logic for SvbfAnswer {
 
         // ---- ranks: a taken row r (registered at t) against the rows i < r already in the table ----
         // t+1: compare (the rows before r entered the table from this register a clock or more earlier).
+        // Row j reads count copy j / 16 (written out per copy: hdl_gen indexes by literals and
+        // loop variables only).
         for j in 0..EARLIER {
             self.rk2_earlier[j].d.next = self.tk_valid.q.val() & (self.idx6[j].val() < self.tk_row.q.val());
+        }
+        for j in 0..16 {
             self.rk2_hi_gt[j].d.next =
-                self.tk_count.q.val().get_bits::<16>(16) > self.tab_count[j].q.val().get_bits::<16>(16);
+                self.tk_count_c[0].q.val().get_bits::<16>(16) > self.tab_count[j].q.val().get_bits::<16>(16);
             self.rk2_hi_eq[j].d.next =
-                self.tk_count.q.val().get_bits::<16>(16) == self.tab_count[j].q.val().get_bits::<16>(16);
+                self.tk_count_c[0].q.val().get_bits::<16>(16) == self.tab_count[j].q.val().get_bits::<16>(16);
             self.rk2_lo_gt[j].d.next =
-                self.tk_count.q.val().get_bits::<16>(0) > self.tab_count[j].q.val().get_bits::<16>(0);
+                self.tk_count_c[0].q.val().get_bits::<16>(0) > self.tab_count[j].q.val().get_bits::<16>(0);
+        }
+        for j in 16..32 {
+            self.rk2_hi_gt[j].d.next =
+                self.tk_count_c[1].q.val().get_bits::<16>(16) > self.tab_count[j].q.val().get_bits::<16>(16);
+            self.rk2_hi_eq[j].d.next =
+                self.tk_count_c[1].q.val().get_bits::<16>(16) == self.tab_count[j].q.val().get_bits::<16>(16);
+            self.rk2_lo_gt[j].d.next =
+                self.tk_count_c[1].q.val().get_bits::<16>(0) > self.tab_count[j].q.val().get_bits::<16>(0);
+        }
+        for j in 32..48 {
+            self.rk2_hi_gt[j].d.next =
+                self.tk_count_c[2].q.val().get_bits::<16>(16) > self.tab_count[j].q.val().get_bits::<16>(16);
+            self.rk2_hi_eq[j].d.next =
+                self.tk_count_c[2].q.val().get_bits::<16>(16) == self.tab_count[j].q.val().get_bits::<16>(16);
+            self.rk2_lo_gt[j].d.next =
+                self.tk_count_c[2].q.val().get_bits::<16>(0) > self.tab_count[j].q.val().get_bits::<16>(0);
+        }
+        for j in 48..EARLIER {
+            self.rk2_hi_gt[j].d.next =
+                self.tk_count_c[3].q.val().get_bits::<16>(16) > self.tab_count[j].q.val().get_bits::<16>(16);
+            self.rk2_hi_eq[j].d.next =
+                self.tk_count_c[3].q.val().get_bits::<16>(16) == self.tab_count[j].q.val().get_bits::<16>(16);
+            self.rk2_lo_gt[j].d.next =
+                self.tk_count_c[3].q.val().get_bits::<16>(0) > self.tab_count[j].q.val().get_bits::<16>(0);
         }
         self.rk2_valid.d.next = self.tk_valid.q.val();
         self.rk2_row.d.next = self.tk_row.q.val();

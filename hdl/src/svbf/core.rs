@@ -8,7 +8,8 @@
 //!   key register (one copy per unit, kept apart in synthesis, so no one
 //!   register drives all h XOR networks across the die); the classifier compares the
 //!   latency with the 63 active boundaries (`use_j` & `b_j ≤ latency`), each
-//!   compare as registered 16-bit halves.
+//!   compare as registered 16-bit halves, each group of 16 boundaries from a
+//!   latency copy of its own ([`KeptReg`]).
 //! - **s2** (t+2) hashes h_j(key) out of their registers; the halves
 //!   combined and the compare bits counted in sixteen groups of four.
 //! - **s3** (t+3) the group counts summed by fours (four quarter counts).
@@ -52,6 +53,7 @@
 use super::answer::SvbfAnswer;
 use super::partition::SvbfPartition;
 use crate::common::h3::H3Unit;
+use crate::common::kept_reg::KeptReg;
 use crate::common::rmw_bank::{RmwBank, flip_to_held};
 use crate::common::unused::Unused;
 use netmeas_sim::h3::H3Config;
@@ -61,6 +63,10 @@ use rust_hdl::prelude::*;
 
 /// Boundaries of the classifier (k ≤ 64 centers).
 const BOUNDS: usize = 63;
+/// Copies of the s1 latency register, each beside the compares of 16 boundaries.
+const LAT_COPIES: usize = 4;
+/// Rows of the center bank (one per center).
+const CENTER_ROWS: u64 = 64;
 /// Registers between `s8_flip` and `held_m`: the token reaches `held_m` on the clock the
 /// partitions' banks report `held` (`s8_flip` is a clock after the banks take the flip,
 /// `held_m` a clock after the chain's last register). The chain is indexed by literals in
@@ -82,7 +88,8 @@ pub struct SvbfCore<const H: usize, const P: usize, const WA: usize, const A: us
     // --- packet stream ---
     /// A packet is offered.
     pub s_valid: Signal<In, Bit>,
-    /// Packets are accepted (low only while the banks clear after reset).
+    /// Packets are accepted (low only while the banks clear after reset: the largest bank's
+    /// rows + 1 clocks, counted by the core itself).
     pub s_ready: Signal<Out, Bit>,
     /// Packet key (§4: a digest of the invariant header fields and a few payload bytes).
     pub s_key: Signal<In, Bits<64>>,
@@ -158,6 +165,9 @@ pub struct SvbfCore<const H: usize, const P: usize, const WA: usize, const A: us
     hash_valid_sink: [Unused<Bit>; H],
     qhash_valid_sink: [Unused<Bit>; H],
     centers_held_sink: Unused<Bit>,
+    /// The banks' own "cleared after reset" flags (the core counts the same clocks: `init_*`).
+    ready_sink: [Unused<Bit>; H],
+    centers_ready_sink: Unused<Bit>,
     centers_q_sink: Unused<Bits<80>>,
     // --- constants ---
     idx6: [Constant<Bits<6>>; BOUNDS],
@@ -178,6 +188,9 @@ pub struct SvbfCore<const H: usize, const P: usize, const WA: usize, const A: us
     kind_match: Constant<Bits<2>>,
     kind_multi: Constant<Bits<2>>,
     count_one: Constant<Bits<80>>,
+    one16: Constant<Bits<16>>,
+    /// The last row the largest bank clears after reset.
+    init_last_row: Constant<Bits<16>>,
     // --- classifier registers ---
     shadow: [DFF<Bits<32>>; BOUNDS],
     shadow_nb: DFF<Bits<6>>,
@@ -185,10 +198,21 @@ pub struct SvbfCore<const H: usize, const P: usize, const WA: usize, const A: us
     use_b: [DFF<Bit>; BOUNDS],
     nb: DFF<Bits<6>>,
     frozen_kmask: DFF<Bits<64>>,
+    // --- clear after reset: the banks' sequence, counted here for the largest bank ---
+    /// The row the largest bank clears now.
+    init_ptr: DFF<Bits<16>>,
+    /// Its last row was cleared this clock.
+    init_last: DFF<Bit>,
+    /// Every bank is clear: packets are accepted (`s_ready` reads this register alone, not
+    /// an AND of 2h + 1 banks' flags gathered across the die).
+    init_done: DFF<Bit>,
     // --- insert pipeline ---
     s1_valid: DFF<Bit>,
     s1_flip: DFF<Bit>,
     s1_lat: DFF<Bits<32>>,
+    /// The latency again, one copy per 16 boundaries (each beside its compares, not one
+    /// register fanned out to 189 comparators).
+    s1_lat_c: [KeptReg<Bits<32>>; LAT_COPIES],
     s2_valid: DFF<Bit>,
     s2_flip: DFF<Bit>,
     s2_lat: DFF<Bits<32>>,
@@ -270,10 +294,8 @@ pub struct SvbfCore<const H: usize, const P: usize, const WA: usize, const A: us
     take_flip: Signal<Local, Bit>,
     q_accept: Signal<Local, Bit>,
     release_now: Signal<Local, Bit>,
-    ready_chain: [Signal<Local, Bit>; H],
     fr_chain: [Signal<Local, Bit>; H],
     and_chain: [Signal<Local, Bits<64>>; H],
-    ready_all: Signal<Local, Bit>,
     fr_all: Signal<Local, Bit>,
     cmp_w: [Signal<Local, Bits<3>>; 64],
     cand: Signal<Local, Bits<64>>,
@@ -292,6 +314,7 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> SvbfCore<H
     /// The core for `cfg` (its `hashes` and `partition_log2` must be `H` and `P`).
     pub fn new(cfg: &SvbfConfig) -> Self {
         assert_eq!((cfg.hashes, cfg.partition_log2 as usize), (H, P), "SVBF widths differ from the config");
+        assert!(A <= 16, "the clear counter holds 16-bit rows");
         let hash_cfg =
             |j: usize| H3Config { key_bits: 64, out_bits: P, seed: cfg.hash_seed(j), registered: true, name: None };
         Self {
@@ -331,11 +354,13 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> SvbfCore<H
             hash: std::array::from_fn(|j| H3Unit::new(&hash_cfg(j)).with_key_register()),
             qhash: std::array::from_fn(|j| H3Unit::new(&hash_cfg(j)).with_key_register()),
             parts: std::array::from_fn(|_| SvbfPartition::default()),
-            centers: RmwBank::new(64),
+            centers: RmwBank::new(CENTER_ROWS as usize),
             answer: Default::default(),
             hash_valid_sink: std::array::from_fn(|_| Default::default()),
             qhash_valid_sink: std::array::from_fn(|_| Default::default()),
             centers_held_sink: Default::default(),
+            ready_sink: std::array::from_fn(|_| Default::default()),
+            centers_ready_sink: Default::default(),
             centers_q_sink: Default::default(),
             idx6: std::array::from_fn(|j| Constant::new((j as u64).into())),
             zero16: Constant::new(0u64.into()),
@@ -355,6 +380,8 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> SvbfCore<H
             kind_match: Constant::new(1u64.into()),
             kind_multi: Constant::new(2u64.into()),
             count_one: Constant::new(1u64.into()),
+            one16: Constant::new(1u64.into()),
+            init_last_row: Constant::new((((1u64 << A).max(CENTER_ROWS)) - 1).into()),
             shadow: std::array::from_fn(|_| Default::default()),
             shadow_nb: Default::default(),
             bound: std::array::from_fn(|_| Default::default()),
@@ -364,6 +391,10 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> SvbfCore<H
             s1_valid: Default::default(),
             s1_flip: Default::default(),
             s1_lat: Default::default(),
+            s1_lat_c: std::array::from_fn(|_| Default::default()),
+            init_ptr: Default::default(),
+            init_last: Default::default(),
+            init_done: Default::default(),
             s2_valid: Default::default(),
             s2_flip: Default::default(),
             s2_lat: Default::default(),
@@ -425,10 +456,8 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> SvbfCore<H
             take_flip: Default::default(),
             q_accept: Default::default(),
             release_now: Default::default(),
-            ready_chain: std::array::from_fn(|_| Default::default()),
             fr_chain: std::array::from_fn(|_| Default::default()),
             and_chain: std::array::from_fn(|_| Default::default()),
-            ready_all: Default::default(),
             fr_all: Default::default(),
             cmp_w: std::array::from_fn(|_| Default::default()),
             cand: Default::default(),
@@ -456,6 +485,9 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             s1_valid,
             s1_flip,
             s1_lat,
+            init_ptr,
+            init_last,
+            init_done,
             s2_valid,
             s2_flip,
             s2_lat,
@@ -503,6 +535,9 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             self.bound[j].d.next = self.bound[j].q.val();
             self.use_b[j].clock.next = self.clock.val();
             self.use_b[j].d.next = self.use_b[j].q.val();
+        }
+        for c in 0..LAT_COPIES {
+            self.s1_lat_c[c].clock.next = self.clock.val();
         }
         for j in 0..BOUNDS {
             self.s2_hi_gt[j].clock.next = self.clock.val();
@@ -558,19 +593,33 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
         self.answer.clock.next = self.clock.val();
         self.answer.reset.next = self.reset.val();
 
-        // ---- readiness of the banks (AND over the partitions) ----
-        self.ready_chain[0].next = self.parts[0].s_upd_ready.val() & self.centers.s_upd_ready.val();
+        // ---- clear after reset: every bank zeroes its rows one per clock and is ready the clock
+        // after its last; the core counts the same clocks for the largest bank (its
+        // sequence, `RmwBank`'s), so readiness is one register here ----
+        if !self.init_done.q.val() & !self.init_last.q.val() {
+            self.init_ptr.d.next = self.init_ptr.q.val() + self.one16.val();
+            if self.init_ptr.q.val() == self.init_last_row.val() {
+                self.init_last.d.next = true;
+            }
+        }
+        if self.init_last.q.val() {
+            self.init_last.d.next = false;
+            self.init_done.d.next = true;
+        }
+        self.s_ready.next = self.init_done.q.val();
+        self.centers_ready_sink.sig.next = self.centers.s_upd_ready.val();
+        for j in 0..H {
+            self.ready_sink[j].sig.next = self.parts[j].s_upd_ready.val();
+        }
+
+        // ---- the banks' flip readiness (AND over the partitions, registered in `fr_q`) ----
         self.fr_chain[0].next = self.parts[0].flip_ready.val() & self.centers.flip_ready.val();
-        self.ready_all.next = self.ready_chain[0].val();
         self.fr_all.next = self.fr_chain[0].val();
         for j in 1..H {
-            self.ready_chain[j].next = self.ready_chain[j - 1].val() & self.parts[j].s_upd_ready.val();
             self.fr_chain[j].next = self.fr_chain[j - 1].val() & self.parts[j].flip_ready.val();
             // The last link is the AND over every partition.
-            self.ready_all.next = self.ready_chain[j].val();
             self.fr_all.next = self.fr_chain[j].val();
         }
-        self.s_ready.next = self.ready_all.val();
         for j in 0..H {
             self.held_sink[j].sig.next = self.parts[j].held.val();
         }
@@ -583,7 +632,7 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
         self.ovf_sticky.next = self.centers.ovf_sticky.val();
         self.centers.ovf_clear.next = self.ovf_clear.val();
 
-        self.accept.next = self.s_valid.val() & self.ready_all.val();
+        self.accept.next = self.s_valid.val() & self.init_done.q.val();
         self.take_flip.next = self.flip.val() & self.flip_ready.val();
         self.q_accept.next = self.q_valid.val() & self.q_ready.val();
         self.release_now.next = (self.rel_pend.q.val() | self.release_frozen.val())
@@ -615,6 +664,9 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
         self.s1_valid.d.next = self.accept.val();
         self.s1_flip.d.next = self.take_flip.val();
         self.s1_lat.d.next = self.s_latency.val();
+        for c in 0..LAT_COPIES {
+            self.s1_lat_c[c].d.next = self.s_latency.val();
+        }
 
         // ---- s0 -> s1 -> s2: each hash unit registers its own copy of the key, then the hash ----
         for j in 0..H {
@@ -622,12 +674,39 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             self.hash[j].s_key.next = self.s_key.val();
             self.hash_valid_sink[j].sig.next = self.hash[j].m_valid.val();
         }
-        for j in 0..BOUNDS {
+        // Boundary j reads latency copy j / 16 (written out per copy: hdl_gen indexes by literals
+        // and loop variables only).
+        for j in 0..16 {
             self.s2_hi_gt[j].d.next = self.use_b[j].q.val()
-                & (self.s1_lat.q.val().get_bits::<16>(16) > self.bound[j].q.val().get_bits::<16>(16));
+                & (self.s1_lat_c[0].q.val().get_bits::<16>(16) > self.bound[j].q.val().get_bits::<16>(16));
             self.s2_hi_eq[j].d.next = self.use_b[j].q.val()
-                & (self.s1_lat.q.val().get_bits::<16>(16) == self.bound[j].q.val().get_bits::<16>(16));
-            self.s2_lo_ge[j].d.next = self.s1_lat.q.val().get_bits::<16>(0) >= self.bound[j].q.val().get_bits::<16>(0);
+                & (self.s1_lat_c[0].q.val().get_bits::<16>(16) == self.bound[j].q.val().get_bits::<16>(16));
+            self.s2_lo_ge[j].d.next =
+                self.s1_lat_c[0].q.val().get_bits::<16>(0) >= self.bound[j].q.val().get_bits::<16>(0);
+        }
+        for j in 16..32 {
+            self.s2_hi_gt[j].d.next = self.use_b[j].q.val()
+                & (self.s1_lat_c[1].q.val().get_bits::<16>(16) > self.bound[j].q.val().get_bits::<16>(16));
+            self.s2_hi_eq[j].d.next = self.use_b[j].q.val()
+                & (self.s1_lat_c[1].q.val().get_bits::<16>(16) == self.bound[j].q.val().get_bits::<16>(16));
+            self.s2_lo_ge[j].d.next =
+                self.s1_lat_c[1].q.val().get_bits::<16>(0) >= self.bound[j].q.val().get_bits::<16>(0);
+        }
+        for j in 32..48 {
+            self.s2_hi_gt[j].d.next = self.use_b[j].q.val()
+                & (self.s1_lat_c[2].q.val().get_bits::<16>(16) > self.bound[j].q.val().get_bits::<16>(16));
+            self.s2_hi_eq[j].d.next = self.use_b[j].q.val()
+                & (self.s1_lat_c[2].q.val().get_bits::<16>(16) == self.bound[j].q.val().get_bits::<16>(16));
+            self.s2_lo_ge[j].d.next =
+                self.s1_lat_c[2].q.val().get_bits::<16>(0) >= self.bound[j].q.val().get_bits::<16>(0);
+        }
+        for j in 48..BOUNDS {
+            self.s2_hi_gt[j].d.next = self.use_b[j].q.val()
+                & (self.s1_lat_c[3].q.val().get_bits::<16>(16) > self.bound[j].q.val().get_bits::<16>(16));
+            self.s2_hi_eq[j].d.next = self.use_b[j].q.val()
+                & (self.s1_lat_c[3].q.val().get_bits::<16>(16) == self.bound[j].q.val().get_bits::<16>(16));
+            self.s2_lo_ge[j].d.next =
+                self.s1_lat_c[3].q.val().get_bits::<16>(0) >= self.bound[j].q.val().get_bits::<16>(0);
         }
         self.s2_valid.d.next = self.s1_valid.q.val();
         self.s2_flip.d.next = self.s1_flip.q.val();
@@ -887,6 +966,9 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             self.flip_on_way.d.next = false;
             self.fr_q.d.next = false;
             self.held_m.d.next = false;
+            self.init_ptr.d.next = self.zero16.val();
+            self.init_last.d.next = false;
+            self.init_done.d.next = false;
             for n in 0..6 {
                 self.hf[n].d.next = false;
             }

@@ -16,8 +16,9 @@
 //!   rows (even row ⌈w/2⌉ mod 2^A, odd row ⌊w/2⌋) enter the banks' address
 //!   registers, words back at c+7 (the banks read through one extra stage,
 //!   [`SVBF_PART_READ_STAGES`]) and registered as they come, ordered by the
-//!   parity of w, at c+8 shifted right by whole bytes of the offset, at
-//!   c+9 by the remaining bits, `q_window` registered at c+10: bit i =
+//!   parity of w, at c+8 shifted right by whole bytes of the offset (four
+//!   slices of the result, each with its own copy of the byte count,
+//!   [`KeptReg`]), at c+9 by the remaining bits, `q_window` registered at c+10: bit i =
 //!   partition bit (h_j(s) + i) mod 2^P.
 //! - **Read stage**: each bank copy is two depth slices of two 512 × 36
 //!   blocks (at P = 17), so a partition has sixteen blocks, spread over tens
@@ -30,10 +31,14 @@
 //!
 //! Per-clock model: `netmeas_sim::svbf::cycle` (its `parts`).
 
+use crate::common::kept_reg::KeptReg;
 use crate::common::rmw_bank::RmwBank;
 use crate::common::unused::Unused;
 use netmeas_sim::svbf::cycle::SVBF_PART_READ_STAGES;
 use rust_hdl::prelude::*;
+
+/// Slices of the byte shift's 71 outputs, each with its own copy of the byte count.
+const SLICES: usize = 4;
 
 // The query pipeline below waits one clock for the read stage (`q7_off`, `q7_par`).
 const _: () = assert!(SVBF_PART_READ_STAGES == 1, "the query pipeline is written for one read stage");
@@ -87,6 +92,8 @@ pub struct SvbfPartition<const P: usize, const WA: usize, const A: usize> {
     one_a: Constant<Bits<A>>,
     sixty_four: Constant<Bits<7>>,
     three: Constant<Bits<7>>,
+    /// The bits of `q9_bytes` each byte-select copy drives (four slices of 18, 18, 18, 17).
+    slice_mask: [Constant<Bits<128>>; SLICES],
     // --- query pipeline ---
     /// The window start, registered as it arrives (c+3).
     q3_base: DFF<Bits<P>>,
@@ -102,7 +109,11 @@ pub struct SvbfPartition<const P: usize, const WA: usize, const A: usize> {
     /// and word w + 1 (high).
     q8_lo: DFF<Bits<64>>,
     q8_hi: DFF<Bits<64>>,
-    q8_off: DFF<Bits<7>>,
+    /// The offset's bit count (bits 0..=2), for the bit step.
+    q8_off: DFF<Bits<3>>,
+    /// The byte count of the offset (bits 3..=5) again, one copy per slice of the byte shift's
+    /// outputs (not one register fanned out to all 71 multiplexers).
+    q8_bsel: [KeptReg<Bits<3>>; SLICES],
     /// The ordered pair shifted right by whole bytes of the offset: the 71 bits the bit step reads (c+9).
     q9_bytes: DFF<Bits<71>>,
     q9_bit: DFF<Bits<7>>,
@@ -117,7 +128,9 @@ pub struct SvbfPartition<const P: usize, const WA: usize, const A: usize> {
     even_old: Signal<Local, Bits<64>>,
     odd_old: Signal<Local, Bits<64>>,
     pair: Signal<Local, Bits<128>>,
-    byte_shift: Signal<Local, Bits<7>>,
+    byte_shift: [Signal<Local, Bits<7>>; SLICES],
+    /// Each slice's copy of the byte count, and the pair shifted by it.
+    by_slice: [Signal<Local, Bits<128>>; SLICES],
     by_bytes: Signal<Local, Bits<128>>,
     by_bits: Signal<Local, Bits<71>>,
 }
@@ -153,6 +166,14 @@ impl<const P: usize, const WA: usize, const A: usize> Default for SvbfPartition<
             one_a: Constant::new(1u64.into()),
             sixty_four: Constant::new(64u64.into()),
             three: Constant::new(3u64.into()),
+            slice_mask: std::array::from_fn(|k| {
+                let (lo, hi) = (18 * k, (18 * k + 18).min(71));
+                let mut m = Bits::<128>::default();
+                for i in lo..hi {
+                    m = m.replace_bit(i, true);
+                }
+                Constant::new(m)
+            }),
             q3_base: Default::default(),
             q4_off: Default::default(),
             q4_par: Default::default(),
@@ -165,6 +186,7 @@ impl<const P: usize, const WA: usize, const A: usize> Default for SvbfPartition<
             q8_lo: Default::default(),
             q8_hi: Default::default(),
             q8_off: Default::default(),
+            q8_bsel: std::array::from_fn(|_| Default::default()),
             q9_bytes: Default::default(),
             q9_bit: Default::default(),
             q10_win: Default::default(),
@@ -176,7 +198,8 @@ impl<const P: usize, const WA: usize, const A: usize> Default for SvbfPartition<
             even_old: Default::default(),
             odd_old: Default::default(),
             pair: Default::default(),
-            byte_shift: Default::default(),
+            byte_shift: std::array::from_fn(|_| Default::default()),
+            by_slice: std::array::from_fn(|_| Default::default()),
             by_bytes: Default::default(),
             by_bits: Default::default(),
         }
@@ -271,15 +294,29 @@ impl<const P: usize, const WA: usize, const A: usize> Logic for SvbfPartition<P,
             self.q8_lo.d.next = self.even.q_data.val();
             self.q8_hi.d.next = self.odd.q_data.val();
         }
-        self.q8_off.d.next = self.q7_off.q.val();
-        // c+8: the pair shifted right by 8 × (offset / 8).
+        self.q8_off.d.next = self.q7_off.q.val().get_bits::<3>(0);
+        for k in 0..SLICES {
+            self.q8_bsel[k].clock.next = self.clock.val();
+            self.q8_bsel[k].d.next = self.q7_off.q.val().get_bits::<3>(3);
+        }
+        // c+8: the pair shifted right by 8 × (offset / 8), each slice of the result by its own
+        // copy of the byte count (synthesis keeps only the bits each mask lets through).
         self.pair.next = (bit_cast::<128, 64>(self.q8_hi.q.val()) << self.sixty_four.val())
             | bit_cast::<128, 64>(self.q8_lo.q.val());
-        self.byte_shift.next = bit_cast::<7, 3>(self.q8_off.q.val().get_bits::<3>(3)) << self.three.val();
-        self.by_bytes.next = self.pair.val() >> self.byte_shift.val();
+        // (Written out: hdl_gen takes a cast of a loop-indexed value for a runtime index.)
+        self.byte_shift[0].next = bit_cast::<7, 3>(self.q8_bsel[0].q.val());
+        self.byte_shift[1].next = bit_cast::<7, 3>(self.q8_bsel[1].q.val());
+        self.byte_shift[2].next = bit_cast::<7, 3>(self.q8_bsel[2].q.val());
+        self.byte_shift[3].next = bit_cast::<7, 3>(self.q8_bsel[3].q.val());
+        for k in 0..SLICES {
+            self.by_slice[k].next =
+                (self.pair.val() >> (self.byte_shift[k].val() << self.three.val())) & self.slice_mask[k].val();
+        }
+        self.by_bytes.next =
+            (self.by_slice[0].val() | self.by_slice[1].val()) | (self.by_slice[2].val() | self.by_slice[3].val());
         self.q9_bytes.d.next = self.by_bytes.val().get_bits::<71>(0);
         self.bytes_hi_sink.sig.next = self.by_bytes.val().get_bits::<57>(71);
-        self.q9_bit.d.next = bit_cast::<7, 3>(self.q8_off.q.val().get_bits::<3>(0));
+        self.q9_bit.d.next = bit_cast::<7, 3>(self.q8_off.q.val());
         // c+9: the window, shifted right by offset mod 8.
         self.by_bits.next = self.q9_bytes.q.val() >> self.q9_bit.q.val();
         self.q10_win.d.next = self.by_bits.val().get_bits::<64>(0);
