@@ -161,6 +161,9 @@ pub struct SvbfAnswer {
     dv_zero: [DFF<Bit>; DIVIDERS],
     /// The divider's last clock (the table write) is next / now: a register, not a compare.
     dv_fin: [DFF<Bit>; DIVIDERS],
+    /// Busy and not in its last clock (`dv_busy & !dv_fin`), registered from their next
+    /// values: the divider stays busy next clock without a load.
+    dv_stay: [DFF<Bit>; DIVIDERS],
     dv_row: [DFF<Bits<6>>; DIVIDERS],
     /// Twice the partial remainder plus the next dividend bit; the operand added to it; the sum
     /// (the next partial remainder, whose sign bit is the complement of the quotient bit).
@@ -317,6 +320,7 @@ impl Default for SvbfAnswer {
             dv_ndiv: std::array::from_fn(|_| Default::default()),
             dv_zero: std::array::from_fn(|_| Default::default()),
             dv_fin: std::array::from_fn(|_| Default::default()),
+            dv_stay: std::array::from_fn(|_| Default::default()),
             dv_row: std::array::from_fn(|_| Default::default()),
             dv_t: std::array::from_fn(|_| Default::default()),
             dv_opd: std::array::from_fn(|_| Default::default()),
@@ -439,6 +443,7 @@ impl Logic for SvbfAnswer {
             self.dv_row[d].clock.next = self.clock.val();
             self.dv_row[d].d.next = self.dv_row[d].q.val();
             self.dv_fin[d].clock.next = self.clock.val();
+            self.dv_stay[d].clock.next = self.clock.val();
             self.tk_ld[d].clock.next = self.clock.val();
             self.dv_last[d].clock.next = self.clock.val();
             self.dv_last[d].d.next = self.dv_last[d].q.val();
@@ -490,7 +495,7 @@ impl Logic for SvbfAnswer {
         // mod 8), so the take's own load never blocks it. The flag is registered from the
         // dividers' next state; the handshake reads a register.
         for d in 0..DIVIDERS {
-            self.dv_busy_next[d].next = (self.dv_busy[d].q.val() & !self.dv_fin[d].q.val()) | self.tk_ld[d].q.val();
+            self.dv_busy_next[d].next = self.dv_stay[d].q.val() | self.tk_ld[d].q.val();
         }
         self.blk_after.next = false;
         self.blk_same.next = false;
@@ -896,11 +901,24 @@ impl Logic for SvbfAnswer {
         // ---- busy next clock: a divider loading or at work (after the reset above). A row taken
         // at t loads its divider at t+1 and counts from t+2; the center bank streamed at t, so
         // the core's registered "every bank ready" is low until t+3 and no flip is taken meanwhile.
-        self.busy_q.d.next = false;
+        // The OR of their next busy flags: a take loads exactly one divider (`tk_valid` is the OR
+        // of the `tk_ld`), and the others stay busy unless in their last clock (`dv_stay`, a
+        // register per divider computed a clock ahead from the next state), so the flag is one
+        // level of OR over registers.
         for d in 0..DIVIDERS {
-            if self.dv_busy[d].d.val() {
-                self.busy_q.d.next = true;
-            }
+            self.dv_stay[d].d.next = self.dv_busy[d].d.val() & !self.dv_fin[d].d.val();
+        }
+        self.busy_q.d.next = self.tk_valid.q.val()
+            | self.dv_stay[0].q.val()
+            | self.dv_stay[1].q.val()
+            | self.dv_stay[2].q.val()
+            | self.dv_stay[3].q.val()
+            | self.dv_stay[4].q.val()
+            | self.dv_stay[5].q.val()
+            | self.dv_stay[6].q.val()
+            | self.dv_stay[7].q.val();
+        if self.reset.val() {
+            self.busy_q.d.next = false;
         }
     }
 }

@@ -250,6 +250,10 @@ pub struct SvbfCore<const H: usize, const P: usize, const WA: usize, const A: us
     s7_lat: DFF<Bits<32>>,
     s7_center: DFF<Bits<6>>,
     s7_bit: [DFF<Bits<P>>; H],
+    /// The update's valid and flip bits again, one copy per partition beside its banks (as
+    /// `s7_bit`): no one register routed across the die into every bank's flip take.
+    s7_part_valid: [KeptReg<Bit>; H],
+    s7_part_flip: [KeptReg<Bit>; H],
     s8_flip: DFF<Bit>,
     /// A flip token is in s1 … s8 (the OR of their next values, registered: the handshake
     /// reads one register).
@@ -426,6 +430,8 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> SvbfCore<H
             s7_lat: Default::default(),
             s7_center: Default::default(),
             s7_bit: std::array::from_fn(|_| Default::default()),
+            s7_part_valid: std::array::from_fn(|_| Default::default()),
+            s7_part_flip: std::array::from_fn(|_| Default::default()),
             s8_flip: Default::default(),
             flip_on_way: Default::default(),
             fr_q: Default::default(),
@@ -583,6 +589,8 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             self.s6_bit[j].clock.next = self.clock.val();
             self.s6_bit[j].d.next = self.s6_bit[j].q.val();
             self.s7_bit[j].clock.next = self.clock.val();
+            self.s7_part_valid[j].clock.next = self.clock.val();
+            self.s7_part_flip[j].clock.next = self.clock.val();
             self.hash[j].clock.next = self.clock.val();
             self.qhash[j].clock.next = self.clock.val();
             self.parts[j].clock.next = self.clock.val();
@@ -779,9 +787,12 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
         // ---- s6: the update registered beside the banks, which take it at s7 ----
         for j in 0..H {
             self.s7_bit[j].d.next = self.s6_bit[j].q.val();
-            self.parts[j].s_upd_valid.next = self.s7_valid.q.val();
+            // The copies of `s7_valid` and `s7_flip`, cleared by reset as they are.
+            self.s7_part_valid[j].d.next = self.s6_valid.q.val() & !self.reset.val();
+            self.s7_part_flip[j].d.next = self.s6_flip.q.val() & !self.reset.val();
+            self.parts[j].s_upd_valid.next = self.s7_part_valid[j].q.val();
             self.parts[j].s_upd_bit.next = self.s7_bit[j].q.val();
-            self.parts[j].flip.next = self.s7_flip.q.val();
+            self.parts[j].flip.next = self.s7_part_flip[j].q.val();
             self.parts[j].release_frozen.next = self.rel_go.q.val();
         }
         self.s7_valid.d.next = self.s6_valid.q.val();
