@@ -269,12 +269,14 @@ fn print_synth(r: &SynthReport, json: bool) {
             serde_json::json!({
                 "core": r.core, "top": r.top, "target": r.target.name(), "fmax_mhz": r.fmax_mhz,
                 "ref_fmax_mhz": r.ref_fmax_mhz, "ratio": r.ratio, "luts": r.luts, "ffs": r.ffs, "brams": r.brams,
-                "reference": r.reference, "build_dir": r.build_dir,
+                "endpoints": r.endpoints, "endpoints_missing_goal": r.endpoints_missing_goal,
+                "goal_ratio": netmeas_synth::GOAL_RATIO, "reference": r.reference, "build_dir": r.build_dir,
             })
         );
     } else {
         println!(
-            "{:<13} {:<11} Fmax {:>6.1} MHz  ref {:>6.1} MHz  ratio {:>5.3}  LUT {:>5}  FF {:>5}  BRAM {:>3}",
+            "{:<13} {:<11} Fmax {:>6.1} MHz  ref {:>6.1} MHz  ratio {:>5.3}  LUT {:>5}  FF {:>5}  BRAM {:>3}  \
+             late at {:.1} × ref {:>5} of {}",
             r.core,
             r.target.name(),
             r.fmax_mhz,
@@ -282,7 +284,10 @@ fn print_synth(r: &SynthReport, json: bool) {
             r.ratio,
             r.luts,
             r.ffs,
-            r.brams
+            r.brams,
+            netmeas_synth::GOAL_RATIO,
+            r.endpoints_missing_goal,
+            r.endpoints
         );
     }
 }

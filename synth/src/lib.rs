@@ -94,7 +94,21 @@ pub struct Figures {
     pub ffs: u64,
     /// Block RAMs (ECP5 DP16KD; iCE40 4-kbit EBRs).
     pub brams: u64,
+    /// When each register-to-register endpoint's data arrives after the clock edge, ns
+    /// (nextpnr's detailed timing report; setup not included), latest first.
+    #[serde(skip)]
+    pub arrivals_ns: Vec<f64>,
 }
+
+impl Figures {
+    /// Endpoints whose data arrives later than `period_ns` after the clock edge.
+    pub fn endpoints_later_than(&self, period_ns: f64) -> u64 {
+        self.arrivals_ns.iter().take_while(|&&a| a > period_ns).count() as u64
+    }
+}
+
+/// The Fmax goal of a core: this fraction of the same-run reference's Fmax.
+pub const GOAL_RATIO: f64 = 0.9;
 
 /// The result of `netmeas synth`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -117,6 +131,11 @@ pub struct SynthReport {
     pub ffs: u64,
     /// Block RAMs.
     pub brams: u64,
+    /// Register-to-register endpoints of the block (the harness's included).
+    pub endpoints: u64,
+    /// Of those, the endpoints that miss the goal: data arriving later than the period of
+    /// `GOAL_RATIO` × the reference's Fmax (0 without a reference).
+    pub endpoints_missing_goal: u64,
     /// The reference design's figures.
     pub reference: Option<Figures>,
     /// Where the reports are.
@@ -342,6 +361,7 @@ pub fn build(dir: &Path, module: &str, verilog: &str, ports: &[Port], target: Ta
                 "netlist.json",
                 "--report",
                 "report.json",
+                "--detailed-timing-report",
                 "--freq",
                 "250",
                 "--timing-allow-fail",
@@ -361,6 +381,7 @@ pub fn build(dir: &Path, module: &str, verilog: &str, ports: &[Port], target: Ta
                 "netlist.json",
                 "--report",
                 "report.json",
+                "--detailed-timing-report",
                 "--freq",
                 "150",
                 "--timing-allow-fail",
@@ -395,7 +416,29 @@ pub fn parse_report(path: &Path, target: Target, stat: &serde_json::Value) -> Re
         Target::Ecp5_85k => (used("TRELLIS_COMB"), used("TRELLIS_FF")),
         Target::Ice40Hx8k => (used("ICESTORM_LC"), stat_ffs(stat)),
     };
-    Ok(Figures { fmax_mhz: fmax, luts, ffs, brams: used(target.bram_bel()) })
+    Ok(Figures { fmax_mhz: fmax, luts, ffs, brams: used(target.bram_bel()), arrivals_ns: endpoint_arrivals(&j) })
+}
+
+/// The arrival times (ns after the launching edge, latest first) of the endpoints launched and
+/// captured by a clock edge, from a report's `detailed_net_timings` (empty without one); paths
+/// from or to the `<async>` ports are left out.
+pub fn endpoint_arrivals(report: &serde_json::Value) -> Vec<f64> {
+    let clocked =
+        |e: &serde_json::Value| e.as_str().is_some_and(|s| s.starts_with("posedge ") || s.starts_with("negedge "));
+    let mut arrivals: Vec<f64> = report["detailed_net_timings"]
+        .as_array()
+        .map(|nets| {
+            nets.iter()
+                .filter(|n| clocked(&n["event"]))
+                .filter_map(|n| n["endpoints"].as_array())
+                .flatten()
+                .filter(|e| clocked(&e["event"]))
+                .filter_map(|e| e["delay"].as_f64())
+                .collect()
+        })
+        .unwrap_or_default();
+    arrivals.sort_by(|a, b| b.total_cmp(a));
+    arrivals
 }
 
 /// Place-and-routes an exported block and its reference design; `build_root`
@@ -408,6 +451,8 @@ pub fn synth(e: &Exported, target: Target, build_root: &Path) -> Result<SynthRep
         None => None,
     };
     let ref_fmax = reference.as_ref().map(|r| r.fmax_mhz).unwrap_or(f64::NAN);
+    let endpoints_missing_goal =
+        if ref_fmax.is_finite() { core.endpoints_later_than(1000.0 / (GOAL_RATIO * ref_fmax)) } else { 0 };
     Ok(SynthReport {
         core: e.config.block_name().to_string(),
         top: e.top.clone(),
@@ -418,6 +463,8 @@ pub fn synth(e: &Exported, target: Target, build_root: &Path) -> Result<SynthRep
         luts: core.luts,
         ffs: core.ffs,
         brams: core.brams,
+        endpoints: core.arrivals_ns.len() as u64,
+        endpoints_missing_goal,
         reference,
         build_dir: dir,
     })
@@ -435,4 +482,31 @@ pub fn synth_cells(e: &Exported, target: Target, dir: &Path) -> Result<BTreeMap<
     let stat = yosys(dir, &[("design.v", &e.verilog)], &e.top, target)?;
     let cells = stat["design"]["num_cells_by_type"].as_object().ok_or("stat.json: no num_cells_by_type")?;
     Ok(cells.iter().map(|(k, v)| (k.clone(), v.as_u64().unwrap_or(0))).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn endpoint_arrivals_keep_clocked_paths_latest_first() {
+        let report = serde_json::json!({
+            "detailed_net_timings": [
+                { "net": "a", "event": "posedge clk", "endpoints": [
+                    { "cell": "r1", "port": "DI", "event": "posedge clk", "delay": 4.5 },
+                    { "cell": "o1", "port": "I", "event": "<async>", "delay": 9.0 } ] },
+                { "net": "din", "event": "<async>", "endpoints": [
+                    { "cell": "r2", "port": "M", "event": "posedge clk", "delay": 8.0 } ] },
+                { "net": "b", "event": "posedge clk", "endpoints": [
+                    { "cell": "r3", "port": "CE", "event": "posedge clk", "delay": 6.25 },
+                    { "cell": "r4", "port": "DI", "event": "posedge clk", "delay": 1.0 } ] }
+            ]
+        });
+        let f = Figures { fmax_mhz: 160.0, luts: 0, ffs: 0, brams: 0, arrivals_ns: endpoint_arrivals(&report) };
+        assert_eq!(f.arrivals_ns, vec![6.25, 4.5, 1.0]);
+        assert_eq!(f.endpoints_later_than(5.0), 1);
+        assert_eq!(f.endpoints_later_than(4.0), 2);
+        assert_eq!(f.endpoints_later_than(7.0), 0);
+        assert!(endpoint_arrivals(&serde_json::json!({ "fmax": {} })).is_empty());
+    }
 }

@@ -55,6 +55,11 @@ fn ice40_flip_flops_are_counted_from_yosys_cells() {
     let f = netmeas_synth::build(&dir("cb-ice40-ffs"), &e.top, &e.verilog, &e.ports, Target::Ice40Hx8k).unwrap();
     assert!(f.ffs > 300 && f.ffs < f.luts, "ffs {} luts {}", f.ffs, f.luts);
     assert_eq!(f.brams, 18);
+    // Every register's input is an endpoint of the detailed report, and the latest
+    // arrival is the critical path's (its delay less the setup time).
+    assert!(f.arrivals_ns.len() as u64 > f.ffs, "{} endpoints, {} FFs", f.arrivals_ns.len(), f.ffs);
+    let period = 1000.0 / f.fmax_mhz;
+    assert!(f.arrivals_ns[0] <= period && f.arrivals_ns[0] > 0.5 * period, "{} ns of {period}", f.arrivals_ns[0]);
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! Building blocks shared by every core.
 
 pub mod block_ram;
+pub mod clear_sequence;
 pub mod counter_bank;
 pub mod h3;
 pub mod kept_reg;

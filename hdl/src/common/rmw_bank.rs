@@ -66,6 +66,7 @@
 //! last clear write has landed (rows + 1 clocks).
 
 use super::block_ram::{BlockRam, MAX_EXTRA_STAGES};
+use super::clear_sequence::ClearSequence;
 use rust_hdl::prelude::*;
 
 /// Read-out state: idle (frozen copy clean), draining the pipeline, streaming,
@@ -174,9 +175,8 @@ pub struct RmwBank<const W: usize, const A: usize> {
     extra1: Constant<Bit>,
     extra2: Constant<Bit>,
     // --- control state ---
-    init_done: DFF<Bit>,
-    init_last: DFF<Bit>,
-    init_ptr: DFF<Bits<A>>,
+    /// Clear after reset: the row zeroed now, and "every row is clear".
+    clear: ClearSequence<A>,
     epoch_q: DFF<Bit>,
     ovf_q: DFF<Bit>,
     // --- read-out state ---
@@ -187,11 +187,9 @@ pub struct RmwBank<const W: usize, const A: usize> {
     credits: DFF<Bits<2>>,
     /// The credits with extra read stages (3 + e of them need a third bit).
     credits_x: DFF<Bits<3>>,
-    /// Credits left (of whichever counter the bank uses).
-    has_credit: Signal<Local, Bit>,
     /// Registered ahead, so a read-out issue is one LUT of registers and the frozen copy's
     /// address a mux behind it: `rd_ptr` + 1, credits left, streaming with rows left to
-    /// issue, and held.
+    /// issue (whichever credit counter the bank uses), and held (`ro_state` is hold).
     rd_next: DFF<Bits<A>>,
     credit_q: DFF<Bit>,
     ro_go: DFF<Bit>,
@@ -406,9 +404,7 @@ impl<const W: usize, const A: usize> RmwBank<W, A> {
             credits_full_x: Constant::new((RO_CREDITS + extra as u64).into()),
             extra1: Constant::new(extra >= 1),
             extra2: Constant::new(extra >= 2),
-            init_done: Default::default(),
-            init_last: Default::default(),
-            init_ptr: Default::default(),
+            clear: ClearSequence::new(rows),
             epoch_q: Default::default(),
             ovf_q: Default::default(),
             ro_state: Default::default(),
@@ -417,7 +413,6 @@ impl<const W: usize, const A: usize> RmwBank<W, A> {
             issued_all: Default::default(),
             credits: Default::default(),
             credits_x: Default::default(),
-            has_credit: Default::default(),
             rd_next: Default::default(),
             credit_q: Default::default(),
             ro_go: Default::default(),
@@ -549,32 +544,34 @@ impl<const W: usize, const A: usize> Logic for RmwBank<W, A> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, init_done, init_last, init_ptr, epoch_q, ovf_q, ro_state, drain_cnt, rd_ptr, issued_all,
-            credits, credits_x, rd_next, credit_q, ro_go, in_hold, inf1_valid, inf1_row, inf2_valid, inf2_row,
-            inf3_valid, inf3_row, inf4_valid, inf4_row, b0_valid, b0_row, b0_data, b1_valid, b1_row, b1_data, b2_valid,
-            b2_row, b2_data, b3_valid, b3_row, b3_data, b4_valid, b4_row, b4_data, sa_valid, sa_row, sa_op, sa_ep,
-            sb_valid, sb_row, sb_op, sb_ep, sc_valid, sc_row, sc_op, sc_ep, s1_valid, s1_row, s1_op, s1_ep, s2_valid,
-            s2_row, s2_op, s2_ep, s2_fwd1, s2_hit2, s2_hit3, s2_hit4, s2_hit5, s2_hit6, s2_hit7, e_hit2, e_hit3,
-            e_hit4, e_hit5, e_hit6, e_hit7, s2_ram0, s2_ram1, s3_valid, s3_row, s3_op, s3_ep, s3_fwd1, s3_base,
-            w_valid, w_row, w_ep, w_data, w2_valid, w2_row, w2_ep, w2_data, w3_valid, w3_row, w3_ep, w3_data, w4_valid,
-            w4_row, w4_ep, w4_data, w5_valid, w5_row, w5_ep, w5_data, w6_data, w_write0, w_write1
+            self, clock, epoch_q, ovf_q, ro_state, drain_cnt, rd_ptr, issued_all, credits, credits_x, rd_next,
+            credit_q, ro_go, in_hold, inf1_valid, inf1_row, inf2_valid, inf2_row, inf3_valid, inf3_row, inf4_valid,
+            inf4_row, b0_valid, b0_row, b0_data, b1_valid, b1_row, b1_data, b2_valid, b2_row, b2_data, b3_valid,
+            b3_row, b3_data, b4_valid, b4_row, b4_data, sa_valid, sa_row, sa_op, sa_ep, sb_valid, sb_row, sb_op, sb_ep,
+            sc_valid, sc_row, sc_op, sc_ep, s1_valid, s1_row, s1_op, s1_ep, s2_valid, s2_row, s2_op, s2_ep, s2_fwd1,
+            s2_hit2, s2_hit3, s2_hit4, s2_hit5, s2_hit6, s2_hit7, e_hit2, e_hit3, e_hit4, e_hit5, e_hit6, e_hit7,
+            s2_ram0, s2_ram1, s3_valid, s3_row, s3_op, s3_ep, s3_fwd1, s3_base, w_valid, w_row, w_ep, w_data, w2_valid,
+            w2_row, w2_ep, w2_data, w3_valid, w3_row, w3_ep, w3_data, w4_valid, w4_row, w4_ep, w4_data, w5_valid,
+            w5_row, w5_ep, w5_data, w6_data, w_write0, w_write1
         );
         self.ram0.clock.next = self.clock.val();
+        self.clear.clock.next = self.clock.val();
+        self.clear.reset.next = self.reset.val();
         self.ram1.clock.next = self.clock.val();
 
         // ---- status outputs (all from registers) ----
-        self.s_upd_ready.next = self.init_done.q.val();
-        self.flip_ready.next = self.init_done.q.val() & (self.ro_state.q.val() == self.ro_idle.val());
+        self.s_upd_ready.next = self.clear.done.val();
+        self.flip_ready.next = self.clear.done.val() & (self.ro_state.q.val() == self.ro_idle.val());
         self.epoch.next = self.epoch_q.q.val();
         self.ovf_sticky.next = self.ovf_q.q.val();
         self.m_ro_valid.next = self.b0_valid.q.val();
         self.m_ro_row.next = self.b0_row.q.val();
         self.m_ro_data.next = self.b0_data.q.val();
         self.m_ro_last.next = self.b0_row.q.val() == self.last_row.val();
-        self.held.next = self.ro_state.q.val() == self.ro_hold.val();
+        self.held.next = self.in_hold.q.val();
 
         // ---- s0: accept; the live copy's address registers take the row (below) ----
-        self.accept.next = self.s_upd_valid.val() & self.init_done.q.val();
+        self.accept.next = self.s_upd_valid.val() & self.clear.done.val();
         self.sa_valid.d.next = self.accept.val();
         self.sa_row.d.next = self.s_upd_row.val();
         self.sa_op.d.next = self.s_upd_op.val();
@@ -769,10 +766,10 @@ impl<const W: usize, const A: usize> Logic for RmwBank<W, A> {
         // ---- write ports: the update in w, else the clear sequence ----
         self.w_write0.d.next = self.s3_valid.q.val() & !self.s3_ep.q.val();
         self.w_write1.d.next = self.s3_valid.q.val() & self.s3_ep.q.val();
-        if self.init_done.q.val() {
+        if self.clear.done.val() {
             self.clear_addr.next = self.inf1_row.q.val();
         } else {
-            self.clear_addr.next = self.init_ptr.q.val();
+            self.clear_addr.next = self.clear.row.val();
         }
         if self.w_write0.q.val() {
             self.ram0.write_address.next = self.w_row.q.val();
@@ -789,29 +786,16 @@ impl<const W: usize, const A: usize> Logic for RmwBank<W, A> {
             self.ram1.write_data.next = self.zero_w.val();
         }
         self.ram0.write_enable.next = !self.reset.val()
-            & (self.w_write0.q.val() | !self.init_done.q.val() | (self.inf1_valid.q.val() & self.epoch_q.q.val()));
+            & (self.w_write0.q.val() | !self.clear.done.val() | (self.inf1_valid.q.val() & self.epoch_q.q.val()));
         self.ram1.write_enable.next = !self.reset.val()
-            & (self.w_write1.q.val() | !self.init_done.q.val() | (self.inf1_valid.q.val() & !self.epoch_q.q.val()));
-
-        // ---- clear after reset: the last row's write lands one clock after it is issued ----
-        if !self.init_done.q.val() & !self.init_last.q.val() {
-            self.init_ptr.d.next = self.init_ptr.q.val() + self.one_a.val();
-            if self.init_ptr.q.val() == self.last_row.val() {
-                self.init_last.d.next = true;
-            }
-        }
-        if self.init_last.q.val() {
-            self.init_last.d.next = false;
-            self.init_done.d.next = true;
-        }
+            & (self.w_write1.q.val() | !self.clear.done.val() | (self.inf1_valid.q.val() & !self.epoch_q.q.val()));
 
         // ---- read-out of the frozen copy ----
         // A read issued at t is cleared at t+1 (inf1) and buffered at t+2 (inf2), or at
         // t+3 (inf3) or t+4 (inf4) behind one or two extra read stages.
         // `credits` counts the free buffer entries minus the reads in flight.
         self.pop.next = self.b0_valid.q.val() & self.m_ro_ready.val();
-        self.has_credit.next = self.credit_q.q.val();
-        self.issue.next = self.ro_go.q.val() & (self.has_credit.val() | self.pop.val());
+        self.issue.next = self.ro_go.q.val() & (self.credit_q.q.val() | self.pop.val());
         if self.issue.val() & !self.pop.val() {
             self.credits.d.next = self.credits.q.val() - self.one_2.val();
             self.credits_x.d.next = self.credits_x.q.val() - self.one_3.val();
@@ -927,7 +911,7 @@ impl<const W: usize, const A: usize> Logic for RmwBank<W, A> {
             self.credits.d.next = self.credits_full.val();
             self.credits_x.d.next = self.credits_full_x.val();
         }
-        if (self.ro_state.q.val() == self.ro_hold.val()) & self.release_frozen.val() {
+        if self.in_hold.q.val() & self.release_frozen.val() {
             self.ro_state.d.next = self.ro_stream.val();
         }
         if (self.ro_state.q.val() == self.ro_stream.val())
@@ -942,16 +926,13 @@ impl<const W: usize, const A: usize> Logic for RmwBank<W, A> {
         }
 
         // ---- epoch flip ----
-        if self.flip.val() & self.init_done.q.val() & (self.ro_state.q.val() == self.ro_idle.val()) {
+        if self.flip.val() & self.clear.done.val() & (self.ro_state.q.val() == self.ro_idle.val()) {
             self.epoch_q.d.next = !self.epoch_q.q.val();
             self.ro_state.d.next = self.ro_drain.val();
         }
 
         // ---- synchronous reset of the control state ----
         if self.reset.val() {
-            self.init_done.d.next = false;
-            self.init_last.d.next = false;
-            self.init_ptr.d.next = self.zero_a.val();
             self.epoch_q.d.next = false;
             self.ovf_q.d.next = false;
             self.ro_state.d.next = self.ro_idle.val();

@@ -165,10 +165,13 @@ pub struct SvbfAnswer {
     /// values: the divider stays busy next clock without a load.
     dv_stay: [DFF<Bit>; DIVIDERS],
     dv_row: [DFF<Bits<6>>; DIVIDERS],
-    /// Twice the partial remainder plus the next dividend bit; the operand added to it; the sum
-    /// (the next partial remainder, whose sign bit is the complement of the quotient bit).
+    /// Twice the partial remainder plus the next dividend bit; it plus the count and it minus
+    /// the count (both adders run, so the remainder's sign picks a sum and not an operand at
+    /// the head of the carry chain); the chosen sum, the next partial remainder, whose sign bit
+    /// is the complement of the quotient bit.
     dv_t: [Signal<Local, Bits<34>>; DIVIDERS],
-    dv_opd: [Signal<Local, Bits<34>>; DIVIDERS],
+    dv_sum_add: [Signal<Local, Bits<34>>; DIVIDERS],
+    dv_sum_sub: [Signal<Local, Bits<34>>; DIVIDERS],
     dv_sum: [Signal<Local, Bits<34>>; DIVIDERS],
     dv_dq_next: [Signal<Local, Bits<48>>; DIVIDERS],
     dv_done: [Signal<Local, Bit>; DIVIDERS],
@@ -323,7 +326,8 @@ impl Default for SvbfAnswer {
             dv_stay: std::array::from_fn(|_| Default::default()),
             dv_row: std::array::from_fn(|_| Default::default()),
             dv_t: std::array::from_fn(|_| Default::default()),
-            dv_opd: std::array::from_fn(|_| Default::default()),
+            dv_sum_add: std::array::from_fn(|_| Default::default()),
+            dv_sum_sub: std::array::from_fn(|_| Default::default()),
             dv_sum: std::array::from_fn(|_| Default::default()),
             dv_dq_next: std::array::from_fn(|_| Default::default()),
             dv_done: std::array::from_fn(|_| Default::default()),
@@ -556,20 +560,21 @@ impl Logic for SvbfAnswer {
         }
         for d in 0..DIVIDERS {
             // Partial remainder P in [−count, count): 2P + the next dividend bit, plus the count if
-            // P < 0, else minus it (one 34-bit addition whose operand is chosen by a register bit);
-            // the quotient bit is 1 where the result is not negative, the bit restoring division
-            // gives (its remainder is P where P ≥ 0, P + count where P < 0).
+            // P < 0, else minus it (both 34-bit additions, one picked by P's sign bit after the
+            // carry chains); the quotient bit is 1 where the result is not negative, the bit
+            // restoring division gives (its remainder is P where P ≥ 0, P + count where P < 0).
             if self.dv_dq[d].q.val().get_bit(47) {
                 self.dv_t[d].next = (self.dv_rem[d].q.val() << self.one34.val()) | self.one34.val();
             } else {
                 self.dv_t[d].next = self.dv_rem[d].q.val() << self.one34.val();
             }
+            self.dv_sum_add[d].next = self.dv_t[d].val() + self.dv_div[d].q.val();
+            self.dv_sum_sub[d].next = self.dv_t[d].val() + self.dv_ndiv[d].q.val();
             if self.dv_rem[d].q.val().get_bit(33) {
-                self.dv_opd[d].next = self.dv_div[d].q.val();
+                self.dv_sum[d].next = self.dv_sum_add[d].val();
             } else {
-                self.dv_opd[d].next = self.dv_ndiv[d].q.val();
+                self.dv_sum[d].next = self.dv_sum_sub[d].val();
             }
-            self.dv_sum[d].next = self.dv_t[d].val() + self.dv_opd[d].val();
             if self.dv_sum[d].val().get_bit(33) {
                 self.dv_dq_next[d].next = self.dv_dq[d].q.val() << self.one48.val();
             } else {

@@ -46,12 +46,13 @@
 //! count and refined latency.
 //! A release waits until no query is still on its way to the banks; `held`
 //! falls the clock after it is taken, and the partitions take it a clock
-//! later (`rel_go`, a register before the path to banks spread over the die).
+//! later (`rel_go`, a register per partition beside its banks).
 //!
 //! Per-clock model: `netmeas_sim::svbf::cycle::SvbfCycle`.
 
 use super::answer::SvbfAnswer;
 use super::partition::SvbfPartition;
+use crate::common::clear_sequence::ClearSequence;
 use crate::common::h3::H3Unit;
 use crate::common::kept_reg::KeptReg;
 use crate::common::rmw_bank::{RmwBank, flip_to_held};
@@ -188,9 +189,6 @@ pub struct SvbfCore<const H: usize, const P: usize, const WA: usize, const A: us
     kind_match: Constant<Bits<2>>,
     kind_multi: Constant<Bits<2>>,
     count_one: Constant<Bits<80>>,
-    one16: Constant<Bits<16>>,
-    /// The last row the largest bank clears after reset.
-    init_last_row: Constant<Bits<16>>,
     // --- classifier registers ---
     shadow: [DFF<Bits<32>>; BOUNDS],
     shadow_nb: DFF<Bits<6>>,
@@ -198,14 +196,11 @@ pub struct SvbfCore<const H: usize, const P: usize, const WA: usize, const A: us
     use_b: [DFF<Bit>; BOUNDS],
     nb: DFF<Bits<6>>,
     frozen_kmask: DFF<Bits<64>>,
-    // --- clear after reset: the banks' sequence, counted here for the largest bank ---
-    /// The row the largest bank clears now.
-    init_ptr: DFF<Bits<16>>,
-    /// Its last row was cleared this clock.
-    init_last: DFF<Bit>,
-    /// Every bank is clear: packets are accepted (`s_ready` reads this register alone, not
-    /// an AND of 2h + 1 banks' flags gathered across the die).
-    init_done: DFF<Bit>,
+    /// Clear after reset: the banks' sequence, run here for the largest bank. Its `done` is
+    /// "every bank is clear": packets are accepted (`s_ready` reads this one register, not an
+    /// AND of 2h + 1 banks' flags gathered across the die).
+    init: ClearSequence<16>,
+    init_row_sink: Unused<Bits<16>>,
     // --- insert pipeline ---
     s1_valid: DFF<Bit>,
     s1_flip: DFF<Bit>,
@@ -290,9 +285,10 @@ pub struct SvbfCore<const H: usize, const P: usize, const WA: usize, const A: us
     r_count_q: DFF<Bits<32>>,
     r_latency_q: DFF<Bits<32>>,
     rel_pend: DFF<Bit>,
-    /// The release taken a clock ago, to the partitions (a register before the path to banks
-    /// spread over the die; `held_m` has fallen already, so no query is taken meanwhile).
-    rel_go: DFF<Bit>,
+    /// The release taken a clock ago, to the partitions (`held_m` has fallen already, so no
+    /// query is taken meanwhile): one kept copy per partition, beside its banks, not one
+    /// register routed across the die into every bank's read-out state.
+    rel_go: [KeptReg<Bit>; H],
     // --- combinational helpers ---
     accept: Signal<Local, Bit>,
     take_flip: Signal<Local, Bit>,
@@ -384,8 +380,6 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> SvbfCore<H
             kind_match: Constant::new(1u64.into()),
             kind_multi: Constant::new(2u64.into()),
             count_one: Constant::new(1u64.into()),
-            one16: Constant::new(1u64.into()),
-            init_last_row: Constant::new((((1u64 << A).max(CENTER_ROWS)) - 1).into()),
             shadow: std::array::from_fn(|_| Default::default()),
             shadow_nb: Default::default(),
             bound: std::array::from_fn(|_| Default::default()),
@@ -396,9 +390,8 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> SvbfCore<H
             s1_flip: Default::default(),
             s1_lat: Default::default(),
             s1_lat_c: std::array::from_fn(|_| Default::default()),
-            init_ptr: Default::default(),
-            init_last: Default::default(),
-            init_done: Default::default(),
+            init: ClearSequence::new((1usize << A).max(CENTER_ROWS as usize)),
+            init_row_sink: Default::default(),
             s2_valid: Default::default(),
             s2_flip: Default::default(),
             s2_lat: Default::default(),
@@ -457,7 +450,7 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> SvbfCore<H
             r_count_q: Default::default(),
             r_latency_q: Default::default(),
             rel_pend: Default::default(),
-            rel_go: Default::default(),
+            rel_go: std::array::from_fn(|_| Default::default()),
             accept: Default::default(),
             take_flip: Default::default(),
             q_accept: Default::default(),
@@ -491,9 +484,6 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             s1_valid,
             s1_flip,
             s1_lat,
-            init_ptr,
-            init_last,
-            init_done,
             s2_valid,
             s2_flip,
             s2_lat,
@@ -531,8 +521,7 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             r_cand_q,
             r_count_q,
             r_latency_q,
-            rel_pend,
-            rel_go
+            rel_pend
         );
         for j in 0..BOUNDS {
             self.shadow[j].clock.next = self.clock.val();
@@ -591,6 +580,7 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             self.s7_bit[j].clock.next = self.clock.val();
             self.s7_part_valid[j].clock.next = self.clock.val();
             self.s7_part_flip[j].clock.next = self.clock.val();
+            self.rel_go[j].clock.next = self.clock.val();
             self.hash[j].clock.next = self.clock.val();
             self.qhash[j].clock.next = self.clock.val();
             self.parts[j].clock.next = self.clock.val();
@@ -604,17 +594,10 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
         // ---- clear after reset: every bank zeroes its rows one per clock and is ready the clock
         // after its last; the core counts the same clocks for the largest bank (its
         // sequence, `RmwBank`'s), so readiness is one register here ----
-        if !self.init_done.q.val() & !self.init_last.q.val() {
-            self.init_ptr.d.next = self.init_ptr.q.val() + self.one16.val();
-            if self.init_ptr.q.val() == self.init_last_row.val() {
-                self.init_last.d.next = true;
-            }
-        }
-        if self.init_last.q.val() {
-            self.init_last.d.next = false;
-            self.init_done.d.next = true;
-        }
-        self.s_ready.next = self.init_done.q.val();
+        self.init.clock.next = self.clock.val();
+        self.init.reset.next = self.reset.val();
+        self.init_row_sink.sig.next = self.init.row.val();
+        self.s_ready.next = self.init.done.val();
         self.centers_ready_sink.sig.next = self.centers.s_upd_ready.val();
         for j in 0..H {
             self.ready_sink[j].sig.next = self.parts[j].s_upd_ready.val();
@@ -640,7 +623,7 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
         self.ovf_sticky.next = self.centers.ovf_sticky.val();
         self.centers.ovf_clear.next = self.ovf_clear.val();
 
-        self.accept.next = self.s_valid.val() & self.init_done.q.val();
+        self.accept.next = self.s_valid.val() & self.init.done.val();
         self.take_flip.next = self.flip.val() & self.flip_ready.val();
         self.q_accept.next = self.q_valid.val() & self.q_ready.val();
         self.release_now.next = (self.rel_pend.q.val() | self.release_frozen.val())
@@ -656,7 +639,6 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             self.hf[n].d.next = self.hf[n - 1].q.val();
         }
         self.held_m.d.next = (self.held_m.q.val() | self.hf[5].q.val()) & !self.release_now.val();
-        self.rel_go.d.next = self.release_now.val();
 
         // ---- CSR writes into the shadow registers ----
         for j in 0..BOUNDS {
@@ -793,7 +775,8 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             self.parts[j].s_upd_valid.next = self.s7_part_valid[j].q.val();
             self.parts[j].s_upd_bit.next = self.s7_bit[j].q.val();
             self.parts[j].flip.next = self.s7_part_flip[j].q.val();
-            self.parts[j].release_frozen.next = self.rel_go.q.val();
+            self.rel_go[j].d.next = self.release_now.val() & !self.reset.val();
+            self.parts[j].release_frozen.next = self.rel_go[j].q.val();
         }
         self.s7_valid.d.next = self.s6_valid.q.val();
         self.s7_flip.d.next = self.s6_flip.q.val();
@@ -977,9 +960,6 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             self.flip_on_way.d.next = false;
             self.fr_q.d.next = false;
             self.held_m.d.next = false;
-            self.init_ptr.d.next = self.zero16.val();
-            self.init_last.d.next = false;
-            self.init_done.d.next = false;
             for n in 0..6 {
                 self.hf[n].d.next = false;
             }
@@ -996,7 +976,6 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             self.r_count_q.d.next = self.zero32.val();
             self.r_latency_q.d.next = self.zero32.val();
             self.rel_pend.d.next = false;
-            self.rel_go.d.next = false;
         }
     }
 }
