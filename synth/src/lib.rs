@@ -421,7 +421,8 @@ pub fn parse_report(path: &Path, target: Target, stat: &serde_json::Value) -> Re
 
 /// The arrival times (ns after the launching edge, latest first) of the endpoints launched and
 /// captured by a clock edge, from a report's `detailed_net_timings` (empty without one); paths
-/// from or to the `<async>` ports are left out.
+/// from or to the `<async>` ports are left out. An endpoint's `delay` is its arrival, or (nextpnr
+/// 0.11) the earliest and the latest arrival, of which the latest is taken.
 pub fn endpoint_arrivals(report: &serde_json::Value) -> Vec<f64> {
     let clocked =
         |e: &serde_json::Value| e.as_str().is_some_and(|s| s.starts_with("posedge ") || s.starts_with("negedge "));
@@ -433,7 +434,10 @@ pub fn endpoint_arrivals(report: &serde_json::Value) -> Vec<f64> {
                 .filter_map(|n| n["endpoints"].as_array())
                 .flatten()
                 .filter(|e| clocked(&e["event"]))
-                .filter_map(|e| e["delay"].as_f64())
+                .filter_map(|e| match &e["delay"] {
+                    serde_json::Value::Array(range) => range.last().and_then(|d| d.as_f64()),
+                    d => d.as_f64(),
+                })
                 .collect()
         })
         .unwrap_or_default();
@@ -498,7 +502,7 @@ mod tests {
                 { "net": "din", "event": "<async>", "endpoints": [
                     { "cell": "r2", "port": "M", "event": "posedge clk", "delay": 8.0 } ] },
                 { "net": "b", "event": "posedge clk", "endpoints": [
-                    { "cell": "r3", "port": "CE", "event": "posedge clk", "delay": 6.25 },
+                    { "cell": "r3", "port": "CE", "event": "posedge clk", "delay": [2.5, 6.25] },
                     { "cell": "r4", "port": "DI", "event": "posedge clk", "delay": 1.0 } ] }
             ]
         });
