@@ -8,5 +8,6 @@ pub mod kept_reg;
 pub mod leading_zeros;
 pub mod ram_ports;
 pub mod rmw_bank;
+pub mod skid_buffer;
 pub mod sync_ram;
 pub mod unused;

@@ -101,8 +101,8 @@ pub struct SvbfAnswer {
     pub epoch_flip: Signal<In, Bit>,
     /// Every row of the frozen epoch is in the table, refined and ranked.
     pub table_ok: Signal<Out, Bit>,
-    /// A divider is at work (the core takes no flip until done; a row taken a clock ago loads its
-    /// divider next, while the center bank it came from is not yet ready to flip).
+    /// A divider is at work (the core takes no flip until done). A row taken at t shows from t+2
+    /// on (it loads its divider at t+1): the core holds the flip at t+1 itself.
     pub busy: Signal<Out, Bit>,
     // --- tie-break (candidates at c+11, answer at c+21) ---
     /// The AND of the windows and the center mask.
@@ -904,8 +904,8 @@ impl Logic for SvbfAnswer {
         }
 
         // ---- busy next clock: a divider loading or at work (after the reset above). A row taken
-        // at t loads its divider at t+1 and counts from t+2; the center bank streamed at t, so
-        // the core's registered "every bank ready" is low until t+3 and no flip is taken meanwhile.
+        // at t loads its divider at t+1 and counts from t+2; at t+1 the core's own register
+        // ("the read-out stage presented a row last clock") holds the flip.
         // The OR of their next busy flags: a take loads exactly one divider (`tk_valid` is the OR
         // of the `tk_ld`), and the others stay busy unless in their last clock (`dv_stay`, a
         // register per divider computed a clock ahead from the next state), so the flag is one

@@ -29,11 +29,14 @@
 //! at s7 every bank flips. The partitions hold the frozen epoch for queries
 //! (`held`, kept in a core register beside the banks' own state: the hold
 //! begins after their seven-clock drain) until `release_frozen`; the center bank streams its 64 rows {count,
-//! latency sum} out on `m_ro_*` after the drain, and the [`SvbfAnswer`] unit
-//! takes each row the consumer takes into the frozen epoch's center table
-//! and divides it into the refined estimate (§3.3; a row is offered only
-//! while its divider is free). `flip_ready` rises once every bank is clean,
-//! no flip is on its way and no divider is busy.
+//! latency sum} out after the drain through a two-entry [`SkidBuffer`] (its
+//! outputs and the ready it gives the bank are registers, so the consumer's
+//! take never reaches the bank's read-out state) onto `m_ro_*`, and the
+//! [`SvbfAnswer`] unit takes each row the consumer takes into the frozen
+//! epoch's center table and divides it into the refined estimate (§3.3; a
+//! row is offered only while its divider is free). `flip_ready` rises once
+//! every bank is clean, the read-out stage is empty, no flip is on its way
+//! and no divider is busy.
 //!
 //! Query pipeline (a query accepted at c, one per clock while held and the
 //! center table is refined): c+1 key registered (in each hash unit), c+2 hashes, c+3 … c+10 the
@@ -56,6 +59,7 @@ use crate::common::clear_sequence::ClearSequence;
 use crate::common::h3::H3Unit;
 use crate::common::kept_reg::KeptReg;
 use crate::common::rmw_bank::{RmwBank, flip_to_held};
+use crate::common::skid_buffer::SkidBuffer;
 use crate::common::unused::Unused;
 use netmeas_sim::h3::H3Config;
 use netmeas_sim::svbf::SvbfConfig;
@@ -139,8 +143,8 @@ pub struct SvbfCore<const H: usize, const P: usize, const WA: usize, const A: us
     pub r_latency: Signal<Out, Bits<32>>,
     /// The AND of the h windows: bit i set = center i possible.
     pub r_candidates: Signal<Out, Bits<64>>,
-    // --- read-out of the frozen epoch's center counters ---
-    /// A center row is presented.
+    // --- read-out of the frozen epoch's center counters (the payload is meaningful while valid) ---
+    /// A center row is presented (rows in order 0 … 63, each once per epoch).
     pub m_ro_valid: Signal<Out, Bit>,
     /// The consumer takes it.
     pub m_ro_ready: Signal<In, Bit>,
@@ -162,6 +166,9 @@ pub struct SvbfCore<const H: usize, const P: usize, const WA: usize, const A: us
     qhash: [H3Unit<64, P>; H],
     parts: [SvbfPartition<P, WA, A>; H],
     centers: RmwBank<80, 6>,
+    /// The center bank's read-out stream, registered on its way to the answer unit and the
+    /// port: beats {last, row, sum, count} (1 + 6 + 48 + 32 bits, count lowest).
+    ro_skid: SkidBuffer<Bits<87>>,
     answer: SvbfAnswer,
     hash_valid_sink: [Unused<Bit>; H],
     qhash_valid_sink: [Unused<Bit>; H],
@@ -174,7 +181,6 @@ pub struct SvbfCore<const H: usize, const P: usize, const WA: usize, const A: us
     idx6: [Constant<Bits<6>>; BOUNDS],
     zero16: Constant<Bits<16>>,
     zero32: Constant<Bits<32>>,
-    zero48: Constant<Bits<48>>,
     thirty_two: Constant<Bits<7>>,
     one3: Constant<Bits<3>>,
     zero3: Constant<Bits<3>>,
@@ -254,6 +260,9 @@ pub struct SvbfCore<const H: usize, const P: usize, const WA: usize, const A: us
     /// reads one register).
     flip_on_way: DFF<Bit>,
     fr_q: DFF<Bit>,
+    /// The read-out stage presented a row last clock (taken then, its divider shows busy only
+    /// from the clock after this one: the flip waits meanwhile).
+    ro_seen: DFF<Bit>,
     /// The flip token after the banks took it (s8 … s14): the partitions' drain, clock by clock.
     hf: [DFF<Bit>; HOLD_CHAIN],
     /// The partitions hold the frozen epoch: the banks' own state kept here as well (they report
@@ -355,6 +364,7 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> SvbfCore<H
             qhash: std::array::from_fn(|j| H3Unit::new(&hash_cfg(j)).with_key_register()),
             parts: std::array::from_fn(|_| SvbfPartition::default()),
             centers: RmwBank::new(CENTER_ROWS as usize),
+            ro_skid: Default::default(),
             answer: Default::default(),
             hash_valid_sink: std::array::from_fn(|_| Default::default()),
             qhash_valid_sink: std::array::from_fn(|_| Default::default()),
@@ -365,7 +375,6 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> SvbfCore<H
             idx6: std::array::from_fn(|j| Constant::new((j as u64).into())),
             zero16: Constant::new(0u64.into()),
             zero32: Constant::new(0u64.into()),
-            zero48: Constant::new(0u64.into()),
             thirty_two: Constant::new(32u64.into()),
             one3: Constant::new(1u64.into()),
             zero3: Constant::new(0u64.into()),
@@ -428,6 +437,7 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> SvbfCore<H
             s8_flip: Default::default(),
             flip_on_way: Default::default(),
             fr_q: Default::default(),
+            ro_seen: Default::default(),
             hf: std::array::from_fn(|_| Default::default()),
             held_m: Default::default(),
             held_sink: std::array::from_fn(|_| Default::default()),
@@ -508,6 +518,7 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             s8_flip,
             flip_on_way,
             fr_q,
+            ro_seen,
             held_m,
             q1_valid,
             q1_tag,
@@ -588,6 +599,8 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
         }
         self.centers.clock.next = self.clock.val();
         self.centers.reset.next = self.reset.val();
+        self.ro_skid.clock.next = self.clock.val();
+        self.ro_skid.reset.next = self.reset.val();
         self.answer.clock.next = self.clock.val();
         self.answer.reset.next = self.reset.val();
 
@@ -615,7 +628,15 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             self.held_sink[j].sig.next = self.parts[j].held.val();
         }
         self.held.next = self.held_m.q.val();
-        self.flip_ready.next = self.fr_q.q.val() & !self.answer.busy.val() & !self.flip_on_way.q.val();
+        // The read-out stage must be empty too, since its rows belong to the epoch being read
+        // out, and have been a clock ago: the answer unit's `busy` covers a row taken at t from
+        // t+2 on (the center bank, a register away behind the stage, may be ready long before).
+        self.flip_ready.next = self.fr_q.q.val()
+            & !self.answer.busy.val()
+            & !self.flip_on_way.q.val()
+            & !self.ro_skid.m_valid.val()
+            & !self.ro_seen.q.val();
+        self.ro_seen.d.next = self.ro_skid.m_valid.val();
         self.q_ready.next =
             self.held_m.q.val() & self.answer.table_ok.val() & !self.rel_pend.q.val() & !self.release_frozen.val();
         self.fr_q.d.next = self.fr_all.val();
@@ -813,27 +834,28 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
         self.centers.alu_new.next = (bit_cast::<80, 48>(self.sum_new.val()) << self.thirty_two.val())
             | bit_cast::<80, 32>(self.count_sum.val().get_bits::<32>(0));
         self.centers.alu_ovf.next = self.count_sum.val().get_bit(32);
-        // Read-out of the frozen counters: a row is offered while its divider
-        // in the answer unit is free, and the unit takes it with the consumer.
-        self.answer.ro_row.next = self.centers.m_ro_row.val();
-        self.answer.ro_count.next = self.centers.m_ro_data.val().get_bits::<32>(0);
-        self.answer.ro_sum.next = self.centers.m_ro_data.val().get_bits::<48>(32);
-        self.answer.ro_last.next = self.centers.m_ro_last.val();
+        // Read-out of the frozen counters: the bank's stream passes a skid buffer (its ready to
+        // the bank a register, so the take below never reaches the bank's read-out state);
+        // a row is offered while its divider in the answer unit is free, and the unit takes it
+        // with the consumer. The payload is meaningful while `m_ro_valid`.
+        self.ro_skid.s_valid.next = self.centers.m_ro_valid.val();
+        self.centers.m_ro_ready.next = self.ro_skid.s_ready.val();
+        self.ro_skid.s_data.next = bit_cast::<87, 80>(self.centers.m_ro_data.val())
+            | (bit_cast::<87, 6>(self.centers.m_ro_row.val()) << 80)
+            | (bit_cast::<87, 1>(self.centers.m_ro_last.val().into()) << 86);
+        self.answer.ro_row.next = self.ro_skid.m_data.val().get_bits::<6>(80);
+        self.answer.ro_count.next = self.ro_skid.m_data.val().get_bits::<32>(0);
+        self.answer.ro_sum.next = self.ro_skid.m_data.val().get_bits::<48>(32);
+        self.answer.ro_last.next = self.ro_skid.m_data.val().get_bit(86);
         self.answer.epoch_flip.next = self.s7_flip.q.val();
-        self.ro_take.next = self.centers.m_ro_valid.val() & self.answer.ro_free.val() & self.m_ro_ready.val();
+        self.ro_take.next = self.ro_skid.m_valid.val() & self.answer.ro_free.val() & self.m_ro_ready.val();
         self.answer.ro_take.next = self.ro_take.val();
-        self.centers.m_ro_ready.next = self.m_ro_ready.val() & self.answer.ro_free.val();
-        self.m_ro_valid.next = self.centers.m_ro_valid.val() & self.answer.ro_free.val();
-        self.m_ro_center.next = self.zero6.val();
-        self.m_ro_count.next = self.zero32.val();
-        self.m_ro_sum.next = self.zero48.val();
-        self.m_ro_last.next = false;
-        if self.answer.ro_free.val() {
-            self.m_ro_center.next = self.centers.m_ro_row.val();
-            self.m_ro_count.next = self.centers.m_ro_data.val().get_bits::<32>(0);
-            self.m_ro_sum.next = self.centers.m_ro_data.val().get_bits::<48>(32);
-            self.m_ro_last.next = self.centers.m_ro_last.val();
-        }
+        self.ro_skid.m_ready.next = self.m_ro_ready.val() & self.answer.ro_free.val();
+        self.m_ro_valid.next = self.ro_skid.m_valid.val() & self.answer.ro_free.val();
+        self.m_ro_center.next = self.ro_skid.m_data.val().get_bits::<6>(80);
+        self.m_ro_count.next = self.ro_skid.m_data.val().get_bits::<32>(0);
+        self.m_ro_sum.next = self.ro_skid.m_data.val().get_bits::<48>(32);
+        self.m_ro_last.next = self.ro_skid.m_data.val().get_bit(86);
 
         // ---- query: c -> c+1 key (in each hash unit), c+1 -> c+2 hashes, c+2 the partitions ----
         self.q1_valid.d.next = self.q_accept.val();
@@ -959,6 +981,7 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             self.s8_flip.d.next = false;
             self.flip_on_way.d.next = false;
             self.fr_q.d.next = false;
+            self.ro_seen.d.next = false;
             self.held_m.d.next = false;
             for n in 0..6 {
                 self.hf[n].d.next = false;

@@ -59,13 +59,17 @@
 //!   counts, §3.3.4) with its count and refined latency.
 //! - c+22: result presented with the query's tag.
 //!
-//! **Center table** (§3.3 refined estimates): a center row the consumer
-//! takes is offered only while divider `row mod 8` is free; taking it
+//! **Center table** (§3.3 refined estimates): the center bank's rows pass a
+//! two-entry skid buffer on their way to the port (a row the bank presents
+//! is taken while the skid entry is empty and presented from the next
+//! clock); a center row the consumer takes is offered only while divider
+//! `row mod 8` is free; taking it
 //! writes its count into the table and loads the divider (the RTL
 //! registers the taken row first and does both a clock later), which
 //! writes ⌊sum / count⌋ mod 2^32 (0 for an empty center) into the table
 //! 49 clocks after the take. Queries are taken once the last row's quotient is in (`table_ok`),
-//! until the banks flip again; a flip waits until every divider is idle.
+//! until the banks flip again; a flip waits until every divider is idle and
+//! the read-out stage is empty.
 //!
 //! A release requested while queries are on their way to the banks waits
 //! until the last of them has read (`rel_pend`); a release while nothing
@@ -227,6 +231,14 @@ struct TreeSlot {
     winner: Option<(u8, u32, u32)>,
 }
 
+/// A center row on its way from the bank to the read-out port.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct RoBeat {
+    row: u32,
+    data: CountSum,
+    last: bool,
+}
+
 /// One serial divider of the center table.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Divider {
@@ -312,6 +324,9 @@ pub struct SvbfCycle {
     tab_latency: [u32; CENTER_ROWS],
     tab_ok: bool,
     divs: [Divider; DIVIDERS],
+    /// The read-out stage (a two-entry skid buffer): the row presented, and the row behind it.
+    ro_out: Option<RoBeat>,
+    ro_skid: Option<RoBeat>,
 }
 
 /// Mask of centers 0..=nb (k = nb + 1 centers).
@@ -392,6 +407,8 @@ impl SvbfCycle {
             tab_latency: [0; CENTER_ROWS],
             tab_ok: false,
             divs: [Divider::default(); DIVIDERS],
+            ro_out: None,
+            ro_skid: None,
             cfg: cfg.clone(),
         }
     }
@@ -449,7 +466,8 @@ impl SvbfCycle {
         let mut o = SvbfOutputs {
             ready,
             // The next epoch waits for the dividers, so a late quotient never lands in its table.
-            flip_ready: self.fr_q && !in_flight && !self.divs.iter().any(|d| d.busy),
+            // ... and for the read-out stage to empty: its rows belong to the epoch being read.
+            flip_ready: self.fr_q && !in_flight && !self.divs.iter().any(|d| d.busy) && self.ro_out.is_none(),
             epoch: c.epoch,
             held,
             q_ready: held && self.tab_ok && !self.rel_pend && !i.release,
@@ -463,12 +481,12 @@ impl SvbfCycle {
             ovf_sticky: c.ovf_sticky,
             ..Default::default()
         };
-        if c.ro_valid && !self.divs[c.ro_row as usize % DIVIDERS].busy {
+        if let Some(b) = self.ro_out.filter(|b| !self.divs[b.row as usize % DIVIDERS].busy) {
             o.ro_valid = true;
-            o.ro_center = c.ro_row as u8;
-            o.ro_count = c.ro_data.count as u32;
-            o.ro_sum = c.ro_data.tsum;
-            o.ro_last = c.ro_last;
+            o.ro_center = b.row as u8;
+            o.ro_count = b.data.count as u32;
+            o.ro_sum = b.data.tsum;
+            o.ro_last = b.last;
         }
         o
     }
@@ -515,8 +533,8 @@ impl SvbfCycle {
             upd_row: self.s7_center,
             upd_op: CountSum { count: 1, tsum: self.s7.latency as u64 },
             flip: self.s7.flip,
-            // A row whose divider is busy is not offered: the bank keeps it.
-            ro_ready: i.ro_ready && !self.divs[c_out.ro_row as usize % DIVIDERS].busy,
+            // The read-out stage takes a row while its skid entry is empty.
+            ro_ready: self.ro_skid.is_none(),
             ovf_clear: i.ovf_clear,
             ..Default::default()
         });
@@ -614,6 +632,18 @@ impl SvbfCycle {
         if self.s7.flip {
             self.tab_ok = false;
         }
+        // ---- read-out stage: a row whose divider is busy is not offered, and stays ----
+        let take = out.ro_valid && i.ro_ready;
+        let offered = c_out.ro_valid.then_some(RoBeat { row: c_out.ro_row, data: c_out.ro_data, last: c_out.ro_last });
+        if self.ro_skid.is_some() {
+            if take {
+                self.ro_out = self.ro_skid.take();
+            }
+        } else if self.ro_out.is_none() || take {
+            self.ro_out = offered;
+        } else {
+            self.ro_skid = offered;
+        }
 
         // ---- insert pipeline, last stage first ----
         self.s8_flip = self.s7.flip;
@@ -692,6 +722,8 @@ impl SvbfCycle {
             for d in self.divs.iter_mut() {
                 d.busy = false;
             }
+            self.ro_out = None;
+            self.ro_skid = None;
         }
         out
     }
@@ -855,5 +887,38 @@ mod tests {
         assert!(m.step(&idle()).held, "still held while the query is before the banks");
         assert!(m.step(&idle()).held);
         assert!(!m.step(&idle()).held, "released");
+    }
+    /// The read-out waits for its consumer: rows come out in order, each once, only while
+    /// the consumer takes them, and the next flip waits until the last row has left the
+    /// read-out stage (its rows belong to the frozen epoch).
+    #[test]
+    fn read_out_follows_the_consumer_and_holds_the_next_flip() {
+        let cfg = cfg(10, 2, 4);
+        let mut m = SvbfCycle::new(&cfg);
+        flip(&mut m);
+        for n in 0..200u32 {
+            m.step(&SvbfInputs { valid: true, key: n as u64 * 7919, latency: n % 90, ..idle() });
+        }
+        flip(&mut m);
+        let stalled = SvbfInputs { ro_ready: false, ..Default::default() };
+        let mut rows = Vec::new();
+        let mut packets = 0u64;
+        let mut rng = SplitMix64::new(3);
+        // A slow consumer: it often leaves rows waiting longer than a division takes.
+        for clk in 0..100_000 {
+            let take = rng.below(100) == 0;
+            let o = m.step(&SvbfInputs { flip: true, release: true, ro_ready: take, ..stalled });
+            assert!(!(o.flip_ready && rows.len() < 64), "a flip taken at clock {clk} with {} rows out", rows.len());
+            if o.ro_valid && take {
+                rows.push(o.ro_center);
+                packets += o.ro_count as u64;
+            }
+            if o.flip_ready {
+                break;
+            }
+        }
+        assert_eq!(rows, (0..64).collect::<Vec<u8>>());
+        assert_eq!(packets, 200);
+        assert_eq!((0..64).map(|i| m.center(1 - m.outputs(&idle()).epoch as usize, i).count).sum::<u64>(), 0);
     }
 }
