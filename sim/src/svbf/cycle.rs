@@ -617,7 +617,9 @@ impl SvbfCycle {
                 self.tab_ok |= dv.last;
             }
         }
-        if out.ro_valid && i.ro_ready {
+        // The consumer takes the presented row.
+        let take = out.ro_valid && i.ro_ready;
+        if take {
             let row = out.ro_center as usize;
             self.tab_count[row] = out.ro_count;
             self.divs[row % DIVIDERS] = Divider {
@@ -633,7 +635,6 @@ impl SvbfCycle {
             self.tab_ok = false;
         }
         // ---- read-out stage: a row whose divider is busy is not offered, and stays ----
-        let take = out.ro_valid && i.ro_ready;
         let offered = c_out.ro_valid.then_some(RoBeat { row: c_out.ro_row, data: c_out.ro_data, last: c_out.ro_last });
         if self.ro_skid.is_some() {
             if take {
