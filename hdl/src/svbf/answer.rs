@@ -4,7 +4,7 @@
 //!
 //! - **Table fill.** The core's center bank streams the frozen epoch's 64
 //!   rows {count, latency sum} out after a flip, in row order. Each row the
-//!   consumer takes (`ro_take`) is registered, and a clock later written
+//!   core passes on to its read-out port (`ro_take`) is registered, and a clock later written
 //!   into the count table and loaded into divider `row mod 8` (so the
 //!   handshake does not reach the table's enables); a row is offered only
 //!   while its divider is free (`ro_free`: not busy, not about to load). A
@@ -83,7 +83,7 @@ pub struct SvbfAnswer {
     pub clock: Signal<In, Clock>,
     /// Synchronous reset: the dividers stop and the table is not ready.
     pub reset: Signal<In, Bit>,
-    // --- center read-out of the frozen epoch (as the consumer takes it) ---
+    // --- center read-out of the frozen epoch (as the core passes it on to its read-out port) ---
     /// The row the center bank presents.
     pub ro_row: Signal<In, Bits<6>>,
     /// That row's divider is free: the row may be offered.

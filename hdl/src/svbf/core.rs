@@ -30,13 +30,15 @@
 //! (`held`, kept in a core register beside the banks' own state: the hold
 //! begins after their seven-clock drain) until `release_frozen`; the center bank streams its 64 rows {count,
 //! latency sum} out after the drain through a two-entry [`SkidBuffer`] (its
-//! outputs and the ready it gives the bank are registers, so the consumer's
-//! take never reaches the bank's read-out state) onto `m_ro_*`, and the
-//! [`SvbfAnswer`] unit takes each row the consumer takes into the frozen
-//! epoch's center table and divides it into the refined estimate (§3.3; a
-//! row is offered only while its divider is free). `flip_ready` rises once
-//! every bank is clean, the read-out stage is empty, no flip is on its way
-//! and no divider is busy.
+//! outputs and the ready it gives the bank are registers, so no later take
+//! reaches the bank's read-out state); the [`SvbfAnswer`] unit takes each
+//! row into the frozen epoch's center table and divides it into the refined
+//! estimate (§3.3; a row is passed on only while its divider is free) as the
+//! row enters a second skid buffer, the port stage, which presents it on
+//! `m_ro_*` (registered outputs; `m_ro_ready` reaches only that stage).
+//! `flip_ready` rises once every bank is clean, both read-out stages are
+//! empty (the consumer has taken every row), no flip is on its way and no
+//! divider is busy.
 //!
 //! Query pipeline (a query accepted at c, one per clock while held and the
 //! center table is refined): c+1 key registered (in each hash unit), c+2 hashes, c+3 … c+10 the
@@ -169,6 +171,10 @@ pub struct SvbfCore<const H: usize, const P: usize, const WA: usize, const A: us
     /// The center bank's read-out stream, registered on its way to the answer unit and the
     /// port: beats {last, row, sum, count} (1 + 6 + 48 + 32 bits, count lowest).
     ro_skid: SkidBuffer<Bits<87>>,
+    /// The port stage: rows the answer unit has taken, on their way to `m_ro_*`. Its outputs
+    /// and the ready it gives the answer unit are registers, so `m_ro_ready` reaches only this
+    /// stage and never the answer unit's divider state.
+    ro_port: SkidBuffer<Bits<87>>,
     answer: SvbfAnswer,
     hash_valid_sink: [Unused<Bit>; H],
     qhash_valid_sink: [Unused<Bit>; H],
@@ -365,6 +371,7 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> SvbfCore<H
             parts: std::array::from_fn(|_| SvbfPartition::default()),
             centers: RmwBank::new(CENTER_ROWS as usize),
             ro_skid: Default::default(),
+            ro_port: Default::default(),
             answer: Default::default(),
             hash_valid_sink: std::array::from_fn(|_| Default::default()),
             qhash_valid_sink: std::array::from_fn(|_| Default::default()),
@@ -601,6 +608,8 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
         self.centers.reset.next = self.reset.val();
         self.ro_skid.clock.next = self.clock.val();
         self.ro_skid.reset.next = self.reset.val();
+        self.ro_port.clock.next = self.clock.val();
+        self.ro_port.reset.next = self.reset.val();
         self.answer.clock.next = self.clock.val();
         self.answer.reset.next = self.reset.val();
 
@@ -628,14 +637,16 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             self.held_sink[j].sig.next = self.parts[j].held.val();
         }
         self.held.next = self.held_m.q.val();
-        // The read-out stage must be empty too, since its rows belong to the epoch being read
-        // out, and have been a clock ago: the answer unit's `busy` covers a row taken at t from
-        // t+2 on (the center bank, a register away behind the stage, may be ready long before).
+        // Both read-out stages must be empty too, since their rows belong to the epoch being read
+        // out (the consumer has taken every row), and the first must have been a clock ago: the
+        // answer unit's `busy` covers a row taken at t from t+2 on (the center bank, a register
+        // away behind the stage, may be ready long before).
         self.flip_ready.next = self.fr_q.q.val()
             & !self.answer.busy.val()
             & !self.flip_on_way.q.val()
             & !self.ro_skid.m_valid.val()
-            & !self.ro_seen.q.val();
+            & !self.ro_seen.q.val()
+            & !self.ro_port.m_valid.val();
         self.ro_seen.d.next = self.ro_skid.m_valid.val();
         self.q_ready.next =
             self.held_m.q.val() & self.answer.table_ok.val() & !self.rel_pend.q.val() & !self.release_frozen.val();
@@ -835,9 +846,11 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             | bit_cast::<80, 32>(self.count_sum.val().get_bits::<32>(0));
         self.centers.alu_ovf.next = self.count_sum.val().get_bit(32);
         // Read-out of the frozen counters: the bank's stream passes a skid buffer (its ready to
-        // the bank a register, so the take below never reaches the bank's read-out state);
-        // a row is offered while its divider in the answer unit is free, and the unit takes it
-        // with the consumer. The payload is meaningful while `m_ro_valid`.
+        // the bank a register, so the take below never reaches the bank's read-out state); a row
+        // is passed on while its divider in the answer unit is free, and the unit takes it as it
+        // enters the port stage (a second skid buffer: its ready to the unit a register, so the
+        // consumer's `m_ro_ready` never reaches the unit's divider state). The payload is
+        // meaningful while `m_ro_valid`.
         self.ro_skid.s_valid.next = self.centers.m_ro_valid.val();
         self.centers.m_ro_ready.next = self.ro_skid.s_ready.val();
         self.ro_skid.s_data.next = bit_cast::<87, 80>(self.centers.m_ro_data.val())
@@ -848,14 +861,17 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
         self.answer.ro_sum.next = self.ro_skid.m_data.val().get_bits::<48>(32);
         self.answer.ro_last.next = self.ro_skid.m_data.val().get_bit(86);
         self.answer.epoch_flip.next = self.s7_flip.q.val();
-        self.ro_take.next = self.ro_skid.m_valid.val() & self.answer.ro_free.val() & self.m_ro_ready.val();
+        self.ro_take.next = self.ro_skid.m_valid.val() & self.answer.ro_free.val() & self.ro_port.s_ready.val();
         self.answer.ro_take.next = self.ro_take.val();
-        self.ro_skid.m_ready.next = self.m_ro_ready.val() & self.answer.ro_free.val();
-        self.m_ro_valid.next = self.ro_skid.m_valid.val() & self.answer.ro_free.val();
-        self.m_ro_center.next = self.ro_skid.m_data.val().get_bits::<6>(80);
-        self.m_ro_count.next = self.ro_skid.m_data.val().get_bits::<32>(0);
-        self.m_ro_sum.next = self.ro_skid.m_data.val().get_bits::<48>(32);
-        self.m_ro_last.next = self.ro_skid.m_data.val().get_bit(86);
+        self.ro_skid.m_ready.next = self.ro_port.s_ready.val() & self.answer.ro_free.val();
+        self.ro_port.s_valid.next = self.ro_skid.m_valid.val() & self.answer.ro_free.val();
+        self.ro_port.s_data.next = self.ro_skid.m_data.val();
+        self.ro_port.m_ready.next = self.m_ro_ready.val();
+        self.m_ro_valid.next = self.ro_port.m_valid.val();
+        self.m_ro_center.next = self.ro_port.m_data.val().get_bits::<6>(80);
+        self.m_ro_count.next = self.ro_port.m_data.val().get_bits::<32>(0);
+        self.m_ro_sum.next = self.ro_port.m_data.val().get_bits::<48>(32);
+        self.m_ro_last.next = self.ro_port.m_data.val().get_bit(86);
 
         // ---- query: c -> c+1 key (in each hash unit), c+1 -> c+2 hashes, c+2 the partitions ----
         self.q1_valid.d.next = self.q_accept.val();

@@ -59,17 +59,18 @@
 //!   counts, §3.3.4) with its count and refined latency.
 //! - c+22: result presented with the query's tag.
 //!
-//! **Center table** (§3.3 refined estimates): the center bank's rows pass a
-//! two-entry skid buffer on their way to the port (a row the bank presents
-//! is taken while the skid entry is empty and presented from the next
-//! clock); a center row the consumer takes is offered only while divider
-//! `row mod 8` is free; taking it
-//! writes its count into the table and loads the divider (the RTL
-//! registers the taken row first and does both a clock later), which
-//! writes ⌊sum / count⌋ mod 2^32 (0 for an empty center) into the table
-//! 49 clocks after the take. Queries are taken once the last row's quotient is in (`table_ok`),
-//! until the banks flip again; a flip waits until every divider is idle and
-//! the read-out stage is empty.
+//! **Center table** (§3.3 refined estimates): the center bank's rows pass
+//! two two-entry skid buffers on their way to the port, the read-out stage
+//! and the port stage (a row is taken into a stage while its skid entry is
+//! empty and presented from the next clock); the read-out stage's row passes
+//! on to the port stage only while divider `row mod 8` is free, and passing
+//! it on writes its count into the table and loads the divider (the RTL
+//! registers the row first and does both a clock later), which writes
+//! ⌊sum / count⌋ mod 2^32 (0 for an empty center) into the table 49 clocks
+//! later. The consumer takes rows from the port stage. Queries are taken
+//! once the last row's quotient is in (`table_ok`), until the banks flip
+//! again; a flip waits until every divider is idle and both stages are
+//! empty.
 //!
 //! A release requested while queries are on their way to the banks waits
 //! until the last of them has read (`rel_pend`); a release while nothing
@@ -327,6 +328,24 @@ pub struct SvbfCycle {
     /// The read-out stage (a two-entry skid buffer): the row presented, and the row behind it.
     ro_out: Option<RoBeat>,
     ro_skid: Option<RoBeat>,
+    /// The port stage (a second two-entry skid buffer): the row on `ro_*`, and the row behind it.
+    port_out: Option<RoBeat>,
+    port_skid: Option<RoBeat>,
+}
+
+/// One clock of a two-entry skid buffer (the RTL's `SkidBuffer`): `out` is presented, `skid`
+/// waits behind it; `offered` enters only while the skid entry is empty (the buffer's ready), and
+/// `taken` says the consumer took `out`.
+fn skid_step(out: &mut Option<RoBeat>, skid: &mut Option<RoBeat>, offered: Option<RoBeat>, taken: bool) {
+    if skid.is_some() {
+        if taken {
+            *out = skid.take();
+        }
+    } else if out.is_none() || taken {
+        *out = offered;
+    } else {
+        *skid = offered;
+    }
 }
 
 /// Mask of centers 0..=nb (k = nb + 1 centers).
@@ -409,6 +428,8 @@ impl SvbfCycle {
             divs: [Divider::default(); DIVIDERS],
             ro_out: None,
             ro_skid: None,
+            port_out: None,
+            port_skid: None,
             cfg: cfg.clone(),
         }
     }
@@ -466,8 +487,12 @@ impl SvbfCycle {
         let mut o = SvbfOutputs {
             ready,
             // The next epoch waits for the dividers, so a late quotient never lands in its table.
-            // ... and for the read-out stage to empty: its rows belong to the epoch being read.
-            flip_ready: self.fr_q && !in_flight && !self.divs.iter().any(|d| d.busy) && self.ro_out.is_none(),
+            // ... and for both read-out stages to empty: their rows belong to the epoch being read.
+            flip_ready: self.fr_q
+                && !in_flight
+                && !self.divs.iter().any(|d| d.busy)
+                && self.ro_out.is_none()
+                && self.port_out.is_none(),
             epoch: c.epoch,
             held,
             q_ready: held && self.tab_ok && !self.rel_pend && !i.release,
@@ -481,7 +506,7 @@ impl SvbfCycle {
             ovf_sticky: c.ovf_sticky,
             ..Default::default()
         };
-        if let Some(b) = self.ro_out.filter(|b| !self.divs[b.row as usize % DIVIDERS].busy) {
+        if let Some(b) = self.port_out {
             o.ro_valid = true;
             o.ro_center = b.row as u8;
             o.ro_count = b.data.count as u32;
@@ -499,6 +524,9 @@ impl SvbfCycle {
         let wmask = pmask >> 6;
         let accept = i.valid && out.ready;
         let flip = i.flip && out.flip_ready;
+        // The read-out stage's row passes on to the port stage (and loads its divider) while its
+        // divider is free and the port stage's skid entry is empty.
+        let passed = self.ro_out.filter(|b| !self.divs[b.row as usize % DIVIDERS].busy && self.port_skid.is_none());
         let q_accept = i.q_valid && out.q_ready;
         let release_now = (self.rel_pend || i.release) && out.held && !self.q1.valid && !self.q2.valid;
 
@@ -617,18 +645,18 @@ impl SvbfCycle {
                 self.tab_ok |= dv.last;
             }
         }
-        // The consumer takes the presented row.
-        let take = out.ro_valid && i.ro_ready;
-        if take {
-            let row = out.ro_center as usize;
-            self.tab_count[row] = out.ro_count;
+        // The row passed on to the port stage.
+        if let Some(b) = passed {
+            let row = b.row as usize;
+            let count = b.data.count as u32;
+            self.tab_count[row] = count;
             self.divs[row % DIVIDERS] = Divider {
                 busy: true,
                 left: SVBF_DIVIDE_CLOCKS,
                 row,
-                last: out.ro_last,
+                last: b.last,
                 // ⌊sum / count⌋ mod 2^32; an empty center gets 0.
-                quotient: out.ro_sum.checked_div(out.ro_count as u64).map_or(0, |q| q as u32),
+                quotient: b.data.tsum.checked_div(count as u64).map_or(0, |q| q as u32),
             };
         }
         if self.s7.flip {
@@ -636,15 +664,9 @@ impl SvbfCycle {
         }
         // ---- read-out stage: a row whose divider is busy is not offered, and stays ----
         let offered = c_out.ro_valid.then_some(RoBeat { row: c_out.ro_row, data: c_out.ro_data, last: c_out.ro_last });
-        if self.ro_skid.is_some() {
-            if take {
-                self.ro_out = self.ro_skid.take();
-            }
-        } else if self.ro_out.is_none() || take {
-            self.ro_out = offered;
-        } else {
-            self.ro_skid = offered;
-        }
+        skid_step(&mut self.ro_out, &mut self.ro_skid, offered, passed.is_some());
+        // ---- port stage: the consumer takes the row on `ro_*` ----
+        skid_step(&mut self.port_out, &mut self.port_skid, passed, out.ro_valid && i.ro_ready);
 
         // ---- insert pipeline, last stage first ----
         self.s8_flip = self.s7.flip;
@@ -725,6 +747,8 @@ impl SvbfCycle {
             }
             self.ro_out = None;
             self.ro_skid = None;
+            self.port_out = None;
+            self.port_skid = None;
         }
         out
     }
