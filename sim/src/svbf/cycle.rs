@@ -325,26 +325,36 @@ pub struct SvbfCycle {
     tab_latency: [u32; CENTER_ROWS],
     tab_ok: bool,
     divs: [Divider; DIVIDERS],
-    /// The read-out stage (a two-entry skid buffer): the row presented, and the row behind it.
-    ro_out: Option<RoBeat>,
-    ro_skid: Option<RoBeat>,
-    /// The port stage (a second two-entry skid buffer): the row on `ro_*`, and the row behind it.
-    port_out: Option<RoBeat>,
-    port_skid: Option<RoBeat>,
+    /// The read-out stage, between the center bank and the answer unit.
+    ro_stage: SkidStage,
+    /// The port stage, between the answer unit and `ro_*`.
+    port_stage: SkidStage,
 }
 
-/// One clock of a two-entry skid buffer (the RTL's `SkidBuffer`): `out` is presented, `skid`
-/// waits behind it; `offered` enters only while the skid entry is empty (the buffer's ready), and
-/// `taken` says the consumer took `out`.
-fn skid_step(out: &mut Option<RoBeat>, skid: &mut Option<RoBeat>, offered: Option<RoBeat>, taken: bool) {
-    if skid.is_some() {
-        if taken {
-            *out = skid.take();
+/// A two-entry skid buffer (the RTL's `SkidBuffer`): the row presented, and the row behind it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct SkidStage {
+    out: Option<RoBeat>,
+    skid: Option<RoBeat>,
+}
+
+impl SkidStage {
+    /// The stage takes an offered row (its skid entry is empty).
+    fn ready(&self) -> bool {
+        self.skid.is_none()
+    }
+
+    /// One clock: `offered` enters only while `ready`, and `taken` says the consumer took `out`.
+    fn step(&mut self, offered: Option<RoBeat>, taken: bool) {
+        if self.skid.is_some() {
+            if taken {
+                self.out = self.skid.take();
+            }
+        } else if self.out.is_none() || taken {
+            self.out = offered;
+        } else {
+            self.skid = offered;
         }
-    } else if out.is_none() || taken {
-        *out = offered;
-    } else {
-        *skid = offered;
     }
 }
 
@@ -426,10 +436,8 @@ impl SvbfCycle {
             tab_latency: [0; CENTER_ROWS],
             tab_ok: false,
             divs: [Divider::default(); DIVIDERS],
-            ro_out: None,
-            ro_skid: None,
-            port_out: None,
-            port_skid: None,
+            ro_stage: SkidStage::default(),
+            port_stage: SkidStage::default(),
             cfg: cfg.clone(),
         }
     }
@@ -491,8 +499,8 @@ impl SvbfCycle {
             flip_ready: self.fr_q
                 && !in_flight
                 && !self.divs.iter().any(|d| d.busy)
-                && self.ro_out.is_none()
-                && self.port_out.is_none(),
+                && self.ro_stage.out.is_none()
+                && self.port_stage.out.is_none(),
             epoch: c.epoch,
             held,
             q_ready: held && self.tab_ok && !self.rel_pend && !i.release,
@@ -506,7 +514,7 @@ impl SvbfCycle {
             ovf_sticky: c.ovf_sticky,
             ..Default::default()
         };
-        if let Some(b) = self.port_out {
+        if let Some(b) = self.port_stage.out {
             o.ro_valid = true;
             o.ro_center = b.row as u8;
             o.ro_count = b.data.count as u32;
@@ -526,7 +534,8 @@ impl SvbfCycle {
         let flip = i.flip && out.flip_ready;
         // The read-out stage's row passes on to the port stage (and loads its divider) while its
         // divider is free and the port stage's skid entry is empty.
-        let passed = self.ro_out.filter(|b| !self.divs[b.row as usize % DIVIDERS].busy && self.port_skid.is_none());
+        let passed =
+            self.ro_stage.out.filter(|b| !self.divs[b.row as usize % DIVIDERS].busy && self.port_stage.ready());
         let q_accept = i.q_valid && out.q_ready;
         let release_now = (self.rel_pend || i.release) && out.held && !self.q1.valid && !self.q2.valid;
 
@@ -562,7 +571,7 @@ impl SvbfCycle {
             upd_op: CountSum { count: 1, tsum: self.s7.latency as u64 },
             flip: self.s7.flip,
             // The read-out stage takes a row while its skid entry is empty.
-            ro_ready: self.ro_skid.is_none(),
+            ro_ready: self.ro_stage.ready(),
             ovf_clear: i.ovf_clear,
             ..Default::default()
         });
@@ -664,9 +673,9 @@ impl SvbfCycle {
         }
         // ---- read-out stage: a row whose divider is busy is not offered, and stays ----
         let offered = c_out.ro_valid.then_some(RoBeat { row: c_out.ro_row, data: c_out.ro_data, last: c_out.ro_last });
-        skid_step(&mut self.ro_out, &mut self.ro_skid, offered, passed.is_some());
+        self.ro_stage.step(offered, passed.is_some());
         // ---- port stage: the consumer takes the row on `ro_*` ----
-        skid_step(&mut self.port_out, &mut self.port_skid, passed, out.ro_valid && i.ro_ready);
+        self.port_stage.step(passed, out.ro_valid && i.ro_ready);
 
         // ---- insert pipeline, last stage first ----
         self.s8_flip = self.s7.flip;
@@ -745,10 +754,8 @@ impl SvbfCycle {
             for d in self.divs.iter_mut() {
                 d.busy = false;
             }
-            self.ro_out = None;
-            self.ro_skid = None;
-            self.port_out = None;
-            self.port_skid = None;
+            self.ro_stage = SkidStage::default();
+            self.port_stage = SkidStage::default();
         }
         out
     }
