@@ -36,9 +36,9 @@
 //! estimate (§3.3; a row is passed on only while its divider is free) as the
 //! row enters a second skid buffer, the port stage, which presents it on
 //! `m_ro_*` (registered outputs; `m_ro_ready` reaches only that stage).
-//! `flip_ready` rises once every bank is clean, both read-out stages are
-//! empty (the consumer has taken every row), no flip is on its way and no
-//! divider is busy.
+//! `flip_ready` (a register) rises the clock after every bank is clean, both
+//! read-out stages are empty (the consumer has taken every row), no flip is
+//! on its way and no divider is busy; it falls the clock after a flip is taken.
 //!
 //! Query pipeline (a query accepted at c, one per clock while held and the
 //! center table is refined): c+1 key registered (in each hash unit), c+2 hashes, c+3 … c+10 the
@@ -262,10 +262,19 @@ pub struct SvbfCore<const H: usize, const P: usize, const WA: usize, const A: us
     s7_part_valid: [KeptReg<Bit>; H],
     s7_part_flip: [KeptReg<Bit>; H],
     s8_flip: DFF<Bit>,
-    /// A flip token is in s1 … s8 (the OR of their next values, registered: the handshake
-    /// reads one register).
+    /// A flip token is in s1 … s9 (the OR of their next values, registered: the handshake
+    /// reads one register). It covers the clocks until the banks' falling `flip_ready` has
+    /// passed `fr_bank` and `fr_q`.
     flip_on_way: DFF<Bit>,
+    /// Each partition's `flip_ready` and the center bank's, registered beside it: the AND across
+    /// the die into `fr_q` starts from registers.
+    fr_part: [DFF<Bit>; H],
+    fr_cent: DFF<Bit>,
+    /// Every bank's `flip_ready` (two clocks late).
     fr_q: DFF<Bit>,
+    /// `flip_ready` itself, a register: the handshake with the consumer's `flip` is register to
+    /// register. It shows the readiness of the clock before, cleared the clock after a take.
+    fr_out: DFF<Bit>,
     /// The read-out stage presented a row last clock (taken then, its divider shows busy only
     /// from the clock after this one: the flip waits meanwhile).
     ro_seen: DFF<Bit>,
@@ -443,7 +452,10 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> SvbfCore<H
             s7_part_flip: std::array::from_fn(|_| Default::default()),
             s8_flip: Default::default(),
             flip_on_way: Default::default(),
+            fr_part: std::array::from_fn(|_| Default::default()),
+            fr_cent: Default::default(),
             fr_q: Default::default(),
+            fr_out: Default::default(),
             ro_seen: Default::default(),
             hf: std::array::from_fn(|_| Default::default()),
             held_m: Default::default(),
@@ -524,7 +536,9 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             s7_center,
             s8_flip,
             flip_on_way,
+            fr_cent,
             fr_q,
+            fr_out,
             ro_seen,
             held_m,
             q1_valid,
@@ -625,11 +639,16 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             self.ready_sink[j].sig.next = self.parts[j].s_upd_ready.val();
         }
 
-        // ---- the banks' flip readiness (AND over the partitions, registered in `fr_q`) ----
-        self.fr_chain[0].next = self.parts[0].flip_ready.val() & self.centers.flip_ready.val();
+        // ---- the banks' flip readiness (registered per bank, ANDed across the die into `fr_q`) ----
+        for j in 0..H {
+            self.fr_part[j].clock.next = self.clock.val();
+            self.fr_part[j].d.next = self.parts[j].flip_ready.val() & !self.reset.val();
+        }
+        self.fr_cent.d.next = self.centers.flip_ready.val();
+        self.fr_chain[0].next = self.fr_part[0].q.val() & self.fr_cent.q.val();
         self.fr_all.next = self.fr_chain[0].val();
         for j in 1..H {
-            self.fr_chain[j].next = self.fr_chain[j - 1].val() & self.parts[j].flip_ready.val();
+            self.fr_chain[j].next = self.fr_chain[j - 1].val() & self.fr_part[j].q.val();
             // The last link is the AND over every partition.
             self.fr_all.next = self.fr_chain[j].val();
         }
@@ -637,16 +656,7 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             self.held_sink[j].sig.next = self.parts[j].held.val();
         }
         self.held.next = self.held_m.q.val();
-        // Both read-out stages must be empty too, since their rows belong to the epoch being read
-        // out (the consumer has taken every row), and the first must have been a clock ago: the
-        // answer unit's `busy` covers a row taken at t from t+2 on (the center bank, a register
-        // away behind the stage, may be ready long before).
-        self.flip_ready.next = self.fr_q.q.val()
-            & !self.answer.busy.val()
-            & !self.flip_on_way.q.val()
-            & !self.ro_skid.m_valid.val()
-            & !self.ro_seen.q.val()
-            & !self.ro_port.m_valid.val();
+        // The read-out stage presented a row (see `fr_out`).
         self.ro_seen.d.next = self.ro_skid.m_valid.val();
         self.q_ready.next =
             self.held_m.q.val() & self.answer.table_ok.val() & !self.rel_pend.q.val() & !self.release_frozen.val();
@@ -656,7 +666,21 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
         self.centers.ovf_clear.next = self.ovf_clear.val();
 
         self.accept.next = self.s_valid.val() & self.init.done.val();
-        self.take_flip.next = self.flip.val() & self.flip_ready.val();
+        self.take_flip.next = self.flip.val() & self.fr_out.q.val();
+        // The banks are clean and no flip is on its way. Both read-out stages must be empty too,
+        // since their rows belong to the epoch being read out (the consumer has taken every row),
+        // and the first must have been a clock ago: the answer unit's `busy` covers a row taken
+        // at t from t+2 on (the center bank, a register away behind the stage, may be ready long
+        // before). Registered: this clock's readiness is offered on the next, unless a flip is
+        // taken now (only a flip makes any of these terms fall).
+        self.fr_out.d.next = self.fr_q.q.val()
+            & !self.answer.busy.val()
+            & !self.flip_on_way.q.val()
+            & !self.ro_skid.m_valid.val()
+            & !self.ro_seen.q.val()
+            & !self.ro_port.m_valid.val()
+            & !self.take_flip.val();
+        self.flip_ready.next = self.fr_out.q.val();
         self.q_accept.next = self.q_valid.val() & self.q_ready.val();
         self.release_now.next = (self.rel_pend.q.val() | self.release_frozen.val())
             & self.held_m.q.val()
@@ -822,7 +846,8 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             | self.s4_flip.q.val()
             | self.s5_flip.q.val()
             | self.s6_flip.q.val()
-            | self.s7_flip.q.val();
+            | self.s7_flip.q.val()
+            | self.s8_flip.q.val();
         self.centers.s_upd_valid.next = self.s7_valid.q.val();
         self.centers.s_upd_row.next = self.s7_center.q.val();
         self.centers.s_upd_op.next =
@@ -861,10 +886,12 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
         self.answer.ro_sum.next = self.ro_skid.m_data.val().get_bits::<48>(32);
         self.answer.ro_last.next = self.ro_skid.m_data.val().get_bit(86);
         self.answer.epoch_flip.next = self.s7_flip.q.val();
-        self.ro_take.next = self.ro_skid.m_valid.val() & self.answer.ro_free.val() & self.ro_port.s_ready.val();
-        self.answer.ro_take.next = self.ro_take.val();
-        self.ro_skid.m_ready.next = self.ro_port.s_ready.val() & self.answer.ro_free.val();
+        // A row passes on to the port stage while its divider is free: the port stage's take is
+        // the answer unit's.
         self.ro_port.s_valid.next = self.ro_skid.m_valid.val() & self.answer.ro_free.val();
+        self.ro_skid.m_ready.next = self.ro_port.s_ready.val() & self.answer.ro_free.val();
+        self.ro_take.next = self.ro_port.s_valid.val() & self.ro_port.s_ready.val();
+        self.answer.ro_take.next = self.ro_take.val();
         self.ro_port.s_data.next = self.ro_skid.m_data.val();
         self.ro_port.m_ready.next = self.m_ro_ready.val();
         self.m_ro_valid.next = self.ro_port.m_valid.val();
@@ -996,7 +1023,9 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             self.s7_flip.d.next = false;
             self.s8_flip.d.next = false;
             self.flip_on_way.d.next = false;
+            self.fr_cent.d.next = false;
             self.fr_q.d.next = false;
+            self.fr_out.d.next = false;
             self.ro_seen.d.next = false;
             self.held_m.d.next = false;
             for n in 0..6 {

@@ -34,8 +34,9 @@
 //! partitions drain and are then *held*: `held` rises and queries read the
 //! frozen epoch until `release`, after which they stream out and clear
 //! (one row per clock, not presented). The center bank streams its 64 rows
-//! out on `ro_*` after the drain and clears them. `flip_ready` rises when
-//! every bank is clean and no flip is in flight.
+//! out on `ro_*` after the drain and clears them. `flip_ready` (a register)
+//! rises the clock after every bank is clean, no flip is in flight and the
+//! read-out is over, and falls the clock after a flip is taken.
 //!
 //! **Query pipeline** (a query accepted at c; one per clock while `held`
 //! and no release is pending):
@@ -288,8 +289,15 @@ pub struct SvbfCycle {
     s7_bit: Vec<u64>,
     /// The banks took the flip last clock.
     s8_flip: bool,
-    /// Every bank's flip_ready, one clock late.
+    /// ... two clocks ago.
+    s9_flip: bool,
+    /// Every bank's flip_ready, one clock late (registered per bank).
+    fr_bank: bool,
+    /// ... two clocks late.
     fr_q: bool,
+    /// `flip_ready` (a register): the core's readiness of the clock before, false the clock after a
+    /// flip is taken.
+    fr_out: bool,
     // Query pipeline.
     q1: QSlot,
     q1_key: u64,
@@ -407,7 +415,10 @@ impl SvbfCycle {
             s7_center: 0,
             s7_bit: vec![0; h],
             s8_flip: false,
+            s9_flip: false,
+            fr_bank: false,
             fr_q: false,
+            fr_out: false,
             q1: QSlot::default(),
             q1_key: 0,
             q2: QSlot::default(),
@@ -484,23 +495,9 @@ impl SvbfCycle {
         let ready = c.upd_ready && self.parts.iter().flatten().all(|b| b.outputs().upd_ready);
         // The core's own hold flag: the banks stay held one clock longer (`rel_go`).
         let held = self.parts[0][0].outputs().held && !self.rel_go;
-        let in_flight = self.s1.flip
-            || self.s2.flip
-            || self.s3.flip
-            || self.s4.flip
-            || self.s5.flip
-            || self.s6.flip
-            || self.s7.flip
-            || self.s8_flip;
         let mut o = SvbfOutputs {
             ready,
-            // The next epoch waits for the dividers, so a late quotient never lands in its table.
-            // ... and for both read-out stages to empty: their rows belong to the epoch being read.
-            flip_ready: self.fr_q
-                && !in_flight
-                && !self.divs.iter().any(|d| d.busy)
-                && self.ro_stage.out.is_none()
-                && self.port_stage.out.is_none(),
+            flip_ready: self.fr_out,
             epoch: c.epoch,
             held,
             q_ready: held && self.tab_ok && !self.rel_pend && !i.release,
@@ -524,6 +521,27 @@ impl SvbfCycle {
         o
     }
 
+    /// The core may take a flip: every bank is clean and no flip is in flight; the next epoch
+    /// waits for the dividers, so a late quotient never lands in its table, and for both read-out
+    /// stages to empty, since their rows belong to the epoch being read. Offered on `flip_ready`
+    /// a clock later.
+    fn flip_ok(&self) -> bool {
+        let in_flight = self.s1.flip
+            || self.s2.flip
+            || self.s3.flip
+            || self.s4.flip
+            || self.s5.flip
+            || self.s6.flip
+            || self.s7.flip
+            || self.s8_flip
+            || self.s9_flip;
+        self.fr_q
+            && !in_flight
+            && !self.divs.iter().any(|d| d.busy)
+            && self.ro_stage.out.is_none()
+            && self.port_stage.out.is_none()
+    }
+
     /// One clock: returns the outputs seen during this cycle, then advances.
     pub fn step(&mut self, i: &SvbfInputs) -> SvbfOutputs {
         let out = self.outputs(i);
@@ -532,6 +550,7 @@ impl SvbfCycle {
         let wmask = pmask >> 6;
         let accept = i.valid && out.ready;
         let flip = i.flip && out.flip_ready;
+        let fr_next = self.flip_ok() && !flip;
         // The read-out stage's row passes on to the port stage (and loads its divider) while its
         // divider is free and the port stage's skid entry is empty.
         let passed =
@@ -678,6 +697,7 @@ impl SvbfCycle {
         self.port_stage.step(passed, out.ro_valid && i.ro_ready);
 
         // ---- insert pipeline, last stage first ----
+        self.s9_flip = self.s8_flip;
         self.s8_flip = self.s7.flip;
         self.s7 = self.s6;
         self.s7_center = self.s6_center;
@@ -722,7 +742,9 @@ impl SvbfCycle {
                 _ => {}
             }
         }
-        self.fr_q = fr_all;
+        self.fr_q = self.fr_bank;
+        self.fr_bank = fr_all;
+        self.fr_out = fr_next;
 
         if i.reset {
             // Control state resets (the CSRs keep their values); the banks clear themselves.
@@ -731,7 +753,10 @@ impl SvbfCycle {
                 *s = Slot::default();
             }
             self.s8_flip = false;
+            self.s9_flip = false;
+            self.fr_bank = false;
             self.fr_q = false;
+            self.fr_out = false;
             for q in [&mut self.q1, &mut self.q2, &mut self.q8, &mut self.q9, &mut self.q10, &mut self.q11] {
                 q.valid = false;
             }
