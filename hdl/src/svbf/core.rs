@@ -264,7 +264,7 @@ pub struct SvbfCore<const H: usize, const P: usize, const WA: usize, const A: us
     s8_flip: DFF<Bit>,
     /// A flip token is in s1 … s9 (the OR of their next values, registered: the handshake
     /// reads one register). It covers the clocks until the banks' falling `flip_ready` has
-    /// passed `fr_bank` and `fr_q`.
+    /// passed `fr_part`/`fr_cent` and `fr_q`.
     flip_on_way: DFF<Bit>,
     /// Each partition's `flip_ready` and the center bank's, registered beside it: the AND across
     /// the die into `fr_q` starts from registers.
