@@ -17,6 +17,12 @@
 //! kept apart in synthesis ([`KeptReg`]): the stage's registers sit beside
 //! the consumer, whose take they follow, and the copy sits beside the
 //! producer, whose read-out logic it drives.
+//!
+//! A consumer that forms its take from the stage's flags in a loop of its own
+//! (a take that also decides the consumer's next state) reads `m_valid_copy`
+//! and `s_ready_copy`: the same flags from two more kept registers, which
+//! placement can put beside that loop instead of beside the stage's data
+//! registers, where `m_valid` and `s_ready` drive the load enables.
 
 use super::kept_reg::KeptReg;
 use rust_hdl::prelude::*;
@@ -43,6 +49,11 @@ pub struct SkidBuffer<T: Synth> {
     pub m_ready: Signal<In, Bit>,
     /// The beat presented (a register; meaningful while `m_valid`).
     pub m_data: Signal<Out, T>,
+    // --- the flags again, for a consumer's take loop far from the stage ---
+    /// `m_valid` from a kept register of its own.
+    pub m_valid_copy: Signal<Out, Bit>,
+    /// `s_ready` from a kept register of its own.
+    pub s_ready_copy: Signal<Out, Bit>,
     // --- state ---
     out_valid: DFF<Bit>,
     out_data: DFF<T>,
@@ -51,6 +62,10 @@ pub struct SkidBuffer<T: Synth> {
     skid_data: DFF<T>,
     /// `skid_valid` again, for `s_ready` (placed beside the producer).
     full_copy: KeptReg<Bit>,
+    /// `out_valid` again, for `m_valid_copy`.
+    valid_copy2: KeptReg<Bit>,
+    /// `skid_valid` again, for `s_ready_copy`.
+    full_copy2: KeptReg<Bit>,
     /// The consumer takes the presented beat this clock.
     take: Signal<Local, Bit>,
     /// `skid_valid` at the next edge.
@@ -62,7 +77,11 @@ impl<T: Synth> Logic for SkidBuffer<T> {
     fn update(&mut self) {
         dff_setup!(self, clock, out_valid, out_data, skid_valid, skid_data);
         self.full_copy.clock.next = self.clock.val();
+        self.valid_copy2.clock.next = self.clock.val();
+        self.full_copy2.clock.next = self.clock.val();
         self.s_ready.next = !self.full_copy.q.val();
+        self.s_ready_copy.next = !self.full_copy2.q.val();
+        self.m_valid_copy.next = self.valid_copy2.q.val();
         self.m_valid.next = self.out_valid.q.val();
         self.m_data.next = self.out_data.q.val();
         self.take.next = self.out_valid.q.val() & self.m_ready.val();
@@ -91,6 +110,8 @@ impl<T: Synth> Logic for SkidBuffer<T> {
         }
         self.skid_valid.d.next = self.skid_next.val();
         self.full_copy.d.next = self.skid_next.val();
+        self.full_copy2.d.next = self.skid_next.val();
+        self.valid_copy2.d.next = self.out_valid.d.val();
     }
 }
 
@@ -106,11 +127,12 @@ mod tests {
     }
 
     #[test]
-    fn ready_copy_is_kept_apart() {
-        // The one `keep` is the copy of the full flag behind `s_ready` (without it Yosys
-        // would merge the copy into `skid_valid`, which has the same input).
+    fn flag_copies_are_kept_apart() {
+        // Three `keep`s: the copy of the full flag behind `s_ready` and the copies behind
+        // `s_ready_copy` and `m_valid_copy` (without them Yosys would merge each copy into
+        // `skid_valid` or `out_valid`, which have the same inputs).
         let v = crate::export::generate(SkidBuffer::<Bits<8>>::default()).0;
-        assert_eq!(v.matches("(* keep *)").count(), 1, "{v}");
+        assert_eq!(v.matches("(* keep *)").count(), 3, "{v}");
     }
 
     /// xorshift64: the stimulus's valid and ready patterns.
@@ -146,6 +168,8 @@ mod tests {
                 // Every output is a register: read them before this clock's inputs matter.
                 sim_assert_eq!(sim, x.s_ready.val(), inside.len() < 2, x);
                 sim_assert_eq!(sim, x.m_valid.val(), !inside.is_empty(), x);
+                sim_assert_eq!(sim, x.s_ready_copy.val(), x.s_ready.val(), x);
+                sim_assert_eq!(sim, x.m_valid_copy.val(), x.m_valid.val(), x);
                 if let Some(&head) = inside.front() {
                     sim_assert_eq!(sim, x.m_data.val(), head, x);
                 }

@@ -4,7 +4,9 @@
 //!
 //! - **Table fill.** The core's center bank streams the frozen epoch's 64
 //!   rows {count, latency sum} out after a flip, in row order. Each row the
-//!   core passes on to its read-out port (`ro_take`) is registered, and a clock later written
+//!   core passes on to its read-out port is registered (the take, formed
+//!   here too from copies of both stages' flags and the unit's own "blocked"
+//!   flag, so the loop through that flag stays beside this unit), and a clock later written
 //!   into the count table and loaded into divider `row mod 8` (so the
 //!   handshake does not reach the table's enables); a row is offered only
 //!   while its divider is free (`ro_free`: not busy, not about to load). A
@@ -86,10 +88,13 @@ pub struct SvbfAnswer {
     // --- center read-out of the frozen epoch (as the core passes it on to its read-out port) ---
     /// The row the center bank presents.
     pub ro_row: Signal<In, Bits<6>>,
-    /// That row's divider is free: the row may be offered.
+    /// That row's divider is free: the row may be offered (the core passes it on to its port
+    /// stage while the stage has room; the take is `ro_avail & ro_room & ro_free`).
     pub ro_free: Signal<Out, Bit>,
-    /// The row is taken this clock.
-    pub ro_take: Signal<In, Bit>,
+    /// The read-out stage presents the row (its valid, from a kept copy of its own).
+    pub ro_avail: Signal<In, Bit>,
+    /// The port stage has room for it (its ready, from a kept copy of its own).
+    pub ro_room: Signal<In, Bit>,
     /// Its packet count.
     pub ro_count: Signal<In, Bits<32>>,
     /// Its latency sum.
@@ -191,6 +196,8 @@ pub struct SvbfAnswer {
     // at t+3, summed by quarters at t+4, totalled at t+5, added at t+6) ---
     /// The centers' ranks: how many centers beat each one (final once the last row is through).
     tab_rank: [DFF<Bits<6>>; CENTERS],
+    /// The presented row is taken this clock (the core's take, from this unit's registers).
+    take: Signal<Local, Bit>,
     /// The row taken, registered (t): it enters the table, loads its divider and starts its rank.
     tk_valid: DFF<Bit>,
     tk_row: DFF<Bits<6>>,
@@ -200,8 +207,9 @@ pub struct SvbfAnswer {
     tk_count_c: [KeptReg<Bits<32>>; COUNT_COPIES],
     tk_sum: DFF<Bits<48>>,
     tk_last: DFF<Bit>,
-    /// Row j was taken (one-hot, registered with the row): the enable of its table row.
-    tk_en: [DFF<Bit>; CENTERS],
+    /// The presented row is row j (one-hot, registered with every presented row): with
+    /// `tk_valid`, the enable of table row j (the take reaches one register, not 64 gates).
+    tk_hot: [DFF<Bit>; CENTERS],
     /// The taken row loads divider d (one-hot over the dividers, registered with the row).
     tk_ld: [DFF<Bit>; DIVIDERS],
     /// The row the center bank presents next (the one after the last taken; rows arrive in order).
@@ -209,8 +217,11 @@ pub struct SvbfAnswer {
     /// The divider of the row presented is busy or about to load: the row is not offered
     /// (registered: from the dividers' next state and the row presented next).
     ro_blocked: DFF<Bit>,
-    /// Per divider: busy in the next clock (a registered row loading it, or busy and not finishing).
-    dv_busy_next: [Signal<Local, Bit>; DIVIDERS],
+    /// `ro_blocked` again, behind `ro_free` (whose loads are the core's read-out stages).
+    ro_blocked_out: KeptReg<Bit>,
+    /// Per divider: busy in the next clock (a registered row loading it, or busy and not
+    /// finishing), registered from the next state: the flag reads registers beside it.
+    dv_next_busy: [DFF<Bit>; DIVIDERS],
     /// The divider of the row after the presented one, and of the presented one, busy next clock.
     blk_after: Signal<Local, Bit>,
     blk_same: Signal<Local, Bit>,
@@ -280,7 +291,8 @@ impl Default for SvbfAnswer {
             reset: Default::default(),
             ro_row: Default::default(),
             ro_free: Default::default(),
-            ro_take: Default::default(),
+            ro_avail: Default::default(),
+            ro_room: Default::default(),
             ro_count: Default::default(),
             ro_sum: Default::default(),
             ro_last: Default::default(),
@@ -339,17 +351,19 @@ impl Default for SvbfAnswer {
             tk_zero: Default::default(),
             ld_dq: Default::default(),
             tab_rank: std::array::from_fn(|_| Default::default()),
+            take: Default::default(),
             tk_valid: Default::default(),
             tk_row: Default::default(),
             tk_count: Default::default(),
             tk_count_c: std::array::from_fn(|_| Default::default()),
             tk_sum: Default::default(),
             tk_last: Default::default(),
-            tk_en: std::array::from_fn(|_| Default::default()),
+            tk_hot: std::array::from_fn(|_| Default::default()),
             tk_ld: std::array::from_fn(|_| Default::default()),
             nxt_row: Default::default(),
             ro_blocked: Default::default(),
-            dv_busy_next: std::array::from_fn(|_| Default::default()),
+            ro_blocked_out: Default::default(),
+            dv_next_busy: std::array::from_fn(|_| Default::default()),
             blk_after: Default::default(),
             blk_same: Default::default(),
             rk2_earlier: std::array::from_fn(|_| Default::default()),
@@ -429,7 +443,7 @@ impl Logic for SvbfAnswer {
             self.tab_count[j].clock.next = self.clock.val();
             self.tab_count[j].d.next = self.tab_count[j].q.val();
             self.tab_rank[j].clock.next = self.clock.val();
-            self.tk_en[j].clock.next = self.clock.val();
+            self.tk_hot[j].clock.next = self.clock.val();
         }
         for j in 0..EARLIER {
             self.rk2_earlier[j].clock.next = self.clock.val();
@@ -449,6 +463,7 @@ impl Logic for SvbfAnswer {
             self.dv_fin[d].clock.next = self.clock.val();
             self.dv_stay[d].clock.next = self.clock.val();
             self.tk_ld[d].clock.next = self.clock.val();
+            self.dv_next_busy[d].clock.next = self.clock.val();
             self.dv_last[d].clock.next = self.clock.val();
             self.dv_last[d].d.next = self.dv_last[d].q.val();
             self.dv_rem[d].clock.next = self.clock.val();
@@ -497,29 +512,30 @@ impl Logic for SvbfAnswer {
         // The rows arrive in order, so the row presented next is the one after the last
         // taken: a take moves to it, and its divider differs from the taken row's (row + 1
         // mod 8), so the take's own load never blocks it. The flag is registered from the
-        // dividers' next state; the handshake reads a register.
-        for d in 0..DIVIDERS {
-            self.dv_busy_next[d].next = self.dv_stay[d].q.val() | self.tk_ld[d].q.val();
-        }
+        // dividers' next state (itself registered here, `dv_next_busy`); the handshake reads a
+        // register. The take is the core's, formed from this unit's own copies of the stages'
+        // flags, so the loop through the flag reads only registers beside it.
+        self.take.next = self.ro_avail.val() & self.ro_room.val() & !self.ro_blocked.q.val();
+        self.ro_blocked_out.clock.next = self.clock.val();
         self.blk_after.next = false;
         self.blk_same.next = false;
         for d in 0..DIVIDERS {
             if (self.nxt_row.q.val().get_bits::<3>(0) + self.one3.val()) == self.idx3[d].val() {
-                self.blk_after.next = self.dv_busy_next[d].val();
+                self.blk_after.next = self.dv_next_busy[d].q.val();
             }
             if self.nxt_row.q.val().get_bits::<3>(0) == self.idx3[d].val() {
-                self.blk_same.next = self.dv_busy_next[d].val();
+                self.blk_same.next = self.dv_next_busy[d].q.val();
             }
         }
-        if self.ro_take.val() {
+        if self.take.val() {
             self.nxt_row.d.next = self.nxt_row.q.val() + self.one6.val();
             self.ro_blocked.d.next = self.blk_after.val();
         } else {
             self.ro_blocked.d.next = self.blk_same.val();
         }
-        self.ro_free.next = !self.ro_blocked.q.val();
+        self.ro_free.next = !self.ro_blocked_out.q.val();
         // ---- a taken row is registered (with one-hot enables), then its count enters the table ----
-        self.tk_valid.d.next = self.ro_take.val();
+        self.tk_valid.d.next = self.take.val();
         self.tk_row.d.next = self.ro_row.val();
         self.tk_count.d.next = self.ro_count.val();
         for c in 0..COUNT_COPIES {
@@ -540,13 +556,13 @@ impl Logic for SvbfAnswer {
         self.tk_zero.d.next = self.ro_count.val() == self.zero32.val();
         self.tk_last.d.next = self.ro_last.val();
         for j in 0..CENTERS {
-            self.tk_en[j].d.next = self.ro_take.val() & (self.ro_row.val() == self.idx6[j].val());
-            if self.tk_en[j].q.val() {
+            self.tk_hot[j].d.next = self.ro_row.val() == self.idx6[j].val();
+            if self.tk_valid.q.val() & self.tk_hot[j].q.val() {
                 self.tab_count[j].d.next = self.tk_count.q.val();
             }
         }
         for d in 0..DIVIDERS {
-            self.tk_ld[d].d.next = self.ro_take.val() & (self.ro_row.val().get_bits::<3>(0) == self.idx3[d].val());
+            self.tk_ld[d].d.next = self.take.val() & (self.ro_row.val().get_bits::<3>(0) == self.idx3[d].val());
         }
 
         // ---- dividers: one quotient bit per clock, MSB first, non-restoring ----
@@ -753,7 +769,7 @@ impl Logic for SvbfAnswer {
             }
             self.tab_rank[j].d.next = self.tab_rank[j].q.val() + self.rk_inc[j].val() + self.rk_add[j].val();
             // The first row of a fill starts the ranking afresh.
-            if self.tk_en[0].q.val() {
+            if self.tk_valid.q.val() & self.tk_hot[0].q.val() {
                 self.tab_rank[j].d.next = self.zero6.val();
             }
         }
@@ -868,9 +884,6 @@ impl Logic for SvbfAnswer {
             self.tk_valid.d.next = false;
             self.nxt_row.d.next = self.zero6.val();
             self.ro_blocked.d.next = false;
-            for j in 0..CENTERS {
-                self.tk_en[j].d.next = false;
-            }
             for d in 0..DIVIDERS {
                 self.tk_ld[d].d.next = false;
                 self.dv_fin[d].d.next = false;
@@ -912,7 +925,9 @@ impl Logic for SvbfAnswer {
         // level of OR over registers.
         for d in 0..DIVIDERS {
             self.dv_stay[d].d.next = self.dv_busy[d].d.val() & !self.dv_fin[d].d.val();
+            self.dv_next_busy[d].d.next = self.dv_stay[d].d.val() | self.tk_ld[d].d.val();
         }
+        self.ro_blocked_out.d.next = self.ro_blocked.d.val();
         self.busy_q.d.next = self.tk_valid.q.val()
             | self.dv_stay[0].q.val()
             | self.dv_stay[1].q.val()

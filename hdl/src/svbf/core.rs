@@ -183,6 +183,10 @@ pub struct SvbfCore<const H: usize, const P: usize, const WA: usize, const A: us
     ready_sink: [Unused<Bit>; H],
     centers_ready_sink: Unused<Bit>,
     centers_q_sink: Unused<Bits<80>>,
+    /// The stages' flag copies the core has no use for (the answer unit reads the read-out
+    /// stage's valid copy and the port stage's ready copy).
+    ro_skid_ready_sink: Unused<Bit>,
+    ro_port_valid_sink: Unused<Bit>,
     // --- constants ---
     idx6: [Constant<Bits<6>>; BOUNDS],
     zero16: Constant<Bits<16>>,
@@ -331,7 +335,6 @@ pub struct SvbfCore<const H: usize, const P: usize, const WA: usize, const A: us
     center_old: Signal<Local, Bits<80>>,
     count_sum: Signal<Local, Bits<33>>,
     sum_new: Signal<Local, Bits<48>>,
-    ro_take: Signal<Local, Bit>,
 }
 
 impl<const H: usize, const P: usize, const WA: usize, const A: usize> SvbfCore<H, P, WA, A> {
@@ -388,6 +391,8 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> SvbfCore<H
             ready_sink: std::array::from_fn(|_| Default::default()),
             centers_ready_sink: Default::default(),
             centers_q_sink: Default::default(),
+            ro_skid_ready_sink: Default::default(),
+            ro_port_valid_sink: Default::default(),
             idx6: std::array::from_fn(|j| Constant::new((j as u64).into())),
             zero16: Constant::new(0u64.into()),
             zero32: Constant::new(0u64.into()),
@@ -496,7 +501,6 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> SvbfCore<H
             center_old: Default::default(),
             count_sum: Default::default(),
             sum_new: Default::default(),
-            ro_take: Default::default(),
         }
     }
 }
@@ -642,7 +646,7 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
         // ---- the banks' flip readiness (registered per bank, ANDed across the die into `fr_q`) ----
         for j in 0..H {
             self.fr_part[j].clock.next = self.clock.val();
-            self.fr_part[j].d.next = self.parts[j].flip_ready.val() & !self.reset.val();
+            self.fr_part[j].d.next = self.parts[j].flip_ready.val();
         }
         self.fr_cent.d.next = self.centers.flip_ready.val();
         self.fr_chain[0].next = self.fr_part[0].q.val() & self.fr_cent.q.val();
@@ -890,8 +894,12 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
         // the answer unit's.
         self.ro_port.s_valid.next = self.ro_skid.m_valid.val() & self.answer.ro_free.val();
         self.ro_skid.m_ready.next = self.ro_port.s_ready.val() & self.answer.ro_free.val();
-        self.ro_take.next = self.ro_port.s_valid.val() & self.ro_port.s_ready.val();
-        self.answer.ro_take.next = self.ro_take.val();
+        // The unit forms the same take (`ro_port.s_valid & ro_port.s_ready`) from kept copies of
+        // the two stages' flags, placed beside its blocked flag.
+        self.answer.ro_avail.next = self.ro_skid.m_valid_copy.val();
+        self.answer.ro_room.next = self.ro_port.s_ready_copy.val();
+        self.ro_skid_ready_sink.sig.next = self.ro_skid.s_ready_copy.val();
+        self.ro_port_valid_sink.sig.next = self.ro_port.m_valid_copy.val();
         self.ro_port.s_data.next = self.ro_skid.m_data.val();
         self.ro_port.m_ready.next = self.m_ro_ready.val();
         self.m_ro_valid.next = self.ro_port.m_valid.val();
@@ -1024,6 +1032,9 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             self.s8_flip.d.next = false;
             self.flip_on_way.d.next = false;
             self.fr_cent.d.next = false;
+            for j in 0..H {
+                self.fr_part[j].d.next = false;
+            }
             self.fr_q.d.next = false;
             self.fr_out.d.next = false;
             self.ro_seen.d.next = false;
