@@ -23,6 +23,13 @@
 //! and `s_ready_copy`: the same flags from two more kept registers, which
 //! placement can put beside that loop instead of beside the stage's data
 //! registers, where `m_valid` and `s_ready` drive the load enables.
+//!
+//! The consumer gives its decision twice: `m_ready` moves the data (the load
+//! enables of both entries) and `m_ready_copy`, the same value every clock
+//! from registers of the consumer's own, moves the flags (`m_valid`, the skid
+//! entry's full flag and their copies). A stage whose data is wide then has
+//! no gate shared by its flags and its many load enables, which placement
+//! spreads along the data.
 
 use super::kept_reg::KeptReg;
 use rust_hdl::prelude::*;
@@ -45,8 +52,11 @@ pub struct SkidBuffer<T: Synth> {
     // --- downstream ---
     /// A beat is presented (a register).
     pub m_valid: Signal<Out, Bit>,
-    /// The consumer takes it.
+    /// The consumer takes it (drives the data's load enables).
     pub m_ready: Signal<In, Bit>,
+    /// `m_ready` again, equal to it every clock (drives the flags; tie it to `m_ready` when
+    /// the consumer has no copy).
+    pub m_ready_copy: Signal<In, Bit>,
     /// The beat presented (a register; meaningful while `m_valid`).
     pub m_data: Signal<Out, T>,
     // --- the flags again, for a consumer's take loop far from the stage ---
@@ -66,8 +76,10 @@ pub struct SkidBuffer<T: Synth> {
     valid_copy2: KeptReg<Bit>,
     /// `skid_valid` again, for `s_ready_copy`.
     full_copy2: KeptReg<Bit>,
-    /// The consumer takes the presented beat this clock.
+    /// The consumer takes the presented beat this clock (from `m_ready`: the data moves).
     take: Signal<Local, Bit>,
+    /// The same take from `m_ready_copy` (the flags follow).
+    take_flags: Signal<Local, Bit>,
     /// `skid_valid` at the next edge.
     skid_next: Signal<Local, Bit>,
 }
@@ -85,21 +97,30 @@ impl<T: Synth> Logic for SkidBuffer<T> {
         self.m_valid.next = self.out_valid.q.val();
         self.m_data.next = self.out_data.q.val();
         self.take.next = self.out_valid.q.val() & self.m_ready.val();
-        // The skid entry follows the input while it is empty: only `skid_valid` says it holds a beat.
+        self.take_flags.next = self.out_valid.q.val() & self.m_ready_copy.val();
+        // Data: the skid entry follows the input while it is empty (only `skid_valid` says it
+        // holds a beat); the output loads the waiting beat with a take, else the offered one
+        // whenever it is free (empty or taken).
         if !self.skid_valid.q.val() {
             self.skid_data.d.next = self.s_data.val();
         }
+        if self.skid_valid.q.val() {
+            if self.take.val() {
+                self.out_data.d.next = self.skid_data.q.val();
+            }
+        } else if !self.out_valid.q.val() | self.take.val() {
+            self.out_data.d.next = self.s_data.val();
+        }
+        // Flags, from the same decisions made with `take_flags`.
         self.skid_next.next = self.skid_valid.q.val();
         if self.skid_valid.q.val() {
             // Full: nothing is taken from upstream; the waiting beat moves out with the take.
-            if self.take.val() {
-                self.out_data.d.next = self.skid_data.q.val();
+            if self.take_flags.val() {
                 self.skid_next.next = false;
             }
-        } else if !self.out_valid.q.val() | self.take.val() {
+        } else if !self.out_valid.q.val() | self.take_flags.val() {
             // The output is free this clock: the offered beat (if any) goes straight to it.
             self.out_valid.d.next = self.s_valid.val();
-            self.out_data.d.next = self.s_data.val();
         } else {
             // The output is held: the offered beat waits in the skid entry.
             self.skid_next.next = self.s_valid.val();
@@ -181,6 +202,7 @@ mod tests {
                 x.s_valid.next = offered.is_some();
                 x.s_data.next = offered.unwrap_or(0xdead).into();
                 x.m_ready.next = ready;
+                x.m_ready_copy.next = ready;
                 let take = !inside.is_empty() && ready;
                 let push = offered.is_some() && inside.len() < 2;
                 if take {

@@ -29,7 +29,7 @@
 //!   rank(i) = the number of centers that beat i. A taken row r with count
 //!   c is compared with every row i < r already in the table (one 32-bit
 //!   comparator per row, as two registered 16-bit halves combined a clock
-//!   later; each group of 16 rows reads a copy of c of its own, [`KeptReg`]): c > count(i) adds one to rank(i); the rows with count(i) ≥ c
+//!   later; each group of 8 rows reads a copy of c of its own, [`KeptReg`]): c > count(i) adds one to rank(i); the rows with count(i) ≥ c
 //!   beat r and their number (a pipelined popcount: groups of four,
 //!   quarters, total) is added to rank(r) six clocks after the take. The
 //!   ranks are final seven clocks after the last take, long before its
@@ -74,8 +74,14 @@ const NODES: usize = 15;
 const EARLIER: usize = CENTERS - 1;
 /// Groups of four rows counted together in the rank pipeline.
 const QUARTETS: usize = 16;
-/// Copies of the taken count for the rank compares, each beside the compares of 16 rows.
-const COUNT_COPIES: usize = 4;
+/// Step count of a divider's last quotient bit (48 bits: the first as the row loads, step
+/// counts 0 … 46 the others; count 47 writes the table).
+const FIN_STEP: u64 = 46;
+/// A row taken at t keeps its divider busy from t+2 to t+49 (its last clock); busy and not in
+/// its last clock at t+2 … t+48, which `nb_left` counts down from t+1: 47 clocks.
+const NB_SPAN: u64 = FIN_STEP + 1;
+/// Copies of the taken count for the rank compares, each beside the compares of 8 rows.
+const COUNT_COPIES: usize = 8;
 
 /// Per-center table of the frozen epoch, eight serial dividers, the centers' ranks and the tie-break tree.
 #[derive(LogicBlock)]
@@ -91,6 +97,9 @@ pub struct SvbfAnswer {
     /// That row's divider is free: the row may be offered (the core passes it on to its port
     /// stage while the stage has room; the take is `ro_avail & ro_room & ro_free`).
     pub ro_free: Signal<Out, Bit>,
+    /// `ro_free` again, from a kept register of its own: the read-out stage's full flags
+    /// follow it, so they share no gate with the stage's 87 load enables.
+    pub ro_free_copy: Signal<Out, Bit>,
     /// The read-out stage presents the row (its valid, from a kept copy of its own).
     pub ro_avail: Signal<In, Bit>,
     /// The port stage has room for it (its ready, from a kept copy of its own).
@@ -129,6 +138,7 @@ pub struct SvbfAnswer {
     zero4: Constant<Bits<4>>,
     zero3: Constant<Bits<3>>,
     fin_step: Constant<Bits<6>>,
+    nb_span: Constant<Bits<6>>,
     zero32: Constant<Bits<32>>,
     zero34: Constant<Bits<34>>,
     one34: Constant<Bits<34>>,
@@ -202,7 +212,7 @@ pub struct SvbfAnswer {
     tk_valid: DFF<Bit>,
     tk_row: DFF<Bits<6>>,
     tk_count: DFF<Bits<32>>,
-    /// The taken count again, one copy per 16 rows compared with it (not one register
+    /// The taken count again, one copy per 8 rows compared with it (not one register
     /// fanned out to 189 comparators beside the table's 64 loads).
     tk_count_c: [KeptReg<Bits<32>>; COUNT_COPIES],
     tk_sum: DFF<Bits<48>>,
@@ -220,8 +230,15 @@ pub struct SvbfAnswer {
     /// `ro_blocked` again, behind `ro_free` (whose loads are the core's read-out stages).
     ro_blocked_out: KeptReg<Bit>,
     /// Per divider: busy in the next clock (a registered row loading it, or busy and not
-    /// finishing), registered from the next state: the flag reads registers beside it.
+    /// finishing), registered beside the flag from `nb_left` and the take, not from the
+    /// divider's own state: the flag's loop reads only registers beside it.
     dv_next_busy: [DFF<Bit>; DIVIDERS],
+    /// Per divider: the clocks after this one in which it stays busy without a load, counted
+    /// down beside the flag from the take (`NB_SPAN` the clock after it, 0 when the divider
+    /// is idle or in its last clock): a copy of `dv_busy & !dv_fin` a clock ahead.
+    nb_left: [DFF<Bits<6>>; DIVIDERS],
+    /// `ro_blocked` again, behind `ro_free_copy` (whose load is the read-out stage's full flags).
+    ro_blocked_copy: KeptReg<Bit>,
     /// The divider of the row after the presented one, and of the presented one, busy next clock.
     blk_after: Signal<Local, Bit>,
     blk_same: Signal<Local, Bit>,
@@ -291,6 +308,7 @@ impl Default for SvbfAnswer {
             reset: Default::default(),
             ro_row: Default::default(),
             ro_free: Default::default(),
+            ro_free_copy: Default::default(),
             ro_avail: Default::default(),
             ro_room: Default::default(),
             ro_count: Default::default(),
@@ -310,7 +328,7 @@ impl Default for SvbfAnswer {
             one6: Constant::new(1u64.into()),
             zero4: Constant::new(0u64.into()),
             zero3: Constant::new(0u64.into()),
-            fin_step: Constant::new(46u64.into()),
+            fin_step: Constant::new(FIN_STEP.into()),
             zero32: Constant::new(0u64.into()),
             zero34: Constant::new(0u64.into()),
             one34: Constant::new(1u64.into()),
@@ -364,6 +382,9 @@ impl Default for SvbfAnswer {
             ro_blocked: Default::default(),
             ro_blocked_out: Default::default(),
             dv_next_busy: std::array::from_fn(|_| Default::default()),
+            nb_left: std::array::from_fn(|_| Default::default()),
+            ro_blocked_copy: Default::default(),
+            nb_span: Constant::new(NB_SPAN.into()),
             blk_after: Default::default(),
             blk_same: Default::default(),
             rk2_earlier: std::array::from_fn(|_| Default::default()),
@@ -464,6 +485,7 @@ impl Logic for SvbfAnswer {
             self.dv_stay[d].clock.next = self.clock.val();
             self.tk_ld[d].clock.next = self.clock.val();
             self.dv_next_busy[d].clock.next = self.clock.val();
+            self.nb_left[d].clock.next = self.clock.val();
             self.dv_last[d].clock.next = self.clock.val();
             self.dv_last[d].d.next = self.dv_last[d].q.val();
             self.dv_rem[d].clock.next = self.clock.val();
@@ -517,6 +539,7 @@ impl Logic for SvbfAnswer {
         // flags, so the loop through the flag reads only registers beside it.
         self.take.next = self.ro_avail.val() & self.ro_room.val() & !self.ro_blocked.q.val();
         self.ro_blocked_out.clock.next = self.clock.val();
+        self.ro_blocked_copy.clock.next = self.clock.val();
         self.blk_after.next = false;
         self.blk_same.next = false;
         for d in 0..DIVIDERS {
@@ -534,6 +557,7 @@ impl Logic for SvbfAnswer {
             self.ro_blocked.d.next = self.blk_same.val();
         }
         self.ro_free.next = !self.ro_blocked_out.q.val();
+        self.ro_free_copy.next = !self.ro_blocked_copy.q.val();
         // ---- a taken row is registered (with one-hot enables), then its count enters the table ----
         self.tk_valid.d.next = self.take.val();
         self.tk_row.d.next = self.ro_row.val();
@@ -667,12 +691,12 @@ impl Logic for SvbfAnswer {
 
         // ---- ranks: a taken row r (registered at t) against the rows i < r already in the table ----
         // t+1: compare (the rows before r entered the table from this register a clock or more earlier).
-        // Row j reads count copy j / 16 (written out per copy: hdl_gen indexes by literals and
+        // Row j reads count copy j / 8 (written out per copy: hdl_gen indexes by literals and
         // loop variables only).
         for j in 0..EARLIER {
             self.rk2_earlier[j].d.next = self.tk_valid.q.val() & (self.idx6[j].val() < self.tk_row.q.val());
         }
-        for j in 0..16 {
+        for j in 0..8 {
             self.rk2_hi_gt[j].d.next =
                 self.tk_count_c[0].q.val().get_bits::<16>(16) > self.tab_count[j].q.val().get_bits::<16>(16);
             self.rk2_hi_eq[j].d.next =
@@ -680,7 +704,7 @@ impl Logic for SvbfAnswer {
             self.rk2_lo_gt[j].d.next =
                 self.tk_count_c[0].q.val().get_bits::<16>(0) > self.tab_count[j].q.val().get_bits::<16>(0);
         }
-        for j in 16..32 {
+        for j in 8..16 {
             self.rk2_hi_gt[j].d.next =
                 self.tk_count_c[1].q.val().get_bits::<16>(16) > self.tab_count[j].q.val().get_bits::<16>(16);
             self.rk2_hi_eq[j].d.next =
@@ -688,7 +712,7 @@ impl Logic for SvbfAnswer {
             self.rk2_lo_gt[j].d.next =
                 self.tk_count_c[1].q.val().get_bits::<16>(0) > self.tab_count[j].q.val().get_bits::<16>(0);
         }
-        for j in 32..48 {
+        for j in 16..24 {
             self.rk2_hi_gt[j].d.next =
                 self.tk_count_c[2].q.val().get_bits::<16>(16) > self.tab_count[j].q.val().get_bits::<16>(16);
             self.rk2_hi_eq[j].d.next =
@@ -696,13 +720,45 @@ impl Logic for SvbfAnswer {
             self.rk2_lo_gt[j].d.next =
                 self.tk_count_c[2].q.val().get_bits::<16>(0) > self.tab_count[j].q.val().get_bits::<16>(0);
         }
-        for j in 48..EARLIER {
+        for j in 24..32 {
             self.rk2_hi_gt[j].d.next =
                 self.tk_count_c[3].q.val().get_bits::<16>(16) > self.tab_count[j].q.val().get_bits::<16>(16);
             self.rk2_hi_eq[j].d.next =
                 self.tk_count_c[3].q.val().get_bits::<16>(16) == self.tab_count[j].q.val().get_bits::<16>(16);
             self.rk2_lo_gt[j].d.next =
                 self.tk_count_c[3].q.val().get_bits::<16>(0) > self.tab_count[j].q.val().get_bits::<16>(0);
+        }
+        for j in 32..40 {
+            self.rk2_hi_gt[j].d.next =
+                self.tk_count_c[4].q.val().get_bits::<16>(16) > self.tab_count[j].q.val().get_bits::<16>(16);
+            self.rk2_hi_eq[j].d.next =
+                self.tk_count_c[4].q.val().get_bits::<16>(16) == self.tab_count[j].q.val().get_bits::<16>(16);
+            self.rk2_lo_gt[j].d.next =
+                self.tk_count_c[4].q.val().get_bits::<16>(0) > self.tab_count[j].q.val().get_bits::<16>(0);
+        }
+        for j in 40..48 {
+            self.rk2_hi_gt[j].d.next =
+                self.tk_count_c[5].q.val().get_bits::<16>(16) > self.tab_count[j].q.val().get_bits::<16>(16);
+            self.rk2_hi_eq[j].d.next =
+                self.tk_count_c[5].q.val().get_bits::<16>(16) == self.tab_count[j].q.val().get_bits::<16>(16);
+            self.rk2_lo_gt[j].d.next =
+                self.tk_count_c[5].q.val().get_bits::<16>(0) > self.tab_count[j].q.val().get_bits::<16>(0);
+        }
+        for j in 48..56 {
+            self.rk2_hi_gt[j].d.next =
+                self.tk_count_c[6].q.val().get_bits::<16>(16) > self.tab_count[j].q.val().get_bits::<16>(16);
+            self.rk2_hi_eq[j].d.next =
+                self.tk_count_c[6].q.val().get_bits::<16>(16) == self.tab_count[j].q.val().get_bits::<16>(16);
+            self.rk2_lo_gt[j].d.next =
+                self.tk_count_c[6].q.val().get_bits::<16>(0) > self.tab_count[j].q.val().get_bits::<16>(0);
+        }
+        for j in 56..EARLIER {
+            self.rk2_hi_gt[j].d.next =
+                self.tk_count_c[7].q.val().get_bits::<16>(16) > self.tab_count[j].q.val().get_bits::<16>(16);
+            self.rk2_hi_eq[j].d.next =
+                self.tk_count_c[7].q.val().get_bits::<16>(16) == self.tab_count[j].q.val().get_bits::<16>(16);
+            self.rk2_lo_gt[j].d.next =
+                self.tk_count_c[7].q.val().get_bits::<16>(0) > self.tab_count[j].q.val().get_bits::<16>(0);
         }
         self.rk2_valid.d.next = self.tk_valid.q.val();
         self.rk2_row.d.next = self.tk_row.q.val();
@@ -923,11 +979,27 @@ impl Logic for SvbfAnswer {
         // of the `tk_ld`), and the others stay busy unless in their last clock (`dv_stay`, a
         // register per divider computed a clock ahead from the next state), so the flag is one
         // level of OR over registers.
+        // The blocked flag's copy of the same (`dv_next_busy`) comes from `nb_left` beside it: a
+        // take loads NB_SPAN (the divider is busy and not finishing at t+2 … t+48, and
+        // `nb_left` is nonzero at t+1 … t+47, a clock ahead), otherwise it counts down to 0. A
+        // row is taken only while its divider is idle, so a load never cuts a count short.
         for d in 0..DIVIDERS {
             self.dv_stay[d].d.next = self.dv_busy[d].d.val() & !self.dv_fin[d].d.val();
-            self.dv_next_busy[d].d.next = self.dv_stay[d].d.val() | self.tk_ld[d].d.val();
+            self.nb_left[d].d.next = self.nb_left[d].q.val();
+            if self.nb_left[d].q.val() != self.zero6.val() {
+                self.nb_left[d].d.next = self.nb_left[d].q.val() - self.one6.val();
+            }
+            if self.tk_ld[d].d.val() {
+                self.nb_left[d].d.next = self.nb_span.val();
+            }
+            self.dv_next_busy[d].d.next = self.tk_ld[d].d.val() | (self.nb_left[d].q.val() != self.zero6.val());
+            if self.reset.val() {
+                self.nb_left[d].d.next = self.zero6.val();
+                self.dv_next_busy[d].d.next = false;
+            }
         }
         self.ro_blocked_out.d.next = self.ro_blocked.d.val();
+        self.ro_blocked_copy.d.next = self.ro_blocked.d.val();
         self.busy_q.d.next = self.tk_valid.q.val()
             | self.dv_stay[0].q.val()
             | self.dv_stay[1].q.val()

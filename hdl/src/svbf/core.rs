@@ -205,6 +205,7 @@ pub struct SvbfCore<const H: usize, const P: usize, const WA: usize, const A: us
     kind_match: Constant<Bits<2>>,
     kind_multi: Constant<Bits<2>>,
     count_one: Constant<Bits<80>>,
+    ones32: Constant<Bits<32>>,
     // --- classifier registers ---
     shadow: [DFF<Bits<32>>; BOUNDS],
     shadow_nb: DFF<Bits<6>>,
@@ -333,7 +334,7 @@ pub struct SvbfCore<const H: usize, const P: usize, const WA: usize, const A: us
     kd_groups: Signal<Local, Bits<4>>,
     kd_many_any: Signal<Local, Bit>,
     center_old: Signal<Local, Bits<80>>,
-    count_sum: Signal<Local, Bits<33>>,
+    count_sum: Signal<Local, Bits<32>>,
     sum_new: Signal<Local, Bits<48>>,
 }
 
@@ -410,6 +411,7 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> SvbfCore<H
             kind_match: Constant::new(1u64.into()),
             kind_multi: Constant::new(2u64.into()),
             count_one: Constant::new(1u64.into()),
+            ones32: Constant::new(0xffff_ffffu64.into()),
             shadow: std::array::from_fn(|_| Default::default()),
             shadow_nb: Default::default(),
             bound: std::array::from_fn(|_| Default::default()),
@@ -868,12 +870,13 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
         } else {
             self.center_old.next = self.centers.alu_old_base.val();
         }
-        self.count_sum.next = bit_cast::<33, 32>(self.center_old.val().get_bits::<32>(0))
-            + bit_cast::<33, 32>(self.centers.alu_op.val().get_bits::<32>(0));
+        self.count_sum.next = self.center_old.val().get_bits::<32>(0) + self.centers.alu_op.val().get_bits::<32>(0);
         self.sum_new.next = self.center_old.val().get_bits::<48>(32) + self.centers.alu_op.val().get_bits::<48>(32);
         self.centers.alu_new.next = (bit_cast::<80, 48>(self.sum_new.val()) << self.thirty_two.val())
-            | bit_cast::<80, 32>(self.count_sum.val().get_bits::<32>(0));
-        self.centers.alu_ovf.next = self.count_sum.val().get_bit(32);
+            | bit_cast::<80, 32>(self.count_sum.val());
+        // The count wraps exactly when it was all ones (every update adds one packet): an AND
+        // tree beside the adder, not the end of its carry chain.
+        self.centers.alu_ovf.next = self.center_old.val().get_bits::<32>(0) == self.ones32.val();
         // Read-out of the frozen counters: the bank's stream passes a skid buffer (its ready to
         // the bank a register, so the take below never reaches the bank's read-out state); a row
         // is passed on while its divider in the answer unit is free, and the unit takes it as it
@@ -894,6 +897,10 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
         // the answer unit's.
         self.ro_port.s_valid.next = self.ro_skid.m_valid.val() & self.answer.ro_free.val();
         self.ro_skid.m_ready.next = self.ro_port.s_ready.val() & self.answer.ro_free.val();
+        // The stage's flags follow the same decision from copies of both registers of their
+        // own (the port stage's ready copy, the unit's second copy of its flag), so the full
+        // flag behind the center bank's ready shares no gate with the stage's load enables.
+        self.ro_skid.m_ready_copy.next = self.ro_port.s_ready_copy.val() & self.answer.ro_free_copy.val();
         // The unit forms the same take (`ro_port.s_valid & ro_port.s_ready`) from kept copies of
         // the two stages' flags, placed beside its blocked flag.
         self.answer.ro_avail.next = self.ro_skid.m_valid_copy.val();
@@ -902,6 +909,7 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
         self.ro_port_valid_sink.sig.next = self.ro_port.m_valid_copy.val();
         self.ro_port.s_data.next = self.ro_skid.m_data.val();
         self.ro_port.m_ready.next = self.m_ro_ready.val();
+        self.ro_port.m_ready_copy.next = self.m_ro_ready.val();
         self.m_ro_valid.next = self.ro_port.m_valid.val();
         self.m_ro_center.next = self.ro_port.m_data.val().get_bits::<6>(80);
         self.m_ro_count.next = self.ro_port.m_data.val().get_bits::<32>(0);
