@@ -15,7 +15,8 @@
 //!   remainder's sign: one addition straight into the remainder register;
 //!   the quotient bits are restoring division's): the first quotient bit as
 //!   the row loads, the other 47 in the
-//!   next 47 clocks, and in the 48th the refined estimate ⌊sum / count⌋ mod
+//!   next 47 clocks (counted down by the divider's timer; the datapath
+//!   steps every clock and has no enable), and in the 48th the refined estimate ⌊sum / count⌋ mod
 //!   2^32 (0 for an empty center) enters the latency table from the
 //!   divider's register, 49 clocks after the take. Eight dividers take the
 //!   64 rows in about 8 × 50 clocks; `table_ok` rises when the last row's
@@ -74,12 +75,11 @@ const NODES: usize = 15;
 const EARLIER: usize = CENTERS - 1;
 /// Groups of four rows counted together in the rank pipeline.
 const QUARTETS: usize = 16;
-/// Step count of a divider's last quotient bit (48 bits: the first as the row loads, step
-/// counts 0 … 46 the others; count 47 writes the table).
-const FIN_STEP: u64 = 46;
-/// A row taken at t keeps its divider busy from t+2 to t+49 (its last clock); busy and not in
-/// its last clock at t+2 … t+48, which `nb_left` counts down from t+1: 47 clocks.
-const NB_SPAN: u64 = FIN_STEP + 1;
+/// Clocks a divider steps after its load (48 quotient bits: the first as the row loads, the
+/// other 47 in these clocks; the next clock writes the table). A row taken at t loads at t+1,
+/// steps at t+2 … t+48 (`dv_left` counts them down from 47) and writes at t+49; `nb_left`, beside
+/// the blocked flag, counts the same span a clock ahead (47 at t+1 … 1 at t+47).
+const STEPS: u64 = 47;
 /// Copies of the taken count for the rank compares, each beside the compares of 8 rows.
 const COUNT_COPIES: usize = 8;
 
@@ -136,9 +136,9 @@ pub struct SvbfAnswer {
     zero6: Constant<Bits<6>>,
     one6: Constant<Bits<6>>,
     zero4: Constant<Bits<4>>,
+    zero5: Constant<Bits<5>>,
     zero3: Constant<Bits<3>>,
-    fin_step: Constant<Bits<6>>,
-    nb_span: Constant<Bits<6>>,
+    steps: Constant<Bits<6>>,
     zero32: Constant<Bits<32>>,
     zero34: Constant<Bits<34>>,
     one34: Constant<Bits<34>>,
@@ -159,11 +159,13 @@ pub struct SvbfAnswer {
     fin_row: [Signal<Local, Bits<6>>; DIVIDERS],
     fin_q: [Signal<Local, Bits<32>>; DIVIDERS],
     // --- dividers ---
-    dv_busy: [DFF<Bit>; DIVIDERS],
     /// `busy` as a register: the OR of the dividers' next busy flags (the core's flip handshake
     /// reads one register, not an OR of eight spread over the unit).
     busy_q: DFF<Bit>,
-    dv_step: [DFF<Bits<6>>; DIVIDERS],
+    /// Steps left: `STEPS` the clock after the load, down to 1 in the last step, 0 in the table
+    /// write and while idle. The divider's only timer: its datapath steps every clock (the
+    /// quotient is read only in the write clock) and needs no enable.
+    dv_left: [DFF<Bits<6>>; DIVIDERS],
     dv_last: [DFF<Bit>; DIVIDERS],
     /// Partial remainder of the non-restoring division, two's complement: in [−count, count).
     dv_rem: [DFF<Bits<34>>; DIVIDERS],
@@ -174,10 +176,10 @@ pub struct SvbfAnswer {
     dv_ndiv: [DFF<Bits<34>>; DIVIDERS],
     /// The divisor (the center's count) is 0: the table gets 0, not what the steps leave in the quotient.
     dv_zero: [DFF<Bit>; DIVIDERS],
-    /// The divider's last clock (the table write) is next / now: a register, not a compare.
+    /// The divider's last clock (the table write), registered from `dv_left == 1`.
     dv_fin: [DFF<Bit>; DIVIDERS],
-    /// Busy and not in its last clock (`dv_busy & !dv_fin`), registered from their next
-    /// values: the divider stays busy next clock without a load.
+    /// Stepping (loaded, not yet in its last clock), registered from the load and `dv_left`:
+    /// the divider stays busy next clock without a load.
     dv_stay: [DFF<Bit>; DIVIDERS],
     dv_row: [DFF<Bits<6>>; DIVIDERS],
     /// Twice the partial remainder plus the next dividend bit; it plus the count and it minus
@@ -224,6 +226,11 @@ pub struct SvbfAnswer {
     tk_ld: [DFF<Bit>; DIVIDERS],
     /// The row the center bank presents next (the one after the last taken; rows arrive in order).
     nxt_row: DFF<Bits<6>>,
+    /// Its divider, one-hot (entry 0 stored inverted, so the all-zero power-up and reset state
+    /// is row 0): a take loads divider d from the take and entry d alone (one gate).
+    nxt_hot: [DFF<Bit>; DIVIDERS],
+    /// Divider d is the presented row's (`nxt_hot` with entry 0 restored).
+    ld_sel: [Signal<Local, Bit>; DIVIDERS],
     /// The divider of the row presented is busy or about to load: the row is not offered
     /// (registered: from the dividers' next state and the row presented next).
     ro_blocked: DFF<Bit>,
@@ -234,8 +241,8 @@ pub struct SvbfAnswer {
     /// divider's own state: the flag's loop reads only registers beside it.
     dv_next_busy: [DFF<Bit>; DIVIDERS],
     /// Per divider: the clocks after this one in which it stays busy without a load, counted
-    /// down beside the flag from the take (`NB_SPAN` the clock after it, 0 when the divider
-    /// is idle or in its last clock): a copy of `dv_busy & !dv_fin` a clock ahead.
+    /// down beside the flag from the take (`STEPS` the clock after it, 0 when the divider
+    /// is idle or in its last clock): `dv_left` a clock ahead.
     nb_left: [DFF<Bits<6>>; DIVIDERS],
     /// `ro_blocked` again, behind `ro_free_copy` (whose load is the read-out stage's full flags).
     ro_blocked_copy: KeptReg<Bit>,
@@ -327,8 +334,9 @@ impl Default for SvbfAnswer {
             zero6: Constant::new(0u64.into()),
             one6: Constant::new(1u64.into()),
             zero4: Constant::new(0u64.into()),
+            zero5: Constant::new(0u64.into()),
             zero3: Constant::new(0u64.into()),
-            fin_step: Constant::new(FIN_STEP.into()),
+            steps: Constant::new(STEPS.into()),
             zero32: Constant::new(0u64.into()),
             zero34: Constant::new(0u64.into()),
             one34: Constant::new(1u64.into()),
@@ -343,9 +351,8 @@ impl Default for SvbfAnswer {
             fin_row: std::array::from_fn(|_| Default::default()),
             fin_q: std::array::from_fn(|_| Default::default()),
             tab_ok: Default::default(),
-            dv_busy: std::array::from_fn(|_| Default::default()),
             busy_q: Default::default(),
-            dv_step: std::array::from_fn(|_| Default::default()),
+            dv_left: std::array::from_fn(|_| Default::default()),
             dv_last: std::array::from_fn(|_| Default::default()),
             dv_rem: std::array::from_fn(|_| Default::default()),
             dv_dq: std::array::from_fn(|_| Default::default()),
@@ -379,12 +386,13 @@ impl Default for SvbfAnswer {
             tk_hot: std::array::from_fn(|_| Default::default()),
             tk_ld: std::array::from_fn(|_| Default::default()),
             nxt_row: Default::default(),
+            nxt_hot: std::array::from_fn(|_| Default::default()),
+            ld_sel: std::array::from_fn(|_| Default::default()),
             ro_blocked: Default::default(),
             ro_blocked_out: Default::default(),
             dv_next_busy: std::array::from_fn(|_| Default::default()),
             nb_left: std::array::from_fn(|_| Default::default()),
             ro_blocked_copy: Default::default(),
-            nb_span: Constant::new(NB_SPAN.into()),
             blk_after: Default::default(),
             blk_same: Default::default(),
             rk2_earlier: std::array::from_fn(|_| Default::default()),
@@ -475,10 +483,7 @@ impl Logic for SvbfAnswer {
             self.rk3_beats[j].clock.next = self.clock.val();
         }
         for d in 0..DIVIDERS {
-            self.dv_busy[d].clock.next = self.clock.val();
-            self.dv_busy[d].d.next = self.dv_busy[d].q.val();
-            self.dv_step[d].clock.next = self.clock.val();
-            self.dv_step[d].d.next = self.dv_step[d].q.val();
+            self.dv_left[d].clock.next = self.clock.val();
             self.dv_row[d].clock.next = self.clock.val();
             self.dv_row[d].d.next = self.dv_row[d].q.val();
             self.dv_fin[d].clock.next = self.clock.val();
@@ -489,9 +494,7 @@ impl Logic for SvbfAnswer {
             self.dv_last[d].clock.next = self.clock.val();
             self.dv_last[d].d.next = self.dv_last[d].q.val();
             self.dv_rem[d].clock.next = self.clock.val();
-            self.dv_rem[d].d.next = self.dv_rem[d].q.val();
             self.dv_dq[d].clock.next = self.clock.val();
-            self.dv_dq[d].d.next = self.dv_dq[d].q.val();
             self.dv_div[d].clock.next = self.clock.val();
             self.dv_div[d].d.next = self.dv_div[d].q.val();
             self.dv_ndiv[d].clock.next = self.clock.val();
@@ -550,8 +553,20 @@ impl Logic for SvbfAnswer {
                 self.blk_same.next = self.dv_next_busy[d].q.val();
             }
         }
+        self.ld_sel[0].next = !self.nxt_hot[0].q.val();
+        for d in 1..DIVIDERS {
+            self.ld_sel[d].next = self.nxt_hot[d].q.val();
+        }
+        for d in 0..DIVIDERS {
+            self.nxt_hot[d].clock.next = self.clock.val();
+            self.nxt_hot[d].d.next = self.nxt_hot[d].q.val();
+        }
         if self.take.val() {
             self.nxt_row.d.next = self.nxt_row.q.val() + self.one6.val();
+            self.nxt_hot[0].d.next = !self.ld_sel[7].val();
+            for d in 1..DIVIDERS {
+                self.nxt_hot[d].d.next = self.ld_sel[d - 1].val();
+            }
             self.ro_blocked.d.next = self.blk_after.val();
         } else {
             self.ro_blocked.d.next = self.blk_same.val();
@@ -586,7 +601,7 @@ impl Logic for SvbfAnswer {
             }
         }
         for d in 0..DIVIDERS {
-            self.tk_ld[d].d.next = self.take.val() & (self.ro_row.val().get_bits::<3>(0) == self.idx3[d].val());
+            self.tk_ld[d].d.next = self.take.val() & self.ld_sel[d].val();
         }
 
         // ---- dividers: one quotient bit per clock, MSB first, non-restoring ----
@@ -620,26 +635,24 @@ impl Logic for SvbfAnswer {
             } else {
                 self.dv_dq_next[d].next = (self.dv_dq[d].q.val() << self.one48.val()) | self.one48.val();
             }
-            // Step counts 0..=46 are the second to the 48th quotient bit; count 47 writes the table.
-            self.dv_fin[d].d.next = self.dv_busy[d].q.val() & (self.dv_step[d].q.val() == self.fin_step.val());
+            // The datapath steps every clock: from the load to the last step these are the 2nd
+            // to the 48th quotient bits, in the write clock the quotient is read (the step it
+            // takes then, and while idle, is never read). The timer: `dv_left` counts the steps
+            // down, its last (1) registers the write clock.
+            self.dv_dq[d].d.next = self.dv_dq_next[d].val();
+            self.dv_rem[d].d.next = self.dv_sum[d].val();
+            self.dv_left[d].d.next = self.dv_left[d].q.val();
+            if self.dv_left[d].q.val() != self.zero6.val() {
+                self.dv_left[d].d.next = self.dv_left[d].q.val() - self.one6.val();
+            }
+            self.dv_fin[d].d.next = self.dv_left[d].q.val() == self.one6.val();
             self.dv_done[d].next = self.dv_fin[d].q.val();
-            if self.dv_busy[d].q.val() {
-                self.dv_step[d].d.next = self.dv_step[d].q.val() + self.one6.val();
-            }
-            if self.dv_busy[d].q.val() & !self.dv_done[d].val() {
-                self.dv_dq[d].d.next = self.dv_dq_next[d].val();
-                self.dv_rem[d].d.next = self.dv_sum[d].val();
-            }
-            if self.dv_done[d].val() {
-                self.dv_busy[d].d.next = false;
-                if self.dv_last[d].q.val() {
-                    self.tab_ok.d.next = true;
-                }
+            if self.dv_done[d].val() & self.dv_last[d].q.val() {
+                self.tab_ok.d.next = true;
             }
             // The registered row loads its divider (free: a row is offered only then).
             if self.tk_ld[d].q.val() {
-                self.dv_busy[d].d.next = true;
-                self.dv_step[d].d.next = self.zero6.val();
+                self.dv_left[d].d.next = self.steps.val();
                 self.dv_row[d].d.next = self.tk_row.q.val();
                 self.dv_last[d].d.next = self.tk_last.q.val();
                 self.dv_rem[d].d.next = self.tk_tmc.q.val();
@@ -935,10 +948,13 @@ impl Logic for SvbfAnswer {
         if self.reset.val() {
             self.tab_ok.d.next = false;
             for d in 0..DIVIDERS {
-                self.dv_busy[d].d.next = false;
+                self.dv_left[d].d.next = self.zero6.val();
             }
             self.tk_valid.d.next = false;
             self.nxt_row.d.next = self.zero6.val();
+            for d in 0..DIVIDERS {
+                self.nxt_hot[d].d.next = false;
+            }
             self.ro_blocked.d.next = false;
             for d in 0..DIVIDERS {
                 self.tk_ld[d].d.next = false;
@@ -977,20 +993,21 @@ impl Logic for SvbfAnswer {
         // ("the read-out stage presented a row last clock") holds the flip.
         // The OR of their next busy flags: a take loads exactly one divider (`tk_valid` is the OR
         // of the `tk_ld`), and the others stay busy unless in their last clock (`dv_stay`, a
-        // register per divider computed a clock ahead from the next state), so the flag is one
+        // register per divider: loading now, or two or more steps left), so the flag is one
         // level of OR over registers.
         // The blocked flag's copy of the same (`dv_next_busy`) comes from `nb_left` beside it: a
-        // take loads NB_SPAN (the divider is busy and not finishing at t+2 … t+48, and
+        // take loads STEPS (the divider is busy and not finishing at t+2 … t+48, and
         // `nb_left` is nonzero at t+1 … t+47, a clock ahead), otherwise it counts down to 0. A
         // row is taken only while its divider is idle, so a load never cuts a count short.
         for d in 0..DIVIDERS {
-            self.dv_stay[d].d.next = self.dv_busy[d].d.val() & !self.dv_fin[d].d.val();
+            self.dv_stay[d].d.next = !self.reset.val()
+                & (self.tk_ld[d].q.val() | (self.dv_left[d].q.val().get_bits::<5>(1) != self.zero5.val()));
             self.nb_left[d].d.next = self.nb_left[d].q.val();
             if self.nb_left[d].q.val() != self.zero6.val() {
                 self.nb_left[d].d.next = self.nb_left[d].q.val() - self.one6.val();
             }
             if self.tk_ld[d].d.val() {
-                self.nb_left[d].d.next = self.nb_span.val();
+                self.nb_left[d].d.next = self.steps.val();
             }
             self.dv_next_busy[d].d.next = self.tk_ld[d].d.val() | (self.nb_left[d].q.val() != self.zero6.val());
             if self.reset.val() {
