@@ -89,6 +89,9 @@ pub struct BlockRam<const W: usize, const A: usize> {
     pub read_address: Signal<In, Bits<A>>,
     /// Word at the read address of three edges ago, plus the extra stages (the select of registered slice outputs).
     pub read_data: Signal<Out, Bits<W>>,
+    /// The same word as `read_data`. With [`BlockRam::with_second_read_select`], from a slice
+    /// select of its own (its own kept copy of the last one-hot register); otherwise `read_data` itself.
+    pub read_data_copy: Signal<Out, Bits<W>>,
     /// Write address.
     pub write_address: Signal<In, Bits<A>>,
     /// Word to write.
@@ -106,6 +109,8 @@ pub struct BlockRam<const W: usize, const A: usize> {
     /// One read-address register in front of every slice, loaded every clock
     /// ([`BlockRam::with_one_read_address_register`]), instead of one per slice.
     _one_read_address: bool,
+    /// A second slice select behind the slices for `read_data_copy` ([`BlockRam::with_second_read_select`]).
+    _second_select: bool,
 }
 
 impl<const W: usize, const A: usize> Default for BlockRam<W, A> {
@@ -129,6 +134,7 @@ impl<const W: usize, const A: usize> BlockRam<W, A> {
             clock: Default::default(),
             read_address: Default::default(),
             read_data: Default::default(),
+            read_data_copy: Default::default(),
             write_address: Default::default(),
             write_data: Default::default(),
             write_enable: Default::default(),
@@ -137,6 +143,7 @@ impl<const W: usize, const A: usize> BlockRam<W, A> {
             _read_regs: vec![Bits::default(); 1 + extra],
             _write_reg: None,
             _one_read_address: false,
+            _second_select: false,
         }
     }
 
@@ -153,6 +160,18 @@ impl<const W: usize, const A: usize> BlockRam<W, A> {
         self._one_read_address = true;
         self
     }
+
+    /// The same RAM with a second select over its slices for `read_data_copy`,
+    /// under its own copy of the last one-hot slice register (kept apart in
+    /// synthesis). With one select, a memory read by two consumers (a bank's
+    /// forwarding select and its frozen-copy query) shares the AND-OR over the
+    /// slices between them: synthesis builds it once, and the shared gate sits
+    /// between the two consumers, on both their paths. With two, each consumer
+    /// merges its own select into its own logic. Same cycle behaviour.
+    pub fn with_second_read_select(mut self) -> Self {
+        self._second_select = true;
+        self
+    }
 }
 
 impl<const W: usize, const A: usize> Logic for BlockRam<W, A> {
@@ -160,6 +179,7 @@ impl<const W: usize, const A: usize> Logic for BlockRam<W, A> {
         if self.clock.pos_edge() {
             // Beyond the depth, reads are undefined (0 here) and writes are dropped.
             self.read_data.next = self._read_regs[self._read_regs.len() - 1];
+            self.read_data_copy.next = self._read_regs[self._read_regs.len() - 1];
             self._read_regs.rotate_right(1);
             self._read_regs[0] = self._mem.get(self._read_addr).copied().unwrap_or_default();
             if let Some((row, data)) = self._write_reg.take() {
@@ -176,10 +196,18 @@ impl<const W: usize, const A: usize> Logic for BlockRam<W, A> {
 
     fn connect(&mut self) {
         self.read_data.connect();
+        self.read_data_copy.connect();
     }
 
     fn hdl(&self) -> Verilog {
-        Verilog::Custom(block_ram_verilog(W, A, self._mem.len(), self._read_regs.len() - 1, self._one_read_address))
+        Verilog::Custom(block_ram_verilog(
+            W,
+            A,
+            self._mem.len(),
+            self._read_regs.len() - 1,
+            self._one_read_address,
+            self._second_select,
+        ))
     }
 
     fn timing(&self) -> Vec<TimingInfo> {
@@ -189,8 +217,9 @@ impl<const W: usize, const A: usize> Logic for BlockRam<W, A> {
 
 /// The body of a `depth`-word RAM of `w`-bit words behind `a` address bits,
 /// with `extra` pipeline registers behind each slice's first one, and one
-/// read-address register for all slices if `one_ra` (else one per slice).
-fn block_ram_verilog(w: usize, a: usize, depth: usize, extra: usize, one_ra: bool) -> String {
+/// read-address register for all slices if `one_ra` (else one per slice), and
+/// `read_data_copy` from a second slice select if `second` (else `read_data`).
+fn block_ram_verilog(w: usize, a: usize, depth: usize, extra: usize, one_ra: bool, second: bool) -> String {
     let slices = depth.div_ceil(SLICE_ROWS);
     let msb = w - 1;
     let mut v = String::new();
@@ -219,6 +248,10 @@ fn block_ram_verilog(w: usize, a: usize, depth: usize, extra: usize, one_ra: boo
              \x20  wa <= {index_w};\n\
              \x20  wd <= write_data;\n\
              \x20  we <= write_enable;\n\
+             end\n\n\
+             // One slice: no select, the copy is the word itself.\n\
+             always @(*) begin\n\
+             \x20  read_data_copy = read_data;\n\
              end\n",
             awm = aw.min(a) - 1,
             storage = slice_storage("", depth, w, &stages[0], "ra", aw.min(a))
@@ -290,7 +323,25 @@ fn block_ram_verilog(w: usize, a: usize, depth: usize, extra: usize, one_ra: boo
         storage.push_str(&slice_storage(&s.to_string(), rows, w, &stages[0], &ra, ra_bits));
     }
     let hot: String = (0..slices).map(|s| format!("   hot1[{s}] <= sel0 == {sw}'d{s};\n")).collect();
-    let or: Vec<String> = (0..slices).map(|s| format!("(q{s} & {{{w}{{hot{hot_last}[{s}]}}}})")).collect();
+    let or = |h: &str| -> String {
+        (0..slices).map(|s| format!("(q{s} & {{{w}{{{h}[{s}]}}}})")).collect::<Vec<_>>().join(" | ")
+    };
+    let copy = if second {
+        // The copy's own last one-hot register, from the same previous stage.
+        v.push_str(&format!(
+            "// The second select's last one-hot register, kept apart from hot{hot_last} in synthesis.\n\
+             reg [{}:0] hot{hot_last}_copy;\n\
+             (* keep *)\n\
+             always @(posedge clock) begin\n\
+             \x20  hot{hot_last}_copy <= hot{};\n\
+             end\n",
+            slices - 1,
+            hot_last - 1
+        ));
+        or(&format!("hot{hot_last}_copy"))
+    } else {
+        "read_data".to_string()
+    };
     v.push_str(&format!(
         "{storage}\n\
          always @(posedge clock) begin\n\
@@ -303,9 +354,10 @@ fn block_ram_verilog(w: usize, a: usize, depth: usize, extra: usize, one_ra: boo
          // The slice select, after the registers behind the slices.\n\
          always @(*) begin\n\
          \x20  read_data = {};\n\
+         \x20  read_data_copy = {copy};\n\
          end\n",
         sel("read_address"),
-        or.join(" | "),
+        or(&format!("hot{hot_last}")),
         lm = lo - 1
     ));
     v
@@ -420,7 +472,7 @@ mod tests {
 
     #[test]
     fn slices_cover_the_depth_and_select_after_their_registers() {
-        let v = block_ram_verilog(144, 16, 2500, 0, false);
+        let v = block_ram_verilog(144, 16, 2500, 0, false, false);
         for s in 0..5 {
             assert!(v.contains(&format!("reg [143:0] q{s};")), "slice {s}");
         }
@@ -436,15 +488,15 @@ mod tests {
         assert!(v.contains("mem4[wa[8:0]] <= wd;"));
         // Two extra stages: two registers between each block and its q, the one-hot select
         // two clocks longer.
-        let deep = block_ram_verilog(144, 16, 2500, 2, false);
+        let deep = block_ram_verilog(144, 16, 2500, 2, false, false);
         assert!(deep.contains("x1_4 <= rd4;") && deep.contains("x2_4 <= x1_4;") && deep.contains("q4 <= x2_4;"));
         assert!(deep.contains("hot4 <= hot3;") && deep.contains("(q4 & {144{hot4[4]}})"));
         assert!(!deep.contains("q4 <= rd4;") && !deep.contains("hot5"));
-        let one = block_ram_verilog(72, 10, 512, 0, false);
+        let one = block_ram_verilog(72, 10, 512, 0, false, false);
         assert!(one.contains("read_data <= rd;") && !one.contains("sel1"));
         assert!(one.contains("ra <= read_address[8:0];") && one.contains("rd <= mem[ra];"));
         assert!(one.contains("wa <= write_address[8:0];") && one.contains("mem[wa[8:0]] <= wd;"));
-        let one_deep = block_ram_verilog(72, 10, 512, 1, false);
+        let one_deep = block_ram_verilog(72, 10, 512, 1, false, false);
         assert!(one_deep.contains("x1 <= rd;") && one_deep.contains("read_data <= x1;"));
     }
 
@@ -452,7 +504,7 @@ mod tests {
     fn on_ecp5_the_register_behind_each_slice_is_the_blocks_output_register() {
         // Without extra stages the first register behind slice s is q{s}; with them, x1_{s}.
         for (extra, first) in [(0, "q"), (2, "x1_")] {
-            let v = block_ram_verilog(144, 16, 2500, extra, false);
+            let v = block_ram_verilog(144, 16, 2500, extra, false, false);
             assert_eq!(v.matches("`ifdef NETMEAS_ECP5").count(), 5, "one per slice");
             // 144 bits: four 36-bit blocks per slice, each with both output registers on.
             assert_eq!(v.matches("DP16KD #(").count(), 20);
@@ -479,19 +531,19 @@ mod tests {
             );
         }
         // A 40-bit word: the second block's upper 32 bits are tied off and left open.
-        let one = block_ram_verilog(40, 9, 300, 0, false);
+        let one = block_ram_verilog(40, 9, 300, 0, false, false);
         assert!(
             one.contains("wire [39:0] dout;\nalways @(*) read_data = dout;")
                 && one.contains("rd <= mem[ra];\n   read_data <= rd;")
         );
         assert!(!one.contains(".DIA4(wd[40])") && one.contains(".DIA4(1'b0)") && one.contains(".DOA4()"));
         // Small memories stay distributed RAM: no primitive.
-        assert!(!block_ram_verilog(100, 4, 11, 0, false).contains("DP16KD"));
+        assert!(!block_ram_verilog(100, 4, 11, 0, false, false).contains("DP16KD"));
     }
 
     #[test]
     fn one_read_address_register_feeds_every_slice_without_an_enable() {
-        let v = block_ram_verilog(64, 10, 1000, 0, true);
+        let v = block_ram_verilog(64, 10, 1000, 0, true, false);
         // One 9-bit register loaded every clock; no per-slice register, no slice-decoded enable.
         assert!(v.contains("reg [8:0] ra;") && v.contains("   ra <= read_address[8:0];"));
         assert!(!v.contains("ra0") && !v.contains("ra1") && !v.contains("if (read_address"));
@@ -506,10 +558,31 @@ mod tests {
         assert!(v.contains("read_data = (q0 & {64{hot2[0]}}) | (q1 & {64{hot2[1]}});"));
         // A slice of fewer rows than the register spans reads its low bits, and only the
         // write side has unused high bits.
-        let short = block_ram_verilog(64, 10, 600, 0, true);
+        let short = block_ram_verilog(64, 10, 600, 0, true, false);
         assert!(short.contains("rd1 <= mem1[ra[6:0]];") && short.contains(".ADB5(ra[0])"));
         assert!(short.contains("wire unused_slice1_rows = |{write_address[8:7]};"));
-        let per_slice = block_ram_verilog(64, 10, 600, 0, false);
+        let per_slice = block_ram_verilog(64, 10, 600, 0, false, false);
         assert!(per_slice.contains("wire unused_slice1_rows = |{read_address[8:7], write_address[8:7]};"));
+    }
+
+    #[test]
+    fn second_read_select_has_its_own_kept_one_hot_register() {
+        // One extra stage: the last one-hot register is hot3; the copy's is loaded from hot2 in a kept process.
+        let v = block_ram_verilog(64, 10, 1024, 1, true, true);
+        assert!(
+            v.contains("reg [1:0] hot3_copy;")
+                && v.contains("(* keep *)\nalways @(posedge clock) begin\n   hot3_copy <= hot2;\nend")
+        );
+        assert!(v.contains("read_data = (q0 & {64{hot3[0]}}) | (q1 & {64{hot3[1]}});"));
+        assert!(v.contains("read_data_copy = (q0 & {64{hot3_copy[0]}}) | (q1 & {64{hot3_copy[1]}});"));
+        // Without it, the copy is the word itself and no register is added.
+        let plain = block_ram_verilog(64, 10, 1024, 1, true, false);
+        assert!(
+            plain.contains("read_data_copy = read_data;")
+                && !plain.contains("hot3_copy")
+                && !plain.contains("(* keep *)")
+        );
+        // One slice has no select: the copy is the word.
+        assert!(block_ram_verilog(72, 10, 512, 1, false, true).contains("read_data_copy = read_data;"));
     }
 }

@@ -354,6 +354,17 @@ impl<const W: usize, const A: usize> RmwBank<W, A> {
         self
     }
 
+    /// The same bank whose frozen-copy reads (`q_data`, the read-out) come from a
+    /// second select over each copy's block-RAM slices ([`BlockRam::with_second_read_select`]),
+    /// not the one the forwarding select in front of `s3_base` merges with: for a
+    /// bank read at both (the SVBF partitions' inserts and queries), the two
+    /// selects then share no gate. Same cycle behaviour.
+    pub fn with_second_read_select(mut self) -> Self {
+        self.ram0 = self.ram0.with_second_read_select();
+        self.ram1 = self.ram1.with_second_read_select();
+        self
+    }
+
     fn with_copies(rows: usize, rows1: usize, extra: usize) -> Self {
         assert!(rows >= 1 && rows <= 1 << A, "rows must be in 1..=2^A");
         assert!(extra <= MAX_EXTRA_STAGES, "at most {MAX_EXTRA_STAGES} extra read stages");
@@ -830,9 +841,9 @@ impl<const W: usize, const A: usize> Logic for RmwBank<W, A> {
             }
         }
         if self.epoch_q.q.val() {
-            self.frozen_data.next = self.ram0.read_data.val();
+            self.frozen_data.next = self.ram0.read_data_copy.val();
         } else {
-            self.frozen_data.next = self.ram1.read_data.val();
+            self.frozen_data.next = self.ram1.read_data_copy.val();
         }
         self.q_data.next = self.frozen_data.val();
         // Output buffer: a shift register popped at b0, filled at its first free entry.

@@ -28,6 +28,10 @@
 //!   the arithmetic (`s3_base` in [`RmwBank`]) starts from a register, not
 //!   from a block across the die. It costs one clock on the drain, the
 //!   forwarding depth and the query.
+//! - **Two slice selects**: the query reads each bank copy through a select
+//!   over its two slices of its own ([`RmwBank::with_second_read_select`]), so
+//!   the query's word registers (`q8_lo`, `q8_hi`) and the insert's forwarding
+//!   select share no gate behind the slices' registers.
 //!
 //! Per-clock model: `netmeas_sim::svbf::cycle` (its `parts`).
 
@@ -150,8 +154,12 @@ impl<const P: usize, const WA: usize, const A: usize> Default for SvbfPartition<
             release_frozen: Default::default(),
             q_base: Default::default(),
             q_window: Default::default(),
-            even: RmwBank::with_read_stages(1 << A, SVBF_PART_READ_STAGES).with_one_read_address_register(),
-            odd: RmwBank::with_read_stages(1 << A, SVBF_PART_READ_STAGES).with_one_read_address_register(),
+            even: RmwBank::with_read_stages(1 << A, SVBF_PART_READ_STAGES)
+                .with_one_read_address_register()
+                .with_second_read_select(),
+            odd: RmwBank::with_read_stages(1 << A, SVBF_PART_READ_STAGES)
+                .with_one_read_address_register()
+                .with_second_read_select(),
             even_sink: Default::default(),
             odd_sink: Default::default(),
             even_sink_row: Default::default(),
