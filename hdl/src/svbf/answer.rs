@@ -306,6 +306,9 @@ pub struct SvbfAnswer {
     a_latency_q: DFF<Bits<32>>,
     /// The root's rank (only its center is looked up).
     root_rank_sink: Unused<Bits<6>>,
+    /// The tables' second read ports (one slice each: the same word as `read_data`).
+    count_copy_sink: Unused<Bits<32>>,
+    latency_copy_sink: Unused<Bits<32>>,
 }
 
 impl Default for SvbfAnswer {
@@ -433,6 +436,8 @@ impl Default for SvbfAnswer {
             a_count_q: Default::default(),
             a_latency_q: Default::default(),
             root_rank_sink: Default::default(),
+            count_copy_sink: Default::default(),
+            latency_copy_sink: Default::default(),
         }
     }
 }
@@ -940,6 +945,8 @@ impl Logic for SvbfAnswer {
             self.a_latency_q.d.next = self.latency_ram.read_data.val();
         }
         self.root_rank_sink.sig.next = self.nd_rank[14].q.val();
+        self.count_copy_sink.sig.next = self.count_ram.read_data_copy.val();
+        self.latency_copy_sink.sig.next = self.latency_ram.read_data_copy.val();
         self.a_center.next = self.a_center_q.q.val();
         self.a_count.next = self.a_count_q.q.val();
         self.a_latency.next = self.a_latency_q.q.val();
