@@ -269,7 +269,10 @@ fn block_ram_verilog(w: usize, a: usize, depth: usize, extra: usize, one_ra: boo
     // One-hot slice of the read, from one clock after sel0 to the clock its data is in q.
     let hot_last = 2 + extra;
     let hot_decl: String = (1..=hot_last).map(|k| format!("reg [{}:0] hot{k};\n", slices - 1)).collect();
-    let hot_shift: String = (2..=hot_last).map(|k| format!("\x20  hot{k} <= hot{};\n", k - 1)).collect();
+    // With a second select, the last one-hot register and its copy each have a kept process of
+    // their own (below): Yosys merges a kept register with an unkept twin.
+    let shifted = if second { hot_last - 1 } else { hot_last };
+    let hot_shift: String = (2..=shifted).map(|k| format!("\x20  hot{k} <= hot{};\n", k - 1)).collect();
     v.push_str(&format!(
         "// Slice index of the read one clock after its address, then one-hot from two clocks after\n\
          // until its data is behind the slices.\n\
@@ -327,16 +330,16 @@ fn block_ram_verilog(w: usize, a: usize, depth: usize, extra: usize, one_ra: boo
         (0..slices).map(|s| format!("(q{s} & {{{w}{{{h}[{s}]}}}})")).collect::<Vec<_>>().join(" | ")
     };
     let copy = if second {
-        // The copy's own last one-hot register, from the same previous stage.
+        // The last one-hot register and the copy's, both from the same previous stage, each
+        // kept so that synthesis merges neither into the other.
+        let kept =
+            |r: &str| format!("(* keep *)\nalways @(posedge clock) begin\n\x20  {r} <= hot{};\nend\n", hot_last - 1);
         v.push_str(&format!(
-            "// The second select's last one-hot register, kept apart from hot{hot_last} in synthesis.\n\
-             reg [{}:0] hot{hot_last}_copy;\n\
-             (* keep *)\n\
-             always @(posedge clock) begin\n\
-             \x20  hot{hot_last}_copy <= hot{};\n\
-             end\n",
+            "// The two selects' last one-hot registers, kept apart in synthesis.\n\
+             reg [{}:0] hot{hot_last}_copy;\n{}{}",
             slices - 1,
-            hot_last - 1
+            kept(&format!("hot{hot_last}")),
+            kept(&format!("hot{hot_last}_copy"))
         ));
         or(&format!("hot{hot_last}_copy"))
     } else {
