@@ -77,6 +77,8 @@ pub struct SvbfDriver {
     frozen: [u64; 16],
     frozen_len: usize,
     tag: u16,
+    /// The reset of the cycle before (the core acts on it a clock late).
+    reset_q: bool,
 }
 
 impl SvbfDriver {
@@ -91,6 +93,7 @@ impl SvbfDriver {
             frozen: [0; 16],
             frozen_len: 0,
             tag: 0,
+            reset_q: false,
         }
     }
 
@@ -143,9 +146,12 @@ impl SvbfDriver {
     }
 
     /// The outputs of the cycle of `i`: a taken packet joins the live keys, a
-    /// taken flip freezes them, a reset forgets both.
+    /// taken flip freezes them, a reset forgets both (in the clock it is
+    /// sampled and the next, the clock the core acts on it).
     pub fn observe(&mut self, i: &SvbfInputs, o: &SvbfOutputs) {
-        if i.reset {
+        let reset = i.reset || self.reset_q;
+        self.reset_q = i.reset;
+        if reset {
             self.live_len = 0;
             self.live_next = 0;
             self.frozen_len = 0;
@@ -175,6 +181,8 @@ pub fn cosim_svbf<M: SvbfRtl>(p: SvbfStimulus, seed: u64, cycles: u64) -> Result
     golden.step(&SvbfInputs::default());
     let mut drv = SvbfDriver::new(p, seed);
     let mut st = SvbfStats::default();
+    // The reset of the cycle before: what the core takes in that clock is dropped as well.
+    let mut reset_q = false;
     let n = M::NAME;
     cosim_model::<M>(
         cycles,
@@ -204,15 +212,16 @@ pub fn cosim_svbf<M: SvbfRtl>(p: SvbfStimulus, seed: u64, cycles: u64) -> Result
                 differ(n, cycle, "ro_count", r.ro_count, g.ro_count)?;
                 differ(n, cycle, "ro_sum", r.ro_sum, g.ro_sum)?;
                 differ(n, cycle, "ro_last", r.ro_last, g.ro_last)?;
-                st.centers_read += (i.ro_ready && !i.reset) as u64;
+                st.centers_read += (i.ro_ready && !i.reset && !reset_q) as u64;
             }
             if g.r_valid {
                 st.results[g.r_kind as usize] += 1;
             }
-            if !i.reset {
+            if !i.reset && !reset_q {
                 st.packets += (i.valid && g.ready) as u64;
                 st.flips += (i.flip && g.flip_ready) as u64;
             }
+            reset_q = i.reset;
             st.cycles += 1;
             Ok(())
         },

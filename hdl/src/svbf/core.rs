@@ -90,7 +90,9 @@ pub struct SvbfCore<const H: usize, const P: usize, const WA: usize, const A: us
     // --- clock and synchronous reset ---
     /// Clock.
     pub clock: Signal<In, Clock>,
-    /// Synchronous reset: drops packets and queries in flight and clears every bank (the CSRs keep their values).
+    /// Synchronous reset, registered at the boundary (it acts one clock after it is sampled): drops
+    /// packets and queries in flight, those taken in the clock it is sampled and the next
+    /// included, and clears every bank (the CSRs keep their values).
     pub reset: Signal<In, Bit>,
     // --- packet stream ---
     /// A packet is offered.
@@ -318,6 +320,18 @@ pub struct SvbfCore<const H: usize, const P: usize, const WA: usize, const A: us
     /// query is taken meanwhile): one kept copy per partition, beside its banks, not one
     /// register routed across the die into every bank's read-out state.
     rel_go: [KeptReg<Bit>; H],
+    // --- the reset, registered once and copied ---
+    /// `reset` one clock late, one kept copy per region that clears on it: each partition (its
+    /// banks and the core's registers beside it), the center bank, the answer unit, the
+    /// read-out stages, the clear counter, the insert pipeline and the query pipeline. No one
+    /// register drives every synchronous clear across the die.
+    rst_part: [KeptReg<Bit>; H],
+    rst_centers: KeptReg<Bit>,
+    rst_answer: KeptReg<Bit>,
+    rst_ro: KeptReg<Bit>,
+    rst_init: KeptReg<Bit>,
+    rst_ins: KeptReg<Bit>,
+    rst_query: KeptReg<Bit>,
     // --- combinational helpers ---
     accept: Signal<Local, Bit>,
     take_flip: Signal<Local, Bit>,
@@ -487,6 +501,13 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> SvbfCore<H
             r_latency_q: Default::default(),
             rel_pend: Default::default(),
             rel_go: std::array::from_fn(|_| Default::default()),
+            rst_part: std::array::from_fn(|_| Default::default()),
+            rst_centers: Default::default(),
+            rst_answer: Default::default(),
+            rst_ro: Default::default(),
+            rst_init: Default::default(),
+            rst_ins: Default::default(),
+            rst_query: Default::default(),
             accept: Default::default(),
             take_flip: Default::default(),
             q_accept: Default::default(),
@@ -572,6 +593,23 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
         for c in 0..LAT_COPIES {
             self.s1_lat_c[c].clock.next = self.clock.val();
         }
+        // ---- the reset, registered into a copy per region (every clear below reads a copy) ----
+        for j in 0..H {
+            self.rst_part[j].clock.next = self.clock.val();
+            self.rst_part[j].d.next = self.reset.val();
+        }
+        self.rst_centers.clock.next = self.clock.val();
+        self.rst_centers.d.next = self.reset.val();
+        self.rst_answer.clock.next = self.clock.val();
+        self.rst_answer.d.next = self.reset.val();
+        self.rst_ro.clock.next = self.clock.val();
+        self.rst_ro.d.next = self.reset.val();
+        self.rst_init.clock.next = self.clock.val();
+        self.rst_init.d.next = self.reset.val();
+        self.rst_ins.clock.next = self.clock.val();
+        self.rst_ins.d.next = self.reset.val();
+        self.rst_query.clock.next = self.clock.val();
+        self.rst_query.d.next = self.reset.val();
         for j in 0..BOUNDS {
             self.s2_hi_gt[j].clock.next = self.clock.val();
             self.s2_hi_eq[j].clock.next = self.clock.val();
@@ -622,22 +660,22 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             self.hash[j].clock.next = self.clock.val();
             self.qhash[j].clock.next = self.clock.val();
             self.parts[j].clock.next = self.clock.val();
-            self.parts[j].reset.next = self.reset.val();
+            self.parts[j].reset.next = self.rst_part[j].q.val();
         }
         self.centers.clock.next = self.clock.val();
-        self.centers.reset.next = self.reset.val();
+        self.centers.reset.next = self.rst_centers.q.val();
         self.ro_skid.clock.next = self.clock.val();
-        self.ro_skid.reset.next = self.reset.val();
+        self.ro_skid.reset.next = self.rst_ro.q.val();
         self.ro_port.clock.next = self.clock.val();
-        self.ro_port.reset.next = self.reset.val();
+        self.ro_port.reset.next = self.rst_ro.q.val();
         self.answer.clock.next = self.clock.val();
-        self.answer.reset.next = self.reset.val();
+        self.answer.reset.next = self.rst_answer.q.val();
 
         // ---- clear after reset: every bank zeroes its rows one per clock and is ready the clock
         // after its last; the core counts the same clocks for the largest bank (its
         // sequence, `RmwBank`'s), so readiness is one register here ----
         self.init.clock.next = self.clock.val();
-        self.init.reset.next = self.reset.val();
+        self.init.reset.next = self.rst_init.q.val();
         self.init_row_sink.sig.next = self.init.row.val();
         self.s_ready.next = self.init.done.val();
         self.centers_ready_sink.sig.next = self.centers.s_upd_ready.val();
@@ -832,12 +870,12 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
         for j in 0..H {
             self.s7_bit[j].d.next = self.s6_bit[j].q.val();
             // The copies of `s7_valid` and `s7_flip`, cleared by reset as they are.
-            self.s7_part_valid[j].d.next = self.s6_valid.q.val() & !self.reset.val();
-            self.s7_part_flip[j].d.next = self.s6_flip.q.val() & !self.reset.val();
+            self.s7_part_valid[j].d.next = self.s6_valid.q.val() & !self.rst_part[j].q.val();
+            self.s7_part_flip[j].d.next = self.s6_flip.q.val() & !self.rst_part[j].q.val();
             self.parts[j].s_upd_valid.next = self.s7_part_valid[j].q.val();
             self.parts[j].s_upd_bit.next = self.s7_bit[j].q.val();
             self.parts[j].flip.next = self.s7_part_flip[j].q.val();
-            self.rel_go[j].d.next = self.release_now.val() & !self.reset.val();
+            self.rel_go[j].d.next = self.release_now.val() & !self.rst_part[j].q.val();
             self.parts[j].release_frozen.next = self.rel_go[j].q.val();
         }
         self.s7_valid.d.next = self.s6_valid.q.val();
@@ -1021,8 +1059,8 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
         self.r_count.next = self.r_count_q.q.val();
         self.r_latency.next = self.r_latency_q.q.val();
 
-        // ---- synchronous reset of the control state ----
-        if self.reset.val() {
+        // ---- synchronous reset of the control state (the insert side, then the query side) ----
+        if self.rst_ins.q.val() {
             self.s1_valid.d.next = false;
             self.s1_flip.d.next = false;
             self.s2_valid.d.next = false;
@@ -1040,9 +1078,6 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             self.s8_flip.d.next = false;
             self.flip_on_way.d.next = false;
             self.fr_cent.d.next = false;
-            for j in 0..H {
-                self.fr_part[j].d.next = false;
-            }
             self.fr_q.d.next = false;
             self.fr_out.d.next = false;
             self.ro_seen.d.next = false;
@@ -1050,6 +1085,13 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             for n in 0..6 {
                 self.hf[n].d.next = false;
             }
+        }
+        for j in 0..H {
+            if self.rst_part[j].q.val() {
+                self.fr_part[j].d.next = false;
+            }
+        }
+        if self.rst_query.q.val() {
             self.q1_valid.d.next = false;
             self.q2_valid.d.next = false;
             for n in 0..19 {
@@ -1077,5 +1119,44 @@ mod tests {
     fn core_is_synthesizable() {
         let cfg = SvbfConfig { hashes: 2, partition_log2: 8, ..Default::default() };
         crate::export::lint_block_built(move || SvbfCore::<2, 8, 2, 1>::new(&cfg), "svbf_core_h2_p8").unwrap();
+    }
+
+    /// The reset input feeds only its registered copies (one per partition and six more), each
+    /// kept apart in synthesis: no clear in the core or its blocks reads the input itself.
+    #[test]
+    fn reset_feeds_only_its_kept_copies() {
+        let cfg = SvbfConfig { hashes: 2, partition_log2: 8, ..Default::default() };
+        let v = crate::export::generate(SvbfCore::<2, 8, 2, 1>::new(&cfg)).0;
+        let top = &v[v.find("module top(").expect("a top module")..];
+        let top = &top[..top.find("endmodule").expect("its end")];
+        let reads: Vec<&str> = top
+            .lines()
+            .map(str::trim)
+            .filter(|l| l.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '$')).any(|t| t == "reset"))
+            // The declaration, and the blocks' own ports named `reset` (connected below).
+            .filter(|l| !l.starts_with("input wire") && !l.starts_with("module top(") && !l.starts_with(".reset("))
+            .collect();
+        assert_eq!(reads.len(), 2 + 6, "{reads:#?}");
+        for l in &reads {
+            assert!(l.starts_with("rst_") && l.ends_with("$d = reset;"), "reset read by `{l}`");
+        }
+        for (block, copy) in [
+            ("parts$0", "rst_part$0"),
+            ("parts$1", "rst_part$1"),
+            ("centers", "rst_centers"),
+            ("ro_skid", "rst_ro"),
+            ("ro_port", "rst_ro"),
+            ("answer", "rst_answer"),
+            ("init", "rst_init"),
+        ] {
+            assert!(top.contains(&format!("{block}$reset = {copy}$q;")), "{block} reads {copy}");
+        }
+        // Each copy is a kept register.
+        for copy in
+            ["rst_part$0", "rst_part$1", "rst_centers", "rst_answer", "rst_ro", "rst_init", "rst_ins", "rst_query"]
+        {
+            let m = &v[v.find(&format!("module top${copy}(")).unwrap_or_else(|| panic!("module of {copy}"))..];
+            assert!(m[..m.find("endmodule").unwrap()].contains("(* keep *)"), "{copy} is not kept");
+        }
     }
 }

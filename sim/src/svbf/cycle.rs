@@ -136,7 +136,7 @@ pub const SVBF_KIND_MULTI: u8 = 2;
 /// Inputs of the SVBF core in one clock.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SvbfInputs {
-    /// Synchronous reset.
+    /// Synchronous reset, acting one clock after it is sampled (the core registers it).
     pub reset: bool,
     /// A packet is offered.
     pub valid: bool,
@@ -337,6 +337,9 @@ pub struct SvbfCycle {
     ro_stage: SkidStage,
     /// The port stage, between the answer unit and `ro_*`.
     port_stage: SkidStage,
+    /// `reset` one clock late: the core registers it at its boundary, and every clear reads the
+    /// registered value.
+    reset_q: bool,
 }
 
 /// A two-entry skid buffer (the RTL's `SkidBuffer`): the row presented, and the row behind it.
@@ -449,6 +452,7 @@ impl SvbfCycle {
             divs: [Divider::default(); DIVIDERS],
             ro_stage: SkidStage::default(),
             port_stage: SkidStage::default(),
+            reset_q: false,
             cfg: cfg.clone(),
         }
     }
@@ -567,7 +571,7 @@ impl SvbfCycle {
             let (even_row, odd_row, _, _) = self.q_geom[0][j];
             for (par, bank) in self.parts[j].iter_mut().enumerate() {
                 let o = bank.step(&CounterBankInputs {
-                    reset: i.reset,
+                    reset: self.reset_q,
                     upd_valid: self.s7.valid && (w & 1) as usize == par,
                     upd_row: (w >> 1) as u32,
                     upd_op: BitWord(1 << (b & 63)),
@@ -584,7 +588,7 @@ impl SvbfCycle {
         }
         let c_out = self.centers.outputs();
         let c = self.centers.step(&CounterBankInputs {
-            reset: i.reset,
+            reset: self.reset_q,
             upd_valid: self.s7.valid,
             upd_row: self.s7_center,
             upd_op: CountSum { count: 1, tsum: self.s7.latency as u64 },
@@ -746,7 +750,7 @@ impl SvbfCycle {
         self.fr_bank = fr_all;
         self.fr_out = fr_next;
 
-        if i.reset {
+        if self.reset_q {
             // Control state resets (the CSRs keep their values); the banks clear themselves.
             for s in [&mut self.s1, &mut self.s2, &mut self.s3, &mut self.s4, &mut self.s5, &mut self.s6, &mut self.s7]
             {
@@ -782,6 +786,7 @@ impl SvbfCycle {
             self.ro_stage = SkidStage::default();
             self.port_stage = SkidStage::default();
         }
+        self.reset_q = i.reset;
         out
     }
 }
@@ -818,6 +823,40 @@ mod tests {
             }
         }
         panic!("flip never ready");
+    }
+
+    /// The core registers `reset`: the clock it is sampled and the next still show the state
+    /// before it (ready high, a packet taken), the clock after shows it cleared, and the packet
+    /// taken in between never reaches the counters; one taken after the clear does.
+    #[test]
+    fn reset_acts_one_clock_after_it_is_sampled() {
+        let cfg = cfg(8, 1, 2);
+        let centers = Centers::new(&[10, 50]).unwrap();
+        let mut m = SvbfCycle::new(&cfg);
+        load_centers(&mut m, &centers);
+        flip(&mut m);
+        while !m.step(&idle()).ready {}
+        assert!(m.step(&SvbfInputs { reset: true, ..idle() }).ready, "the reset's own clock");
+        let o = m.step(&SvbfInputs { valid: true, key: 1, latency: 20, ..idle() });
+        assert!(o.ready, "the clock after the reset is sampled: the packet is taken");
+        assert!(!m.step(&idle()).ready, "the banks clear from the clock after");
+        let mut clear = 1;
+        while !m.step(&idle()).ready {
+            clear += 1;
+        }
+        assert_eq!(clear, 64 + 1, "a 64-row bank clears in rows + 1 clocks");
+        assert!(m.step(&SvbfInputs { valid: true, key: 2, latency: 60, ..idle() }).ready);
+        flip(&mut m);
+        let mut total = 0;
+        let mut rows = 0;
+        while rows < 64 {
+            let o = m.step(&idle());
+            if o.ro_valid {
+                total += o.ro_count;
+                rows += 1;
+            }
+        }
+        assert_eq!(total, 1, "only the packet taken after the clear is counted");
     }
 
     /// Inserts packets (back to back, some stalls) in one epoch, freezes it,
