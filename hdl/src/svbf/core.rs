@@ -309,6 +309,10 @@ pub struct SvbfCore<const H: usize, const P: usize, const WA: usize, const A: us
     qk: [DFF<Bits<2>>; 9],
     qc: [DFF<Bits<64>>; 10],
     r_valid_q: DFF<Bit>,
+    /// The result's payload registers clear at the next edge (no query at c+21, or the reset's
+    /// copy high): registered a clock early, so their clear is one register, not a gate routed
+    /// between the query's valid bit and the reset copy.
+    r_zero: DFF<Bit>,
     r_tag_q: DFF<Bits<16>>,
     r_kind_q: DFF<Bits<2>>,
     r_center_q: DFF<Bits<6>>,
@@ -493,6 +497,7 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> SvbfCore<H
             qk: std::array::from_fn(|_| Default::default()),
             qc: std::array::from_fn(|_| Default::default()),
             r_valid_q: Default::default(),
+            r_zero: Default::default(),
             r_tag_q: Default::default(),
             r_kind_q: Default::default(),
             r_center_q: Default::default(),
@@ -574,6 +579,7 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
             q2_tag,
             q11_cand,
             r_valid_q,
+            r_zero,
             r_tag_q,
             r_kind_q,
             r_center_q,
@@ -1040,13 +1046,16 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
         // c+21 -> c+22: the result; zero payload without a result (the answer unit's
         // center, count and latency are already zero without a query or a winner).
         self.r_valid_q.d.next = self.qv[18].q.val();
-        self.r_tag_q.d.next = self.zero16.val();
-        self.r_kind_q.d.next = self.kind_none.val();
-        self.r_cand_q.d.next = self.zero64.val();
-        if self.qv[18].q.val() {
-            self.r_tag_q.d.next = self.qt[18].q.val();
-            self.r_kind_q.d.next = self.qk[8].q.val();
-            self.r_cand_q.d.next = self.qc[9].q.val();
+        // `r_zero` is !qv[18] | rst_query of the next clock, formed from their inputs (the raw
+        // reset is the query copy's next value).
+        self.r_zero.d.next = !self.qv[17].q.val() | self.rst_query.q.val() | self.reset.val();
+        self.r_tag_q.d.next = self.qt[18].q.val();
+        self.r_kind_q.d.next = self.qk[8].q.val();
+        self.r_cand_q.d.next = self.qc[9].q.val();
+        if self.r_zero.q.val() {
+            self.r_tag_q.d.next = self.zero16.val();
+            self.r_kind_q.d.next = self.kind_none.val();
+            self.r_cand_q.d.next = self.zero64.val();
         }
         self.r_center_q.d.next = self.answer.a_center.val();
         self.r_count_q.d.next = self.answer.a_count.val();
@@ -1098,10 +1107,7 @@ impl<const H: usize, const P: usize, const WA: usize, const A: usize> Logic for 
                 self.qv[n].d.next = false;
             }
             self.r_valid_q.d.next = false;
-            self.r_tag_q.d.next = self.zero16.val();
-            self.r_kind_q.d.next = self.kind_none.val();
             self.r_center_q.d.next = self.zero6.val();
-            self.r_cand_q.d.next = self.zero64.val();
             self.r_count_q.d.next = self.zero32.val();
             self.r_latency_q.d.next = self.zero32.val();
             self.rel_pend.d.next = false;
@@ -1122,7 +1128,8 @@ mod tests {
     }
 
     /// The reset input feeds only its registered copies (one per partition and six more), each
-    /// kept apart in synthesis: no clear in the core or its blocks reads the input itself.
+    /// kept apart in synthesis, and the result payload's clear register: no clear in the core or
+    /// its blocks reads the input itself.
     #[test]
     fn reset_feeds_only_its_kept_copies() {
         let cfg = SvbfConfig { hashes: 2, partition_log2: 8, ..Default::default() };
@@ -1136,9 +1143,13 @@ mod tests {
             // The declaration, and the blocks' own ports named `reset` (connected below).
             .filter(|l| !l.starts_with("input wire") && !l.starts_with("module top(") && !l.starts_with(".reset("))
             .collect();
-        assert_eq!(reads.len(), 2 + 6, "{reads:#?}");
+        // The copies, and the payload's clear a clock early (a register's input, no clear).
+        assert_eq!(reads.len(), 2 + 6 + 1, "{reads:#?}");
         for l in &reads {
-            assert!(l.starts_with("rst_") && l.ends_with("$d = reset;"), "reset read by `{l}`");
+            assert!(
+                (l.starts_with("rst_") && l.ends_with("$d = reset;")) || l.starts_with("r_zero$d = "),
+                "reset read by `{l}`"
+            );
         }
         for (block, copy) in [
             ("parts$0", "rst_part$0"),
