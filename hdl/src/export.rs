@@ -4,200 +4,14 @@
 //!
 //! rust-hdl's widths are type parameters, so each supported width combination
 //! is one monomorphization; the lists live next to the configs
-//! (`netmeas_sim::h3::H3_KEY_BITS`, …) and [`export`] dispatches over them.
+//! (`netmeas_sim::h3::H3_KEY_BITS`, …) and each block's
+//! [`CoreSpec::generate`](crate::registry::CoreSpec::generate) dispatches over them.
 
-use crate::board::engine::Engine;
-use crate::board::link_top::LinkTop;
-use crate::common::counter_bank::CounterBank;
-use crate::common::h3::H3Unit;
-use crate::dbm::{DbmCore, DbmIntervalCore};
-use crate::expb::ExpbCore;
-use crate::fridge::FridgeCore;
-use crate::lda::LdaCore;
-use crate::rda::RdaCore;
-use crate::svbf::SvbfCore;
+pub use crate::registry::BlockConfig;
 use netmeas_sim::ConfigError;
-use netmeas_sim::board::engine::{EngineConfig, engine_registers, engine_registers_markdown};
-use netmeas_sim::board::link::LinkConfig;
-use netmeas_sim::counter_bank::CounterBankConfig;
-use netmeas_sim::dbm::{DbmConfig, ExpbConfig};
-use netmeas_sim::fridge::{FridgeConfig, fridge_registers};
-use netmeas_sim::h3::H3Config;
-use netmeas_sim::lda::{LdaConfig, RegisterDesc, lda_registers};
-use netmeas_sim::rda::{RdaConfig, rda_registers};
-use netmeas_sim::svbf::{SvbfConfig, svbf_registers};
 use rust_hdl::prelude::*;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
-
-/// A block and its config: what `netmeas export` builds.
-#[derive(Clone, Debug, PartialEq)]
-pub enum BlockConfig {
-    /// The H3 hash unit.
-    H3(H3Config),
-    /// The ping-pong {count, tsum} counter bank.
-    CounterBank(CounterBankConfig),
-    /// The lossy difference aggregator core.
-    Lda(LdaConfig),
-    /// The reconcilable difference aggregator core.
-    Rda(RdaConfig),
-    /// The fridge core (unbiased request/response delays).
-    Fridge(FridgeConfig),
-    /// The EXPB core (bandwidth at exponential time scales).
-    Expb(ExpbConfig),
-    /// A DBM core (bandwidth at all time scales by dynamic bucket merge): per
-    /// packet by mass (`base_ticks` = 0) or over base-interval sums by mass,
-    /// range or variance.
-    Dbm(DbmConfig),
-    /// The MAPLE packet latency store (SVBF) with its query engine.
-    Svbf(SvbfConfig),
-    /// The host link's board side: UART and register bridge.
-    Link(LinkConfig),
-    /// The measurement engine: two LDA cores, the on-chip traffic source and the host link.
-    Engine(EngineConfig),
-}
-
-impl BlockConfig {
-    /// The block's CLI name (`h3`, `counter-bank`).
-    pub fn block_name(&self) -> &'static str {
-        match self {
-            BlockConfig::H3(_) => "h3",
-            BlockConfig::CounterBank(_) => "counter-bank",
-            BlockConfig::Lda(_) => "lda",
-            BlockConfig::Rda(_) => "rda",
-            BlockConfig::Fridge(_) => "fridge",
-            BlockConfig::Expb(_) => "expb",
-            BlockConfig::Dbm(_) => "dbm",
-            BlockConfig::Svbf(_) => "svbf",
-            BlockConfig::Link(_) => "link",
-            BlockConfig::Engine(_) => "engine",
-        }
-    }
-
-    /// The CSR register map (empty for blocks without registers).
-    pub fn registers(&self) -> Vec<RegisterDesc> {
-        match self {
-            BlockConfig::Lda(c) => lda_registers(c),
-            BlockConfig::Rda(c) => rda_registers(c),
-            BlockConfig::Svbf(_) => svbf_registers(),
-            BlockConfig::Fridge(c) => fridge_registers(c),
-            _ => Vec::new(),
-        }
-    }
-
-    /// Width of `csr_wdata` (0 without registers).
-    pub fn csr_data_bits(&self) -> u32 {
-        match self {
-            BlockConfig::Lda(_) => 8,
-            BlockConfig::Rda(_) | BlockConfig::Fridge(_) | BlockConfig::Svbf(_) => 32,
-            _ => 0,
-        }
-    }
-
-    /// Checks the config; the error names the offending field.
-    pub fn validate(&self) -> Result<(), ConfigError> {
-        match self {
-            BlockConfig::H3(c) => c.validate(),
-            BlockConfig::CounterBank(c) => c.validate(),
-            BlockConfig::Lda(c) => c.validate(),
-            BlockConfig::Rda(c) => c.validate(),
-            BlockConfig::Fridge(c) => c.validate(),
-            BlockConfig::Expb(c) => c.validate(),
-            BlockConfig::Dbm(c) => c.validate(),
-            BlockConfig::Svbf(c) => c.validate_rtl(),
-            BlockConfig::Link(c) => c.validate(),
-            BlockConfig::Engine(c) => c.validate(),
-        }
-    }
-
-    /// The Verilog top module name.
-    pub fn top_name(&self) -> String {
-        match self {
-            BlockConfig::H3(c) => c.top_name(),
-            BlockConfig::CounterBank(c) => c.top_name(),
-            BlockConfig::Lda(c) => c.top_name(),
-            BlockConfig::Rda(c) => c.top_name(),
-            BlockConfig::Fridge(c) => c.top_name(),
-            BlockConfig::Expb(c) => c.top_name(),
-            BlockConfig::Dbm(c) => c.top_name(),
-            BlockConfig::Svbf(c) => c.top_name(),
-            BlockConfig::Link(c) => c.top_name(),
-            BlockConfig::Engine(c) => c.top_name(),
-        }
-    }
-
-    /// The config as JSON (as written into the Verilog header and interface file).
-    pub fn to_json(&self) -> serde_json::Value {
-        match self {
-            BlockConfig::H3(c) => serde_json::to_value(c),
-            BlockConfig::CounterBank(c) => serde_json::to_value(c),
-            BlockConfig::Lda(c) => serde_json::to_value(c),
-            BlockConfig::Rda(c) => serde_json::to_value(c),
-            BlockConfig::Fridge(c) => serde_json::to_value(c),
-            BlockConfig::Expb(c) => serde_json::to_value(c),
-            BlockConfig::Dbm(c) => serde_json::to_value(c),
-            BlockConfig::Svbf(c) => serde_json::to_value(c),
-            BlockConfig::Link(c) => serde_json::to_value(c),
-            BlockConfig::Engine(c) => serde_json::to_value(c),
-        }
-        .expect("configs serialize")
-    }
-
-    fn summary(&self) -> &'static str {
-        match self {
-            BlockConfig::H3(_) => {
-                "H3 hash unit (Kompella et al., ToN 2012, §V): hash[j] = ^(key & Q_j), one key per clock"
-            }
-            BlockConfig::CounterBank(_) => {
-                "Counter bank (Kompella et al., ToN 2012, §V): ping-pong RAM of {count, tsum} rows, \
-                 one read-modify-write per clock with forwarding, streamed read-out, hardware clear"
-            }
-            BlockConfig::Lda(_) => {
-                "LDA core (Kompella et al., ToN 2012, §III-B..C, §V): classifier, H3 row and sampling hashes, \
-                 banks chosen by leading zeros, {count, tsum} rows at one packet per clock, ping-pong epochs"
-            }
-            BlockConfig::Rda(_) => {
-                "RDA core (Fu et al., ToN 2018, §III-A, §V-A): k banks of {ID xor, TS sum, count} buckets, \
-                 non-linear bucket hash per bank, one packet per clock, intervals delimited by the synchronized clock"
-            }
-            BlockConfig::Fridge(_) => {
-                "Fridge core (Zheng et al., §3.2, §4.2, §6): N fridges in one entry memory, PRNG entry probability, \
-                 insertion counters, delay samples with x at one packet per clock, in-fabric correction into \
-                 ping-pong log2 histograms"
-            }
-            BlockConfig::Expb(_) => {
-                "EXPB core (Uyeda et al., NSDI 2011, §3.2, §3.3): byte counts at m time scales 2^j base intervals, \
-                 Algorithm 2's trailing-zero cascade one scale per clock, {count, sum, sum of squares, max} per scale \
-                 with a majority culprit, ping-pong periods streamed out"
-            }
-            BlockConfig::Dbm(c) if c.base_ticks == 0 => {
-                "DBM core (Uyeda et al., NSDI 2011, §3.1, §3.3, §5): per-packet dynamic bucket merge by mass, \
-                 m buckets as a time-ordered list in block RAM, merge keys in a two-level radix-32 min structure, \
-                 a join of the tail in one clock, a real merge in 18, culprits, ping-pong periods streamed out"
-            }
-            BlockConfig::Dbm(_) => {
-                "DBM core (Uyeda et al., NSDI 2011, §3.1.3, §3.3, §5): dynamic bucket merge over base-interval \
-                 byte sums by mass, range or variance, an interval front end taking one packet per clock, a \
-                 sequential list back end with m buckets in block RAM and merge keys in a two-level radix-32 min \
-                 structure, culprits, ping-pong periods streamed out"
-            }
-            BlockConfig::Svbf(_) => {
-                "SVBF store (Lee et al., SIGMETRICS 2012, §3.3.3, §4, §6): delay-center classifier, one partition \
-                 of even/odd word banks per hash function, one packet per clock, frozen epoch held for a query \
-                 engine answering one query per clock, per-center {count, sum} streamed out"
-            }
-            BlockConfig::Link(_) => {
-                "Host link, board side: 8N1 UART receiver and transmitter, register bridge of CRC-16-checked \
-                 read/write request and response frames onto a register bus (docs/board.md)"
-            }
-            BlockConfig::Engine(_) => {
-                "Measurement engine (docs/board.md): sender and receiver LDA cores (Kompella et al., ToN 2012, §III, §V) \
-                 fed by an on-chip traffic source with programmable delay, loss and reordering, a 40-bit timestamp \
-                 counter, and the host link onto the engine's register bus"
-            }
-        }
-    }
-}
 
 /// Direction of a top-level port.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -265,22 +79,7 @@ impl Exported {
             (format!("{}.core", self.top), self.fusesoc_core()),
         ];
         let regs = self.config.registers();
-        // The engine's register map: csr.json and the Markdown table of docs/board.md.
-        let engine_csr = match &self.config {
-            BlockConfig::Engine(c) => vec![
-                (
-                    format!("{}.csr.json", self.top),
-                    serde_json::to_string_pretty(&serde_json::json!({
-                        "top": self.top,
-                        "bus": { "link": "UART frames with CRC-16 (docs/board.md)", "addr_bits": 16, "data_bits": 32 },
-                        "registers": engine_registers(c),
-                    }))
-                    .expect("serializes"),
-                ),
-                (format!("{}.registers.md", self.top), engine_registers_markdown(c)),
-            ],
-            _ => Vec::new(),
-        };
+        let extra = self.config.extra_files(&self.top);
         let csr = (!regs.is_empty()).then(|| {
             (
                 format!("{}.csr.json", self.top),
@@ -293,9 +92,12 @@ impl Exported {
             )
         });
         let mut written = Vec::new();
-        for (name, text) in files.into_iter().chain(csr).chain(engine_csr) {
-            let p = dir.join(name);
-            std::fs::write(&p, text)?;
+        for (name, text) in files.into_iter().chain(csr).chain(extra) {
+            // Written beside and renamed: an interrupted export leaves no half-written file.
+            let p = dir.join(&name);
+            let tmp = dir.join(format!(".{name}.tmp"));
+            std::fs::write(&tmp, text)?;
+            std::fs::rename(&tmp, &p)?;
             written.push(p);
         }
         Ok(written)
@@ -325,27 +127,10 @@ fn on_export_stack<T: Send + 'static>(name: &str, f: impl FnOnce() -> T + Send +
 pub fn export(cfg: &BlockConfig) -> Result<Exported, ConfigError> {
     cfg.validate()?;
     let c = cfg.clone();
-    let (verilog, ports) = on_export_stack("netmeas-export", move || generate_block(&c));
+    let (verilog, ports) = on_export_stack("netmeas-export", move || c.generate());
     let top = cfg.top_name();
     let verilog = finish_verilog(cfg, &top, &verilog);
     Ok(Exported { config: cfg.clone(), top, verilog, ports })
-}
-
-/// The Verilog and ports of `cfg`'s block (validated).
-fn generate_block(cfg: &BlockConfig) -> (String, Vec<Port>) {
-    match cfg {
-        BlockConfig::H3(c) => export_h3(c),
-        BlockConfig::CounterBank(c) => export_counter_bank(c),
-        BlockConfig::Lda(c) => export_lda(c),
-        BlockConfig::Rda(c) => export_rda(c),
-        BlockConfig::Fridge(c) => export_fridge(c),
-        BlockConfig::Expb(c) => generate(ExpbCore::new(c)),
-        BlockConfig::Dbm(c) if c.base_ticks == 0 => generate(DbmCore::new(c)),
-        BlockConfig::Dbm(c) => generate(DbmIntervalCore::new(c)),
-        BlockConfig::Svbf(c) => export_svbf(c),
-        BlockConfig::Link(c) => generate(LinkTop::new(c)),
-        BlockConfig::Engine(c) => export_engine(c),
-    }
 }
 
 /// Generates the Verilog (module `top`) and the port list of one block instance.
@@ -379,198 +164,6 @@ impl Probe for PortProbe {
     }
     fn visit_end_scope(&mut self, _name: &str, _node: &dyn Block) {
         self.depth -= 1;
-    }
-}
-
-macro_rules! h3_out {
-    ($c:expr, $k:literal; $($o:literal),*) => {
-        match $c.out_bits {
-            $($o => generate(H3Unit::<$k, $o>::new($c)),)*
-            other => unreachable!("out_bits {other} passed validation but has no instance"),
-        }
-    };
-}
-
-macro_rules! h3_key {
-    ($c:expr; $($k:literal),*) => {
-        match $c.key_bits {
-            $($k => h3_out!($c, $k; 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 20, 24, 32, 40, 48, 64),)*
-            other => unreachable!("key_bits {other} passed validation but has no instance"),
-        }
-    };
-}
-
-fn export_h3(c: &H3Config) -> (String, Vec<Port>) {
-    h3_key!(c; 8, 16, 24, 32, 48, 64, 96, 104, 112, 120, 128)
-}
-
-macro_rules! cb_addr {
-    ($c:expr, $cw:literal, $tw:literal, $w:literal, $iw:literal) => {
-        match $c.addr_bits() {
-            1 => generate(CounterBank::<1, $cw, $tw, $w, $iw>::new($c)),
-            2 => generate(CounterBank::<2, $cw, $tw, $w, $iw>::new($c)),
-            3 => generate(CounterBank::<3, $cw, $tw, $w, $iw>::new($c)),
-            4 => generate(CounterBank::<4, $cw, $tw, $w, $iw>::new($c)),
-            5 => generate(CounterBank::<5, $cw, $tw, $w, $iw>::new($c)),
-            6 => generate(CounterBank::<6, $cw, $tw, $w, $iw>::new($c)),
-            7 => generate(CounterBank::<7, $cw, $tw, $w, $iw>::new($c)),
-            8 => generate(CounterBank::<8, $cw, $tw, $w, $iw>::new($c)),
-            9 => generate(CounterBank::<9, $cw, $tw, $w, $iw>::new($c)),
-            10 => generate(CounterBank::<10, $cw, $tw, $w, $iw>::new($c)),
-            11 => generate(CounterBank::<11, $cw, $tw, $w, $iw>::new($c)),
-            12 => generate(CounterBank::<12, $cw, $tw, $w, $iw>::new($c)),
-            13 => generate(CounterBank::<13, $cw, $tw, $w, $iw>::new($c)),
-            14 => generate(CounterBank::<14, $cw, $tw, $w, $iw>::new($c)),
-            15 => generate(CounterBank::<15, $cw, $tw, $w, $iw>::new($c)),
-            16 => generate(CounterBank::<16, $cw, $tw, $w, $iw>::new($c)),
-            other => unreachable!("addr_bits {other} passed validation but has no instance"),
-        }
-    };
-}
-
-fn export_counter_bank(c: &CounterBankConfig) -> (String, Vec<Port>) {
-    match (c.count_bits, c.tsum_bits) {
-        (16, 32) => cb_addr!(c, 16, 32, 48, 6),
-        (16, 40) => cb_addr!(c, 16, 40, 56, 6),
-        (16, 48) => cb_addr!(c, 16, 48, 64, 6),
-        (16, 64) => cb_addr!(c, 16, 64, 80, 7),
-        (32, 32) => cb_addr!(c, 32, 32, 64, 6),
-        (32, 40) => cb_addr!(c, 32, 40, 72, 7),
-        (32, 48) => cb_addr!(c, 32, 48, 80, 7),
-        (32, 64) => cb_addr!(c, 32, 64, 96, 7),
-        other => unreachable!("widths {other:?} passed validation but have no instance"),
-    }
-}
-
-macro_rules! lda_rows {
-    ($c:expr, $k:literal) => {
-        match ($c.row_bits(), $c.bank_bits()) {
-            (6, 0) => generate(LdaCore::<$k, 6, 6>::new($c)),
-            (6, 1) => generate(LdaCore::<$k, 6, 7>::new($c)),
-            (6, 2) => generate(LdaCore::<$k, 6, 8>::new($c)),
-            (7, 0) => generate(LdaCore::<$k, 7, 7>::new($c)),
-            (7, 1) => generate(LdaCore::<$k, 7, 8>::new($c)),
-            (7, 2) => generate(LdaCore::<$k, 7, 9>::new($c)),
-            (8, 0) => generate(LdaCore::<$k, 8, 8>::new($c)),
-            (8, 1) => generate(LdaCore::<$k, 8, 9>::new($c)),
-            (8, 2) => generate(LdaCore::<$k, 8, 10>::new($c)),
-            (9, 0) => generate(LdaCore::<$k, 9, 9>::new($c)),
-            (9, 1) => generate(LdaCore::<$k, 9, 10>::new($c)),
-            (9, 2) => generate(LdaCore::<$k, 9, 11>::new($c)),
-            (10, 0) => generate(LdaCore::<$k, 10, 10>::new($c)),
-            (10, 1) => generate(LdaCore::<$k, 10, 11>::new($c)),
-            (10, 2) => generate(LdaCore::<$k, 10, 12>::new($c)),
-            (11, 0) => generate(LdaCore::<$k, 11, 11>::new($c)),
-            (11, 1) => generate(LdaCore::<$k, 11, 12>::new($c)),
-            (11, 2) => generate(LdaCore::<$k, 11, 13>::new($c)),
-            other => unreachable!("LDA geometry {other:?} passed validation but has no instance"),
-        }
-    };
-}
-
-macro_rules! engine_rows {
-    ($c:expr, $k:literal) => {
-        match ($c.lda.row_bits(), $c.lda.bank_bits()) {
-            (6, 0) => generate(Engine::<$k, 6, 6>::new($c)),
-            (6, 1) => generate(Engine::<$k, 6, 7>::new($c)),
-            (6, 2) => generate(Engine::<$k, 6, 8>::new($c)),
-            (7, 0) => generate(Engine::<$k, 7, 7>::new($c)),
-            (7, 1) => generate(Engine::<$k, 7, 8>::new($c)),
-            (7, 2) => generate(Engine::<$k, 7, 9>::new($c)),
-            (8, 0) => generate(Engine::<$k, 8, 8>::new($c)),
-            (8, 1) => generate(Engine::<$k, 8, 9>::new($c)),
-            (8, 2) => generate(Engine::<$k, 8, 10>::new($c)),
-            (9, 0) => generate(Engine::<$k, 9, 9>::new($c)),
-            (9, 1) => generate(Engine::<$k, 9, 10>::new($c)),
-            (9, 2) => generate(Engine::<$k, 9, 11>::new($c)),
-            (10, 0) => generate(Engine::<$k, 10, 10>::new($c)),
-            (10, 1) => generate(Engine::<$k, 10, 11>::new($c)),
-            (10, 2) => generate(Engine::<$k, 10, 12>::new($c)),
-            (11, 0) => generate(Engine::<$k, 11, 11>::new($c)),
-            (11, 1) => generate(Engine::<$k, 11, 12>::new($c)),
-            (11, 2) => generate(Engine::<$k, 11, 13>::new($c)),
-            other => {
-                unreachable!("engine geometry {other:?} passed validation but has no instance")
-            }
-        }
-    };
-}
-
-fn export_engine(c: &EngineConfig) -> (String, Vec<Port>) {
-    match c.lda.key_bits {
-        32 => engine_rows!(c, 32),
-        64 => engine_rows!(c, 64),
-        120 => engine_rows!(c, 120),
-        other => unreachable!("engine key_bits {other} passed validation but has no instance"),
-    }
-}
-
-fn export_lda(c: &LdaConfig) -> (String, Vec<Port>) {
-    match c.key_bits {
-        32 => lda_rows!(c, 32),
-        64 => lda_rows!(c, 64),
-        104 => lda_rows!(c, 104),
-        120 => lda_rows!(c, 120),
-        128 => lda_rows!(c, 128),
-        other => unreachable!("key_bits {other} passed validation but has no instance"),
-    }
-}
-
-fn export_rda(c: &RdaConfig) -> (String, Vec<Port>) {
-    match (c.banks, c.tsum_bits) {
-        (1, 32) => generate(RdaCore::<1, 32, 128>::new(c)),
-        (1, 40) => generate(RdaCore::<1, 40, 136>::new(c)),
-        (1, 48) => generate(RdaCore::<1, 48, 144>::new(c)),
-        (1, 64) => generate(RdaCore::<1, 64, 160>::new(c)),
-        (2, 32) => generate(RdaCore::<2, 32, 128>::new(c)),
-        (2, 40) => generate(RdaCore::<2, 40, 136>::new(c)),
-        (2, 48) => generate(RdaCore::<2, 48, 144>::new(c)),
-        (2, 64) => generate(RdaCore::<2, 64, 160>::new(c)),
-        (3, 32) => generate(RdaCore::<3, 32, 128>::new(c)),
-        (3, 40) => generate(RdaCore::<3, 40, 136>::new(c)),
-        (3, 48) => generate(RdaCore::<3, 48, 144>::new(c)),
-        (3, 64) => generate(RdaCore::<3, 64, 160>::new(c)),
-        (4, 32) => generate(RdaCore::<4, 32, 128>::new(c)),
-        (4, 40) => generate(RdaCore::<4, 40, 136>::new(c)),
-        (4, 48) => generate(RdaCore::<4, 48, 144>::new(c)),
-        (4, 64) => generate(RdaCore::<4, 64, 160>::new(c)),
-        other => unreachable!("RDA geometry {other:?} passed validation but has no instance"),
-    }
-}
-
-fn export_svbf(c: &SvbfConfig) -> (String, Vec<Port>) {
-    match (c.hashes, c.partition_log2) {
-        (9, 17) => generate(SvbfCore::<9, 17, 11, 10>::new(c)),
-        (9, 16) => generate(SvbfCore::<9, 16, 10, 9>::new(c)),
-        (9, 12) => generate(SvbfCore::<9, 12, 6, 5>::new(c)),
-        (4, 10) => generate(SvbfCore::<4, 10, 4, 3>::new(c)),
-        (2, 8) => generate(SvbfCore::<2, 8, 2, 1>::new(c)),
-        other => unreachable!("SVBF build {other:?} passed validation but has no instance"),
-    }
-}
-
-fn export_fridge(c: &FridgeConfig) -> (String, Vec<Port>) {
-    match c.addr_bits() {
-        1 => generate(FridgeCore::<1>::new(c)),
-        2 => generate(FridgeCore::<2>::new(c)),
-        3 => generate(FridgeCore::<3>::new(c)),
-        4 => generate(FridgeCore::<4>::new(c)),
-        5 => generate(FridgeCore::<5>::new(c)),
-        6 => generate(FridgeCore::<6>::new(c)),
-        7 => generate(FridgeCore::<7>::new(c)),
-        8 => generate(FridgeCore::<8>::new(c)),
-        9 => generate(FridgeCore::<9>::new(c)),
-        10 => generate(FridgeCore::<10>::new(c)),
-        11 => generate(FridgeCore::<11>::new(c)),
-        12 => generate(FridgeCore::<12>::new(c)),
-        13 => generate(FridgeCore::<13>::new(c)),
-        14 => generate(FridgeCore::<14>::new(c)),
-        15 => generate(FridgeCore::<15>::new(c)),
-        16 => generate(FridgeCore::<16>::new(c)),
-        17 => generate(FridgeCore::<17>::new(c)),
-        other => {
-            unreachable!("fridge entry-address width {other} passed validation but has no instance")
-        }
     }
 }
 

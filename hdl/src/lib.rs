@@ -2,6 +2,8 @@
 //!
 //! - [`common`]: building blocks every core reuses (H3 hash, block RAM,
 //!   read-modify-write bank, counter bank).
+//! - [`registry`]: every block, described once ([`registry::CoreSpec`]) and
+//!   listed once ([`registry::CORES`]).
 //! - [`export`]: one config → one lint-clean Verilog file with a unique top.
 //! - [`tools`]: where Verilator and the YoWASP tools are found.
 
@@ -13,6 +15,7 @@ pub mod export;
 pub mod fridge;
 pub mod lda;
 pub mod rda;
+pub mod registry;
 pub mod svbf;
 pub mod tools;
 

@@ -24,7 +24,7 @@ fn export_and_lint(cfg: BlockConfig) {
 fn every_h3_width_exports_and_a_spread_lints_clean() {
     for &k in H3_KEY_BITS {
         for &o in H3_OUT_BITS {
-            let cfg = BlockConfig::H3(H3Config {
+            let cfg = BlockConfig::new(H3Config {
                 key_bits: k,
                 out_bits: o,
                 seed: (k * 100 + o) as u64,
@@ -38,11 +38,11 @@ fn every_h3_width_exports_and_a_spread_lints_clean() {
     }
     for &k in H3_KEY_BITS {
         for (o, registered) in [(1, true), (16, false), (64, true)] {
-            export_and_lint(BlockConfig::H3(H3Config { key_bits: k, out_bits: o, registered, ..Default::default() }));
+            export_and_lint(BlockConfig::new(H3Config { key_bits: k, out_bits: o, registered, ..Default::default() }));
         }
     }
     for &o in H3_OUT_BITS {
-        export_and_lint(BlockConfig::H3(H3Config { key_bits: 128, out_bits: o, ..Default::default() }));
+        export_and_lint(BlockConfig::new(H3Config { key_bits: 128, out_bits: o, ..Default::default() }));
     }
 }
 
@@ -57,12 +57,12 @@ fn every_counter_bank_width_exports_and_a_spread_lints_clean() {
                     tsum_bits: tw,
                     ..Default::default()
                 };
-                let e = export(&BlockConfig::CounterBank(cfg.clone())).unwrap();
+                let e = export(&BlockConfig::new(cfg.clone())).unwrap();
                 let row = e.ports.iter().find(|p| p.name == "s_upd_row").unwrap();
                 let tsum = e.ports.iter().find(|p| p.name == "m_ro_tsum").unwrap();
                 assert_eq!((row.bits, tsum.bits), (a, tw));
                 if [1, 10, 16].contains(&a) {
-                    export_and_lint(BlockConfig::CounterBank(cfg));
+                    export_and_lint(BlockConfig::new(cfg));
                 }
             }
         }
@@ -71,7 +71,7 @@ fn every_counter_bank_width_exports_and_a_spread_lints_clean() {
 
 #[test]
 fn default_counter_bank_has_the_papers_word_and_documented_ports() {
-    let e = export(&BlockConfig::CounterBank(CounterBankConfig::default())).unwrap();
+    let e = export(&BlockConfig::new(CounterBankConfig::default())).unwrap();
     assert_eq!(e.top, "netmeas_counter_bank_r1024_a10_c32_t40");
     let names: Vec<_> = e.ports.iter().map(|p| (p.name.as_str(), p.bits)).collect();
     for want in [
@@ -98,10 +98,10 @@ fn default_counter_bank_has_the_papers_word_and_documented_ports() {
 
 #[test]
 fn configs_with_the_same_widths_get_distinct_top_names() {
-    let a = export(&BlockConfig::H3(H3Config { seed: 1, ..Default::default() })).unwrap();
-    let b = export(&BlockConfig::H3(H3Config { seed: 2, ..Default::default() })).unwrap();
+    let a = export(&BlockConfig::new(H3Config { seed: 1, ..Default::default() })).unwrap();
+    let b = export(&BlockConfig::new(H3Config { seed: 2, ..Default::default() })).unwrap();
     assert_ne!(a.top, b.top);
-    let c = export(&BlockConfig::H3(H3Config { name: Some("my_hash".into()), ..Default::default() })).unwrap();
+    let c = export(&BlockConfig::new(H3Config { name: Some("my_hash".into()), ..Default::default() })).unwrap();
     assert_eq!(c.top, "my_hash");
     assert!(c.verilog.contains("module my_hash("));
 }
@@ -109,12 +109,12 @@ fn configs_with_the_same_widths_get_distinct_top_names() {
 #[test]
 fn impossible_configs_are_refused_by_field() {
     let e =
-        export(&BlockConfig::CounterBank(CounterBankConfig { rows: 2000, addr_bits: Some(10), ..Default::default() }))
+        export(&BlockConfig::new(CounterBankConfig { rows: 2000, addr_bits: Some(10), ..Default::default() }))
             .unwrap_err();
     assert_eq!(e.field, "rows");
-    let e = export(&BlockConfig::H3(H3Config { out_bits: 0, ..Default::default() })).unwrap_err();
+    let e = export(&BlockConfig::new(H3Config { out_bits: 0, ..Default::default() })).unwrap_err();
     assert_eq!(e.field, "out_bits");
-    let e = export(&BlockConfig::H3(H3Config { key_bits: 129, ..Default::default() })).unwrap_err();
+    let e = export(&BlockConfig::new(H3Config { key_bits: 129, ..Default::default() })).unwrap_err();
     assert_eq!(e.field, "key_bits");
 }
 
@@ -129,7 +129,7 @@ fn lda_register_map_matches_the_datasheet() {
         let row = format!("| `{}` | {} | {} | {} | {} |", r.name, r.addr, r.bits, r.reset, r.doc);
         assert!(doc.contains(&row), "docs/cores/lda.md lacks {row}");
     }
-    let e = netmeas_hdl::export::export(&netmeas_hdl::export::BlockConfig::Lda(cfg)).unwrap();
+    let e = netmeas_hdl::export::export(&netmeas_hdl::export::BlockConfig::new(cfg)).unwrap();
     let dir = std::env::temp_dir().join(format!("nm_lda_csr_{}", std::process::id()));
     let files = e.write(&dir).unwrap();
     let csr = files.iter().find(|f| f.to_string_lossy().ends_with(".csr.json")).expect("csr.json written");
@@ -144,7 +144,7 @@ fn every_lda_geometry_exports_and_corners_lint_clean() {
     use netmeas_sim::lda::{LDA_BANKS, LDA_KEY_BITS, LDA_ROWS, LdaConfig};
     for &key_bits in LDA_KEY_BITS {
         let c = LdaConfig { key_bits, ..Default::default() };
-        netmeas_hdl::export::export(&BlockConfig::Lda(c)).unwrap();
+        netmeas_hdl::export::export(&BlockConfig::new(c)).unwrap();
     }
     for &banks in LDA_BANKS {
         for &rows in LDA_ROWS {
@@ -154,7 +154,7 @@ fn every_lda_geometry_exports_and_corners_lint_clean() {
                 bank_prob_log2: (0..banks as u32).map(|j| 2 * j + 1).collect(),
                 ..Default::default()
             };
-            netmeas_hdl::export::export(&BlockConfig::Lda(c)).unwrap();
+            netmeas_hdl::export::export(&BlockConfig::new(c)).unwrap();
         }
     }
     for (key_bits, banks, rows, ts_in_ram) in
@@ -162,7 +162,7 @@ fn every_lda_geometry_exports_and_corners_lint_clean() {
     {
         let bank_prob_log2 = (0..banks as u32).map(|j| 3 + 4 * j).collect();
         let c = LdaConfig { key_bits, banks, rows, bank_prob_log2, ts_in_ram, ..Default::default() };
-        export_and_lint(BlockConfig::Lda(c));
+        export_and_lint(BlockConfig::new(c));
     }
 }
 
@@ -172,16 +172,16 @@ fn every_rda_geometry_exports_and_a_spread_lints_clean() {
     for banks in 1..=4usize {
         for &tw in RDA_TSUM_BITS {
             let cfg = RdaConfig { banks, tsum_bits: tw, buckets: 100 + banks, ..Default::default() };
-            let e = export(&BlockConfig::Rda(cfg.clone())).unwrap();
+            let e = export(&BlockConfig::new(cfg.clone())).unwrap();
             let width = |n: &str| e.ports.iter().find(|p| p.name == n).unwrap().bits;
             assert_eq!((width("m_ro_tsum"), width("m_ro_id"), width("m_ro_row"), width("s_ts")), (tw, 64, 16, 48));
             assert_eq!(e.verilog.matches("localparam [15:0] M = 16'd").count(), banks);
             if (banks == 2 && tw == 48) || (banks == 1 && tw == 32) || (banks == 4 && tw == 64) {
-                export_and_lint(BlockConfig::Rda(cfg));
+                export_and_lint(BlockConfig::new(cfg));
             }
         }
     }
-    export_and_lint(BlockConfig::Rda(RdaConfig::default()));
+    export_and_lint(BlockConfig::new(RdaConfig::default()));
 }
 
 #[test]
@@ -192,7 +192,7 @@ fn every_fridge_address_width_exports_and_a_spread_lints_clean() {
         let entries = if a == 17 { vec![1 << 16, 1 << 16] } else { vec![1usize << a] };
         let n = entries.len();
         let cfg = FridgeConfig { entries, entry_prob_log2: vec![-2.0; n], ..Default::default() };
-        let e = export(&BlockConfig::Fridge(cfg.clone())).unwrap();
+        let e = export(&BlockConfig::new(cfg.clone())).unwrap();
         let width = |n: &str| e.ports.iter().find(|p| p.name == n).unwrap().bits;
         assert_eq!(
             (width("s_id"), width("s_ts"), width("m_smp_delay"), width("m_ro_wsum"), width("csr_rdata")),
@@ -200,13 +200,13 @@ fn every_fridge_address_width_exports_and_a_spread_lints_clean() {
         );
         assert_eq!(e.ports.iter().filter(|p| p.dir == Dir::Out).count(), 17);
     }
-    export_and_lint(BlockConfig::Fridge(FridgeConfig::default()));
+    export_and_lint(BlockConfig::new(FridgeConfig::default()));
     for (entries, p) in [
         (vec![2, 4, 8, 16], vec![0.0, -1.0, -2.0, -3.0]),
         (vec![4096, 1024, 2048], vec![-9.0, -6.0, -3.0]),
         (vec![1 << 15], vec![-10.0]),
     ] {
-        export_and_lint(BlockConfig::Fridge(FridgeConfig { entries, entry_prob_log2: p, ..Default::default() }));
+        export_and_lint(BlockConfig::new(FridgeConfig { entries, entry_prob_log2: p, ..Default::default() }));
     }
 }
 
@@ -215,7 +215,7 @@ fn expb_exports_at_every_scale_count_and_corners_lint_clean() {
     use netmeas_sim::dbm::ExpbConfig;
     for scales in 1..=16usize {
         let cfg = ExpbConfig { scales, base_ticks: 3, period_ticks: 3 << (scales - 1) };
-        let e = export(&BlockConfig::Expb(cfg)).unwrap();
+        let e = export(&BlockConfig::new(cfg)).unwrap();
         let width = |n: &str| e.ports.iter().find(|p| p.name == n).unwrap().bits;
         assert_eq!(
             (width("s_ts"), width("s_len"), width("now"), width("m_ro_sumsq"), width("m_ro_max"), width("m_ro_scale")),
@@ -224,16 +224,16 @@ fn expb_exports_at_every_scale_count_and_corners_lint_clean() {
         assert_eq!(e.ports.iter().filter(|p| p.dir == Dir::Out).count(), 14);
     }
     // The paper's 11 scales over 2 s, one scale, and all 16 with 2^20 intervals.
-    export_and_lint(BlockConfig::Expb(ExpbConfig::default()));
-    export_and_lint(BlockConfig::Expb(ExpbConfig { scales: 1, base_ticks: 1, period_ticks: 1 }));
-    export_and_lint(BlockConfig::Expb(ExpbConfig { scales: 16, base_ticks: 7, period_ticks: 7 << 20 }));
+    export_and_lint(BlockConfig::new(ExpbConfig::default()));
+    export_and_lint(BlockConfig::new(ExpbConfig { scales: 1, base_ticks: 1, period_ticks: 1 }));
+    export_and_lint(BlockConfig::new(ExpbConfig { scales: 16, base_ticks: 7, period_ticks: 7 << 20 }));
 }
 
 #[test]
 fn dbm_exports_at_the_size_corners_lint_clean() {
     use netmeas_sim::dbm::{DbmConfig, MergeRule};
     for buckets in [2, 31, 32, 33, 1000, 1024] {
-        let e = export(&BlockConfig::Dbm(DbmConfig { buckets, ..Default::default() })).unwrap();
+        let e = export(&BlockConfig::new(DbmConfig { buckets, ..Default::default() })).unwrap();
         let width = |n: &str| e.ports.iter().find(|p| p.name == n).unwrap().bits;
         assert_eq!(
             (
@@ -250,9 +250,9 @@ fn dbm_exports_at_the_size_corners_lint_clean() {
         assert!(e.top.starts_with(&format!("netmeas_dbm_m{buckets}_")));
     }
     // The paper's 1000 buckets (1024 here: the radix-32 structure's size), the smallest, and a partial group.
-    export_and_lint(BlockConfig::Dbm(DbmConfig::default()));
-    export_and_lint(BlockConfig::Dbm(DbmConfig { buckets: 2, period_ticks: 1, ..Default::default() }));
-    export_and_lint(BlockConfig::Dbm(DbmConfig {
+    export_and_lint(BlockConfig::new(DbmConfig::default()));
+    export_and_lint(BlockConfig::new(DbmConfig { buckets: 2, period_ticks: 1, ..Default::default() }));
+    export_and_lint(BlockConfig::new(DbmConfig {
         buckets: 100,
         period_ticks: (1 << 48) - 1,
         seed: 7,
@@ -260,7 +260,7 @@ fn dbm_exports_at_the_size_corners_lint_clean() {
     }));
     // Base-interval cores: the paper's 1024 buckets by variance and by range at 78.125 µs, the smallest, a
     // partial group; their ports are the per-packet core's, so one reader serves both.
-    let per_packet = export(&BlockConfig::Dbm(DbmConfig::default())).unwrap();
+    let per_packet = export(&BlockConfig::new(DbmConfig::default())).unwrap();
     for (buckets, rule, base, period) in [
         (1024, MergeRule::Mv, 78_125, 2_000_000_000),
         (1024, MergeRule::Mr, 78_125, 2_000_000_000),
@@ -268,12 +268,12 @@ fn dbm_exports_at_the_size_corners_lint_clean() {
         (33, MergeRule::Mv, 7, 7 << 20),
     ] {
         let cfg = DbmConfig { buckets, rule, base_ticks: base, period_ticks: period, ..Default::default() };
-        let e = export(&BlockConfig::Dbm(cfg.clone())).unwrap();
+        let e = export(&BlockConfig::new(cfg.clone())).unwrap();
         assert_eq!(e.ports, per_packet.ports, "{cfg:?}");
         assert!(e.top.starts_with("netmeas_dbm_m"), "{}", e.top);
-        export_and_lint(BlockConfig::Dbm(cfg));
+        export_and_lint(BlockConfig::new(cfg));
     }
-    let bad = export(&BlockConfig::Dbm(DbmConfig { base_ticks: 10, period_ticks: 105, ..Default::default() }));
+    let bad = export(&BlockConfig::new(DbmConfig { base_ticks: 10, period_ticks: 105, ..Default::default() }));
     assert_eq!(bad.unwrap_err().field, "dbm.period_ticks");
 }
 
@@ -282,7 +282,7 @@ fn every_svbf_build_exports_lints_clean_and_others_are_refused() {
     use netmeas_sim::svbf::{SVBF_RTL_BUILDS, SvbfConfig};
     for &(hashes, partition_log2) in SVBF_RTL_BUILDS {
         let cfg = SvbfConfig { hashes, partition_log2, ..Default::default() };
-        let e = export(&BlockConfig::Svbf(cfg.clone())).unwrap();
+        let e = export(&BlockConfig::new(cfg.clone())).unwrap();
         let width = |n: &str| e.ports.iter().find(|p| p.name == n).unwrap().bits;
         assert_eq!(
             (width("s_key"), width("s_latency"), width("q_key"), width("r_candidates"), width("m_ro_sum")),
@@ -290,10 +290,10 @@ fn every_svbf_build_exports_lints_clean_and_others_are_refused() {
         );
         assert_eq!(e.config.registers().len(), 64, "63 boundaries and NBOUNDS");
         if partition_log2 <= 12 || (hashes, partition_log2) == (9, 17) {
-            export_and_lint(BlockConfig::Svbf(cfg));
+            export_and_lint(BlockConfig::new(cfg));
         }
     }
-    let err = export(&BlockConfig::Svbf(SvbfConfig { hashes: 5, ..Default::default() })).unwrap_err();
+    let err = export(&BlockConfig::new(SvbfConfig { hashes: 5, ..Default::default() })).unwrap_err();
     assert_eq!(err.field, "partition_log2");
     assert!(err.message.contains("h = 9, p = 17"), "{}", err.message);
 }
@@ -304,17 +304,17 @@ fn the_host_link_exports_at_both_baud_rates_lints_clean_and_bad_rates_are_refuse
     use netmeas_sim::board::uart::UartConfig;
     for (clock_hz, baud) in [(50_000_000, 3_000_000), (50_000_000, 115_200), (12_000_000, 115_200)] {
         let cfg = LinkConfig { uart: UartConfig { clock_hz, baud }, bridge: BridgeConfig::default() };
-        let e = export(&BlockConfig::Link(cfg.clone())).unwrap();
+        let e = export(&BlockConfig::new(cfg.clone())).unwrap();
         let width = |n: &str| e.ports.iter().find(|p| p.name == n).unwrap().bits;
         assert_eq!(
             (width("rx"), width("tx"), width("bus_addr"), width("bus_wdata"), width("bus_rdata")),
             (1, 1, 16, 32, 32)
         );
         assert!(e.top.starts_with(&format!("netmeas_link_d{}_", cfg.uart.divisor())));
-        export_and_lint(BlockConfig::Link(cfg));
+        export_and_lint(BlockConfig::new(cfg));
     }
     let bad = |uart: UartConfig, timeout_clocks: u64| {
-        export(&BlockConfig::Link(LinkConfig { uart, bridge: BridgeConfig { timeout_clocks } })).unwrap_err().field
+        export(&BlockConfig::new(LinkConfig { uart, bridge: BridgeConfig { timeout_clocks } })).unwrap_err().field
     };
     assert_eq!(bad(UartConfig { clock_hz: 25_000_000, baud: 3_000_000 }, 100), "uart.baud");
     assert_eq!(bad(UartConfig::default(), 0), "bridge.timeout_clocks");

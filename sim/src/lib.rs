@@ -7,6 +7,7 @@
 
 pub mod board;
 pub mod counter_bank;
+pub mod csr;
 pub mod dbm;
 pub mod error;
 pub mod fridge;

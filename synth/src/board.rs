@@ -7,9 +7,6 @@ use crate::{Figures, Target, parse_report, run_tool};
 use netmeas_hdl::export::{BlockConfig, export};
 use netmeas_hdl::tools;
 use netmeas_sim::board::engine::EngineConfig;
-use netmeas_sim::board::link::{BridgeConfig, LinkConfig};
-use netmeas_sim::board::uart::UartConfig;
-use netmeas_sim::lda::LdaConfig;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
@@ -59,25 +56,7 @@ impl Board {
     pub fn engine(self) -> EngineConfig {
         match self {
             Board::Ulx3s => EngineConfig::default(),
-            Board::Ice40Hx8k => EngineConfig {
-                lda: LdaConfig {
-                    key_bits: 32,
-                    banks: 1,
-                    rows: 128,
-                    bank_prob_log2: vec![3],
-                    ts_in_ram: true,
-                    ..LdaConfig::default()
-                },
-                fridge: None,
-                expb: None,
-                dbm: None,
-                link: LinkConfig {
-                    uart: UartConfig { clock_hz: 12_000_000, baud: 3_000_000 },
-                    // 20 ms, as the default at 50 MHz.
-                    bridge: BridgeConfig { timeout_clocks: 240_000 },
-                },
-                name: None,
-            },
+            Board::Ice40Hx8k => EngineConfig::hx8k(),
         }
     }
 
@@ -145,7 +124,7 @@ pub struct BoardReport {
 /// the packer. Returns the figures and the bitstream's path.
 pub fn build_board(board: Board, dir: &Path) -> Result<BoardReport, String> {
     let cfg = board.engine();
-    let e = export(&BlockConfig::Engine(cfg.clone())).map_err(|e| e.to_string())?;
+    let e = export(&BlockConfig::new(cfg.clone())).map_err(|e| e.to_string())?;
     let src = tools::repo_root().join("fpga").join(board.name());
     let read = |f: &str| std::fs::read_to_string(src.join(f)).map_err(|e| format!("{}: {e}", src.join(f).display()));
     let top_v = read("board_top.v")?.replace("ENGINE_TOP", &e.top).replace("KEY_BITS", &cfg.lda.key_bits.to_string());

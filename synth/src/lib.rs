@@ -11,43 +11,30 @@
 
 pub mod board;
 
-use netmeas_hdl::export::{BlockConfig, Dir, Exported, Port};
+use netmeas_hdl::export::{Dir, Exported, Port};
+use netmeas_hdl::registry::{FieldOp, Reference, RmwGeometry};
 use netmeas_hdl::tools;
-use netmeas_sim::dbm::expb_cycle::{EXPB_COUNT_BITS, EXPB_INDEX_BITS, EXPB_SUM_BITS, EXPB_SUMSQ_BITS, EXPB_V_BITS};
+use netmeas_sim::dbm::expb_cycle::{EXPB_COUNT_BITS, EXPB_INDEX_BITS, EXPB_V_BITS};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// A supported FPGA target.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub enum Target {
-    /// Lattice ECP5 LFE5U-85F, speed grade 8, CABGA381.
-    #[serde(rename = "ecp5-85k")]
-    Ecp5_85k,
-    /// Lattice iCE40-HX8K, CT256.
-    #[serde(rename = "ice40-hx8k")]
-    Ice40Hx8k,
+pub use netmeas_hdl::registry::Target;
+
+/// What the flow needs to know of a target's family.
+trait Family {
+    /// nextpnr's name for a block RAM site (utilisation report).
+    fn bram_bel(self) -> &'static str;
+    /// Yosys's name for a block RAM cell (`stat`).
+    fn bram_cell(self) -> &'static str;
+    /// The `read_verilog` defines for this family.
+    fn verilog_defines(self) -> &'static str;
+    /// The Yosys synthesis command for this family.
+    fn yosys_synth(self) -> &'static str;
 }
 
-impl Target {
-    /// Parses a CLI name.
-    pub fn parse(s: &str) -> Result<Self, String> {
-        match s {
-            "ecp5-85k" => Ok(Target::Ecp5_85k),
-            "ice40-hx8k" => Ok(Target::Ice40Hx8k),
-            other => Err(format!("unknown target `{other}`: use ecp5-85k or ice40-hx8k")),
-        }
-    }
-
-    /// The CLI name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Target::Ecp5_85k => "ecp5-85k",
-            Target::Ice40Hx8k => "ice40-hx8k",
-        }
-    }
-
+impl Family for Target {
     /// nextpnr's name for a block RAM site (utilisation report).
     fn bram_bel(self) -> &'static str {
         match self {
@@ -121,10 +108,12 @@ pub struct SynthReport {
     pub target: Target,
     /// Block Fmax, MHz.
     pub fmax_mhz: f64,
-    /// Reference RMW loop Fmax, MHz.
-    pub ref_fmax_mhz: f64,
+    /// Reference RMW loop Fmax, MHz (`None` for a block without a reference).
+    pub ref_fmax_mhz: Option<f64>,
     /// fmax / ref_fmax.
-    pub ratio: f64,
+    pub ratio: Option<f64>,
+    /// Why the block has no reference, in words.
+    pub no_reference: Option<String>,
     /// Block LUTs.
     pub luts: u64,
     /// Block FFs (including the harness's registers, the same in both designs per port bit).
@@ -178,79 +167,17 @@ pub fn harness(module: &str, ports: &[Port]) -> String {
     v
 }
 
-/// How a reference record field combines the stored value with the operand.
-#[derive(Clone, Copy)]
-enum FieldOp {
-    /// Modular sum (counters, timestamp sums).
-    Add,
-    /// Bitwise exclusive or (RDA's ID field).
-    Xor,
-    /// Bitwise or (an SVBF partition word: inserts set bits).
-    Or,
-    /// A fridge entry {stamp, ts, ID, spare, valid}: a request operand overwrites, a
-    /// response operand (bit 1) clears the valid bit if the entry holds its ID.
-    Entry,
-    /// An EXPB scale's {max flow, max index, max}: replaced by the operand's max and
-    /// flow, with the record's count (its first field) as the index, when the
-    /// operand's max is larger or the record is empty.
-    ScaleMax,
-}
-
 /// The reference: a bare registered block-RAM read-modify-write loop with the
 /// block's geometry and record arithmetic (field-wise adds or xors), no
 /// forwarding, no second copy, no read-out or clear logic. For a core of
 /// several independent memories (the RDA's banks) it is one of them.
-pub fn reference_design(cfg: &BlockConfig) -> Option<(String, Vec<Port>)> {
-    let (rows, addr_bits, fields): (usize, usize, Vec<(usize, FieldOp)>) = match cfg {
-        BlockConfig::CounterBank(c) => {
-            (c.rows, c.addr_bits(), vec![(c.count_bits, FieldOp::Add), (c.tsum_bits, FieldOp::Add)])
-        }
-        // The LDA's counter memory is a counter bank of banks × rows rows.
-        BlockConfig::Lda(l) => {
-            let c = netmeas_sim::counter_bank::CounterBankConfig {
-                rows: l.total_rows(),
-                addr_bits: Some(l.addr_bits()),
-                ..Default::default()
-            };
-            (c.rows, c.addr_bits(), vec![(c.count_bits, FieldOp::Add), (c.tsum_bits, FieldOp::Add)])
-        }
-        BlockConfig::Rda(r) => (
-            r.buckets,
-            r.addr_bits(),
-            vec![
-                (netmeas_sim::rda::RDA_COUNT_BITS as usize, FieldOp::Add),
-                (r.tsum_bits, FieldOp::Add),
-                (netmeas_sim::rda::RDA_ID_BITS as usize, FieldOp::Xor),
-            ],
-        ),
-        // The fridges' shared entry memory with the entry arithmetic (overwrite, or clear on a match).
-        BlockConfig::Fridge(f) => {
-            (f.total_entries(), f.addr_bits(), vec![(netmeas_sim::fridge::FRIDGE_ENTRY_BITS, FieldOp::Entry)])
-        }
-        // The EXPB statistics bank: one row per scale, {count, Σ, Σ²} added, the maximum replaced.
-        BlockConfig::Expb(e) => (
-            e.scales,
-            4,
-            vec![
-                (EXPB_COUNT_BITS as usize, FieldOp::Add),
-                (EXPB_SUM_BITS as usize, FieldOp::Add),
-                (EXPB_SUMSQ_BITS as usize, FieldOp::Add),
-                ((EXPB_V_BITS + EXPB_INDEX_BITS + 32) as usize, FieldOp::ScaleMax),
-            ],
-        ),
-        // One SVBF partition's even-word bank: 64-bit words ORed.
-        BlockConfig::Svbf(c) => (c.partition_bits() / 128, c.partition_log2 as usize - 7, vec![(64, FieldOp::Or)]),
-        // No RMW loop sets the DBM core's clock: its goal is an absolute packet rate (§5). The host
-        // link has no memory: its clock is the engine's.
-        // The engine's memories are its LDA cores' counter memories.
-        BlockConfig::Engine(e) => return reference_design(&BlockConfig::Lda(e.lda.clone())),
-        BlockConfig::H3(_) | BlockConfig::Dbm(_) | BlockConfig::Link(_) => return None,
-    };
+pub fn reference_design(g: &RmwGeometry) -> (String, Vec<Port>) {
+    let RmwGeometry { rows, addr_bits, ref fields } = *g;
     let w: usize = fields.iter().map(|f| f.0).sum();
     // Field-wise combine, most significant field first.
     let mut parts = Vec::new();
     let mut lo = 0;
-    for &(bits, op) in &fields {
+    for &(bits, op) in fields {
         let hi = lo + bits - 1;
         parts.push(match op {
             FieldOp::Add => format!("d2[{hi}:{lo}] + op2[{hi}:{lo}]"),
@@ -296,7 +223,7 @@ pub fn reference_design(cfg: &BlockConfig) -> Option<(String, Vec<Port>)> {
         Port { name: "op".into(), dir: Dir::In, bits: w },
         Port { name: "q".into(), dir: Dir::Out, bits: w },
     ];
-    Some((v, ports))
+    (v, ports)
 }
 
 fn run_tool(dir: &Path, tool: &str, args: &[&str], log: &str) -> Result<(), String> {
@@ -450,20 +377,24 @@ pub fn endpoint_arrivals(report: &serde_json::Value) -> Vec<f64> {
 pub fn synth(e: &Exported, target: Target, build_root: &Path) -> Result<SynthReport, String> {
     let dir = build_root.join(format!("{}-{}", e.top, target.name()));
     let core = build(&dir.join("core"), &e.top, &e.verilog, &e.ports, target)?;
-    let reference = match reference_design(&e.config) {
-        Some((v, ports)) => Some(build(&dir.join("reference"), "nm_ref_rmw", &v, &ports, target)?),
-        None => None,
+    let (reference, no_reference) = match e.config.reference() {
+        Reference::Rmw(g) => {
+            let (v, ports) = reference_design(&g);
+            (Some(build(&dir.join("reference"), "nm_ref_rmw", &v, &ports, target)?), None)
+        }
+        Reference::Without(why) => (None, Some(why.to_string())),
     };
-    let ref_fmax = reference.as_ref().map(|r| r.fmax_mhz).unwrap_or(f64::NAN);
+    let ref_fmax = reference.as_ref().map(|r| r.fmax_mhz);
     let endpoints_missing_goal =
-        if ref_fmax.is_finite() { core.endpoints_later_than(1000.0 / (GOAL_RATIO * ref_fmax)) } else { 0 };
+        ref_fmax.map_or(0, |f| core.endpoints_later_than(1000.0 / (GOAL_RATIO * f)));
     Ok(SynthReport {
         core: e.config.block_name().to_string(),
         top: e.top.clone(),
         target,
         fmax_mhz: core.fmax_mhz,
         ref_fmax_mhz: ref_fmax,
-        ratio: core.fmax_mhz / ref_fmax,
+        ratio: ref_fmax.map(|f| core.fmax_mhz / f),
+        no_reference,
         luts: core.luts,
         ffs: core.ffs,
         brams: core.brams,

@@ -517,7 +517,7 @@ mod tests {
 
     #[test]
     fn engine_is_synthesizable() {
-        let e = export(&BlockConfig::Engine(EngineConfig::default())).unwrap();
+        let e = export(&BlockConfig::new(EngineConfig::default())).unwrap();
         let dir = std::env::temp_dir().join(format!("netmeas-engine-lint-{}", std::process::id()));
         let files = e.write(&dir).unwrap();
         let r = crate::tools::lint(&files[0], &e.top);

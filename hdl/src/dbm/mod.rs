@@ -51,6 +51,7 @@ macro_rules! sim_step {
 
 pub mod core;
 pub mod interval_core;
+pub mod spec;
 
 pub use self::core::DbmCore;
 pub use self::interval_core::DbmIntervalCore;

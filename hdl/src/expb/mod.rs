@@ -3,5 +3,6 @@
 //! byte counts at m time scales with a majority culprit per scale.
 
 pub mod core;
+pub mod spec;
 
 pub use self::core::ExpbCore;

@@ -4,6 +4,7 @@
 
 pub mod core;
 pub mod histogram;
+pub mod spec;
 
 pub use self::core::FridgeCore;
 pub use histogram::FridgeHistogram;

@@ -1,5 +1,6 @@
 //! The LDA core (Kompella et al., ToN 2012).
 
 pub mod core;
+pub mod spec;
 
 pub use self::core::LdaCore;

@@ -3,5 +3,6 @@
 pub mod bucket_hash;
 pub mod core;
 pub mod lane;
+pub mod spec;
 
 pub use self::core::RdaCore;

@@ -3,6 +3,7 @@
 pub mod answer;
 pub mod core;
 pub mod partition;
+pub mod spec;
 
 pub use self::answer::SvbfAnswer;
 pub use self::core::SvbfCore;

@@ -114,6 +114,33 @@ impl Default for EngineConfig {
 }
 
 impl EngineConfig {
+    /// The engine of the iCE40-HX8K board, reduced to fit its 7680 logic
+    /// cells: two cores of one bank of 128 rows (sampling 2^-3, a register)
+    /// with 32-bit keys, the timestamps waiting for their updates in block RAM
+    /// (`ts_in_ram`), on the 12 MHz oscillator, 3 Mbaud, and no fridge, EXPB or
+    /// DBM core.
+    pub fn hx8k() -> Self {
+        Self {
+            lda: LdaConfig {
+                key_bits: 32,
+                banks: 1,
+                rows: 128,
+                bank_prob_log2: vec![3],
+                ts_in_ram: true,
+                ..LdaConfig::default()
+            },
+            fridge: None,
+            expb: None,
+            dbm: None,
+            link: LinkConfig {
+                uart: crate::board::uart::UartConfig { clock_hz: 12_000_000, baud: 3_000_000 },
+                // 20 ms, as the default at 50 MHz.
+                bridge: crate::board::link::BridgeConfig { timeout_clocks: 240_000 },
+            },
+            name: None,
+        }
+    }
+
     /// Checks every field; the error names the first impossible one.
     pub fn validate(&self) -> Result<(), ConfigError> {
         self.lda.validate().map_err(|e| e.within("lda"))?;

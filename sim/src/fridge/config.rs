@@ -6,7 +6,7 @@
 use super::factor::CorrectionRegs;
 use crate::error::ConfigError;
 use crate::h3::{H3, H3Config};
-use crate::lda::RegisterDesc;
+use crate::csr::RegisterDesc;
 use serde::{Deserialize, Serialize};
 
 /// Fridge counts the RTL is built for (§4.2; the paper evaluates one and two).

@@ -147,20 +147,7 @@ impl LdaConfig {
     }
 }
 
-/// One register of a core's CSR write port (word addresses).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct RegisterDesc {
-    /// Register name.
-    pub name: String,
-    /// Word address on `csr_addr`.
-    pub addr: u32,
-    /// Bits used, from bit 0.
-    pub bits: u32,
-    /// Value after reset.
-    pub reset: u64,
-    /// What it does.
-    pub doc: String,
-}
+pub use crate::csr::RegisterDesc;
 
 /// Word address of `CLASS_MASK`.
 pub const LDA_REG_CLASS_MASK: u32 = 0;

@@ -6,7 +6,8 @@
 use super::hash::{BucketHash, sample_hash_config};
 use crate::error::{ConfigError, check_one_of};
 use crate::h3::H3;
-use crate::lda::{RegisterDesc, lz_mask};
+use crate::csr::RegisterDesc;
+use crate::lda::lz_mask;
 use serde::{Deserialize, Serialize};
 
 /// Bank counts the RTL is built for (§VIII-B: "we set the default number k of hash functions to two").

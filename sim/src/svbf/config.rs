@@ -6,7 +6,7 @@
 
 use crate::error::ConfigError;
 use crate::h3::{H3, H3Matrix};
-use crate::lda::RegisterDesc;
+use crate::csr::RegisterDesc;
 use serde::{Deserialize, Serialize};
 
 /// Most delay centers (the query window is one 64-bit word: k ≤ 64).

@@ -1,0 +1,79 @@
+//! The fridge core in the core registry (Zheng et al., §3.2, §4.2, §6).
+
+use crate::export::{Port, generate};
+use crate::fridge::FridgeCore;
+use crate::registry::{CoreSpec, FieldOp, Kind, Reference, RmwGeometry, Target};
+use netmeas_sim::ConfigError;
+use netmeas_sim::csr::RegisterDesc;
+use netmeas_sim::fridge::{FRIDGE_ENTRY_BITS, FridgeConfig, fridge_registers};
+
+impl CoreSpec for FridgeConfig {
+    const NAME: &'static str = "fridge";
+    const KIND: Kind = Kind::Core;
+    const PAPER: &'static str = "fridges §3, §4.2, §6";
+    const RATE: &'static str = "1";
+    const DATASHEET: &'static str = "docs/cores/fridge.md";
+
+    /// Two fridges of 2^11 entries.
+    fn default_for(_target: Option<Target>) -> Self {
+        FridgeConfig::default()
+    }
+    /// Measured (docs/cores/fridge.md): one fridge of 256 entries needs 9903
+    /// of the HX8K's 7680 logic cells.
+    fn unfit_for(target: Target) -> Option<&'static str> {
+        (target == Target::Ice40Hx8k).then_some(
+            "fridge: the core does not fit the HX8K (one fridge of 256 entries needs 9903 of its 7680 logic \
+             cells); build it for ecp5-85k",
+        )
+    }
+    fn check(&self) -> Result<(), ConfigError> {
+        self.validate()
+    }
+    fn top(&self) -> String {
+        self.top_name()
+    }
+    fn summary(&self) -> &'static str {
+        "Fridge core (Zheng et al., §3.2, §4.2, §6): N fridges in one entry memory, PRNG entry probability, \
+         insertion counters, delay samples with x at one packet per clock, in-fabric correction into \
+         ping-pong log2 histograms"
+    }
+    fn registers(&self) -> Vec<RegisterDesc> {
+        fridge_registers(self)
+    }
+    fn csr_data_bits(&self) -> u32 {
+        32
+    }
+    /// The fridges' shared entry memory with the entry arithmetic (overwrite,
+    /// or clear on a match).
+    fn reference(&self) -> Reference {
+        Reference::Rmw(RmwGeometry {
+            rows: self.total_entries(),
+            addr_bits: self.addr_bits(),
+            fields: vec![(FRIDGE_ENTRY_BITS, FieldOp::Entry)],
+        })
+    }
+    fn generate(&self) -> (String, Vec<Port>) {
+        match self.addr_bits() {
+            1 => generate(FridgeCore::<1>::new(self)),
+            2 => generate(FridgeCore::<2>::new(self)),
+            3 => generate(FridgeCore::<3>::new(self)),
+            4 => generate(FridgeCore::<4>::new(self)),
+            5 => generate(FridgeCore::<5>::new(self)),
+            6 => generate(FridgeCore::<6>::new(self)),
+            7 => generate(FridgeCore::<7>::new(self)),
+            8 => generate(FridgeCore::<8>::new(self)),
+            9 => generate(FridgeCore::<9>::new(self)),
+            10 => generate(FridgeCore::<10>::new(self)),
+            11 => generate(FridgeCore::<11>::new(self)),
+            12 => generate(FridgeCore::<12>::new(self)),
+            13 => generate(FridgeCore::<13>::new(self)),
+            14 => generate(FridgeCore::<14>::new(self)),
+            15 => generate(FridgeCore::<15>::new(self)),
+            16 => generate(FridgeCore::<16>::new(self)),
+            17 => generate(FridgeCore::<17>::new(self)),
+            other => {
+                unreachable!("fridge entry-address width {other} passed validation but has no instance")
+            }
+        }
+    }
+}

@@ -1,0 +1,63 @@
+//! The MAPLE packet latency store in the core registry (Lee et al., SIGMETRICS
+//! 2012, §3.3.3, §4, §6).
+
+use crate::export::{Port, generate};
+use crate::registry::{CoreSpec, FieldOp, Kind, Reference, RmwGeometry, Target};
+use crate::svbf::SvbfCore;
+use netmeas_sim::ConfigError;
+use netmeas_sim::csr::RegisterDesc;
+use netmeas_sim::svbf::{SvbfConfig, svbf_registers};
+
+impl CoreSpec for SvbfConfig {
+    const NAME: &'static str = "svbf";
+    const KIND: Kind = Kind::Core;
+    const PAPER: &'static str = "MAPLE §3.3.3, §4, §6";
+    const RATE: &'static str = "1 insert + 1 query";
+    const DATASHEET: &'static str = "docs/cores/svbf.md";
+
+    fn default_for(_target: Option<Target>) -> Self {
+        SvbfConfig::default()
+    }
+    fn unfit_for(target: Target) -> Option<&'static str> {
+        (target == Target::Ice40Hx8k).then_some(
+            "svbf: the store needs four 64-bit-wide banks per hash function (at least 16 EBRs each on \
+             the iCE40), beyond the HX8K's 32; build it for ecp5-85k",
+        )
+    }
+    /// The builds the RTL supports (`validate_rtl`), not only what the golden model accepts.
+    fn check(&self) -> Result<(), ConfigError> {
+        self.validate_rtl()
+    }
+    fn top(&self) -> String {
+        self.top_name()
+    }
+    fn summary(&self) -> &'static str {
+        "SVBF store (Lee et al., SIGMETRICS 2012, §3.3.3, §4, §6): delay-center classifier, one partition \
+         of even/odd word banks per hash function, one packet per clock, frozen epoch held for a query \
+         engine answering one query per clock, per-center {count, sum} streamed out"
+    }
+    fn registers(&self) -> Vec<RegisterDesc> {
+        svbf_registers()
+    }
+    fn csr_data_bits(&self) -> u32 {
+        32
+    }
+    /// One partition's even-word bank: 64-bit words ORed.
+    fn reference(&self) -> Reference {
+        Reference::Rmw(RmwGeometry {
+            rows: self.partition_bits() / 128,
+            addr_bits: self.partition_log2 as usize - 7,
+            fields: vec![(64, FieldOp::Or)],
+        })
+    }
+    fn generate(&self) -> (String, Vec<Port>) {
+        match (self.hashes, self.partition_log2) {
+            (9, 17) => generate(SvbfCore::<9, 17, 11, 10>::new(self)),
+            (9, 16) => generate(SvbfCore::<9, 16, 10, 9>::new(self)),
+            (9, 12) => generate(SvbfCore::<9, 12, 6, 5>::new(self)),
+            (4, 10) => generate(SvbfCore::<4, 10, 4, 3>::new(self)),
+            (2, 8) => generate(SvbfCore::<2, 8, 2, 1>::new(self)),
+            other => unreachable!("SVBF build {other:?} passed validation but has no instance"),
+        }
+    }
+}
