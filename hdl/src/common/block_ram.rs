@@ -55,7 +55,7 @@
 //!
 //! In simulation a collision returns the old data (as Verilator does).
 
-use super::counter_bank::index_bits;
+use super::index_bits::index_bits;
 use super::ram_ports::{ram_port_timing, unused_high_address};
 use rust_hdl::prelude::*;
 

@@ -7,6 +7,7 @@
 //! `[W-1:CW]`. The count must not wrap (an overflow sets `ovf_sticky`); the
 //! timestamp sum is modular by design (the host takes differences mod 2^TW).
 
+use super::index_bits::index_bits;
 use super::rmw_bank::RmwBank;
 use crate::common::unused::Unused;
 use netmeas_sim::counter_bank::CounterBankConfig;
@@ -79,15 +80,6 @@ pub struct CounterBank<const A: usize, const CW: usize, const TW: usize, const W
     word_new: Signal<Local, Bits<W>>,
 }
 
-/// Bits needed to index `w` items: a bit of a `w`-bit word, a row of a
-/// `w`-row memory (⌈log2 w⌉, at least 1).
-pub const fn index_bits(w: usize) -> usize {
-    let mut b = 1;
-    while (1usize << b) < w {
-        b += 1;
-    }
-    b
-}
 
 impl<const A: usize, const CW: usize, const TW: usize, const W: usize, const IW: usize> CounterBank<A, CW, TW, W, IW> {
     /// The bank for `cfg` (whose widths must match the type's).

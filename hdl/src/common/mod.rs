@@ -3,7 +3,10 @@
 pub mod block_ram;
 pub mod clear_sequence;
 pub mod counter_bank;
+pub mod counter_bank_spec;
 pub mod h3;
+pub mod h3_spec;
+pub mod index_bits;
 pub mod kept_reg;
 pub mod leading_zeros;
 pub mod ram_ports;

@@ -10,7 +10,7 @@
 //! written at the same edge is undefined; every user avoids it or ignores the
 //! word). In simulation such a read returns the old data, as Verilator does.
 
-use super::counter_bank::index_bits;
+use super::index_bits::index_bits;
 use super::ram_ports::{ram_port_timing, unused_high_address};
 use rust_hdl::prelude::*;
 

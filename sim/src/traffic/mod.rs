@@ -3,6 +3,7 @@
 //! ground truth, and packet keys and timestamps from pcap captures.
 
 pub mod delay;
+pub mod key;
 pub mod loss;
 pub mod pcap;
 pub mod trace;
@@ -10,4 +11,5 @@ pub mod trace;
 pub use delay::DelayDist;
 pub use loss::{LossModel, LossProcess};
 pub use pcap::{PcapFrame, PcapPacket, PcapTrace, ipv4_packet, parse_pcap, pcap_frames, read_pcap, write_pcap};
-pub use trace::{Source, Trace, TracePacket, TrafficSpec, Truth, pack_key};
+pub use key::pack_key;
+pub use trace::{Source, Trace, TracePacket, TrafficSpec, Truth};

@@ -2,7 +2,7 @@
 //! IP ID of every IPv4 packet (the LDA's invariant key, §III-C / §V), with its
 //! capture time in nanoseconds.
 
-use super::trace::pack_key;
+use super::key::pack_key;
 use std::path::Path;
 
 /// One IPv4 packet of a capture.
