@@ -79,3 +79,21 @@ impl<D: BwPacketDraw> BwDriver<D> {
         }
     }
 }
+
+/// The port struct `$tin` of a bandwidth core (EXPB and DBM have the same
+/// packet and time ports) from the golden model's inputs `$i`.
+macro_rules! bandwidth_ports {
+    ($tin:ident, $i:ident) => {
+        $tin {
+            reset: P::from_u128($i.reset as u128),
+            s_valid: P::from_u128($i.valid as u128),
+            s_ts: P::from_u128(($i.ts & ((1 << 48) - 1)) as u128),
+            s_len: P::from_u128($i.len as u128),
+            s_flow: P::from_u128($i.flow as u128),
+            now_valid: P::from_u128($i.now_valid as u128),
+            now: P::from_u128(($i.now & ((1 << 48) - 1)) as u128),
+            m_ro_ready: P::from_u128($i.ro_ready as u128),
+        }
+    };
+}
+pub(crate) use bandwidth_ports;

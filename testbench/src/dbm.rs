@@ -274,3 +274,39 @@ pub fn rtl_dbm_realtime<M: DbmRtl>(packets: &[BwPacket], ticks_per_clock: u64) -
     }
     (out, stalls)
 }
+
+/// [`crate::CoreRtl`] for a Verilated DBM core (`build.rs` invokes it per variant).
+macro_rules! core_rtl {
+    ($t:ident, $tin:ident, $tout:ident) => {
+        $crate::impl_core_rtl!($t, $tin, $tout,
+            netmeas_sim::dbm::DbmConfig,
+            netmeas_sim::dbm::DbmInputs,
+            netmeas_sim::dbm::DbmOutputs,
+            |i| $crate::bw_driver::bandwidth_ports!($tin, i),
+            |o| netmeas_sim::dbm::DbmOutputs {
+                ready: o.s_ready.to_u128() != 0,
+                ro_valid: o.m_ro_valid.to_u128() != 0,
+                ro_end: o.m_ro_end.to_u128() != 0,
+                ro_bucket: netmeas_sim::dbm::Bucket {
+                    first: o.m_ro_first.to_u128() as u64,
+                    last: o.m_ro_last_ts.to_u128() as u64,
+                    mass: o.m_ro_mass.to_u128() as u64,
+                    n: o.m_ro_n.to_u128() as u32,
+                    sumsq: o.m_ro_sumsq.to_u128(),
+                    max: o.m_ro_max.to_u128() as u64,
+                    min: o.m_ro_min.to_u128() as u64,
+                    flow: o.m_ro_flow.to_u128() as u32,
+                    flow_count: o.m_ro_flow_count.to_u128() as u32,
+                },
+                period_index: o.period_index.to_u128() as u32,
+                period_packets: o.period_packets.to_u128() as u64,
+                period_merges: o.period_merges.to_u128() as u64,
+                period_tail_joins: o.period_tail_joins.to_u128() as u64,
+                period_key_saturated: o.period_key_saturated.to_u128() != 0,
+                period_mass_saturated: o.period_mass_saturated.to_u128() != 0,
+                period_interval_saturated: o.period_interval_saturated.to_u128() != 0,
+            }
+        );
+    };
+}
+pub(crate) use core_rtl;

@@ -83,3 +83,35 @@ pub fn rtl_engine<M: EngineRtl>() -> Result<SimulatedLine<RtlEngineSide<M>>, Str
 pub fn rtl_engine_default() -> Result<SimulatedLine<RtlEngineSide<EngineDefault>>, String> {
     rtl_engine::<EngineDefault>()
 }
+
+/// [`crate::CoreRtl`] for a Verilated measurement engine (`build.rs` invokes it per variant).
+macro_rules! core_rtl {
+    ($t:ident, $tin:ident, $tout:ident) => {
+        $crate::impl_core_rtl!($t, $tin, $tout,
+            netmeas_sim::board::engine::EngineConfig,
+            netmeas_sim::board::engine::EngineInputs,
+            netmeas_sim::board::engine::EngineOutputs,
+            |i| $tin {
+                reset: P::from_u128(i.reset as u128),
+                rx: P::from_u128(i.rx as u128),
+                x_tx_valid: P::from_u128(i.sender.valid as u128),
+                x_tx_key: P::from_u128(i.sender.key),
+                x_tx_ts: P::from_u128(i.sender.ts as u128),
+                x_tx_class: P::from_u128(i.sender.class as u128),
+                x_tx_flip: P::from_u128(i.sender.flip as u128),
+                x_rx_valid: P::from_u128(i.receiver.valid as u128),
+                x_rx_key: P::from_u128(i.receiver.key),
+                x_rx_ts: P::from_u128(i.receiver.ts as u128),
+                x_rx_class: P::from_u128(i.receiver.class as u128),
+                x_rx_flip: P::from_u128(i.receiver.flip as u128),
+            },
+            |o| netmeas_sim::board::engine::EngineOutputs {
+                tx: o.tx.to_u128() != 0,
+                leds: o.leds.to_u128() as u8,
+                sender_ready: o.x_tx_ready.to_u128() != 0,
+                receiver_ready: o.x_rx_ready.to_u128() != 0,
+            }
+        );
+    };
+}
+pub(crate) use core_rtl;

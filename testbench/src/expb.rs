@@ -202,3 +202,34 @@ pub fn rtl_expb_run(cfg: &ExpbConfig, packets: &[BwPacket]) -> Result<(Vec<ExpbP
     }
     Ok(run(cfg, packets))
 }
+
+/// [`crate::CoreRtl`] for a Verilated EXPB core (`build.rs` invokes it per variant).
+macro_rules! core_rtl {
+    ($t:ident, $tin:ident, $tout:ident) => {
+        $crate::impl_core_rtl!($t, $tin, $tout,
+            netmeas_sim::dbm::ExpbConfig,
+            netmeas_sim::dbm::ExpbInputs,
+            netmeas_sim::dbm::ExpbOutputs,
+            |i| $crate::bw_driver::bandwidth_ports!($tin, i),
+            |o| netmeas_sim::dbm::ExpbOutputs {
+                ready: o.s_ready.to_u128() != 0,
+                ro_valid: o.m_ro_valid.to_u128() != 0,
+                ro_scale: o.m_ro_scale.to_u128() as u32,
+                ro_data: netmeas_sim::dbm::ScaleStats {
+                    count: o.m_ro_count.to_u128() as u64,
+                    sum: o.m_ro_sum.to_u128() as u64,
+                    sumsq: o.m_ro_sumsq.to_u128(),
+                    max: o.m_ro_max.to_u128() as u64,
+                    max_index: o.m_ro_max_index.to_u128() as u64,
+                    max_flow: o.m_ro_max_flow.to_u128() as u32,
+                },
+                ro_last: o.m_ro_last.to_u128() != 0,
+                period_index: o.period_index.to_u128() as u32,
+                period_packets: o.period_packets.to_u128() as u64,
+                period_saturated: o.period_saturated.to_u128() != 0,
+                live_period: o.live_period.to_u128() as u32,
+            }
+        );
+    };
+}
+pub(crate) use core_rtl;

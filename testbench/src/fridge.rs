@@ -349,3 +349,53 @@ pub fn rtl_fridge_run(cfg: &FridgeConfig, packets: &[FridgePacket]) -> Result<(F
         run_on::<FridgeThree>(cfg, packets)
     }
 }
+
+/// [`crate::CoreRtl`] for a Verilated fridge core (`build.rs` invokes it per variant).
+macro_rules! core_rtl {
+    ($t:ident, $tin:ident, $tout:ident) => {
+        $crate::impl_core_rtl!($t, $tin, $tout,
+            netmeas_sim::fridge::FridgeConfig,
+            netmeas_sim::fridge::FridgeInputs,
+            netmeas_sim::fridge::FridgeOutputs,
+            |i| $tin {
+                reset: P::from_u128(i.reset as u128),
+                s_valid: P::from_u128(i.valid as u128),
+                s_id: P::from_u128(i.id as u128),
+                s_response: P::from_u128(i.response as u128),
+                s_ts: P::from_u128((i.ts & ((1 << 48) - 1)) as u128),
+                flip: P::from_u128(i.flip as u128),
+                csr_we: P::from_u128(i.csr_we as u128),
+                csr_re: P::from_u128(i.csr_re as u128),
+                csr_addr: P::from_u128((i.csr_addr & 31) as u128),
+                csr_wdata: P::from_u128(i.csr_wdata as u128),
+                m_smp_ready: P::from_u128(i.smp_ready as u128),
+                m_ro_ready: P::from_u128(i.ro_ready as u128),
+                ovf_clear: P::from_u128(i.ovf_clear as u128),
+            },
+            |o| netmeas_sim::fridge::FridgeOutputs {
+                ready: o.s_ready.to_u128() != 0,
+                flip_pending: o.flip_pending.to_u128() != 0,
+                epoch: o.epoch.to_u128() != 0,
+                smp_valid: o.m_smp_valid.to_u128() != 0,
+                smp: netmeas_sim::fridge::FridgeSample {
+                    fridge: o.m_smp_fridge.to_u128() as u8,
+                    delay: o.m_smp_delay.to_u128() as u64,
+                    x: o.m_smp_x.to_u128() as u32,
+                },
+                smp_dropped: o.smp_dropped.to_u128() as u32,
+                ro_valid: o.m_ro_valid.to_u128() != 0,
+                ro_row: o.m_ro_row.to_u128() as u32,
+                ro_data: netmeas_sim::fridge::HistBin {
+                    count: o.m_ro_count.to_u128() as u32,
+                    wsum: o.m_ro_wsum.to_u128() as u64,
+                    w2sum: o.m_ro_w2sum.to_u128() as u64,
+                },
+                ro_last: o.m_ro_last.to_u128() != 0,
+                ovf_sticky: o.ovf_sticky.to_u128() != 0,
+                saturated: o.saturated.to_u128() as u32,
+                csr_rdata: o.csr_rdata.to_u128() as u32,
+            }
+        );
+    };
+}
+pub(crate) use core_rtl;

@@ -2,19 +2,21 @@
 //!
 //! `build.rs` turns every entry of `variants.rs` into a Verilated model with a
 //! generated C-ABI shim, a safe `!Send` wrapper (`models::*`) and an adapter to
-//! the golden model's types ([`CoreRtl`]; [`CounterBankRtl`], [`H3Rtl`] and
-//! [`LdaRtl`] name its three kinds). The runners here
-//! drive a model and its golden twin with the same random stimulus and compare
-//! every output on every cycle.
+//! the golden model's types ([`CoreRtl`], through the `core_rtl!` adapter in
+//! each block's module). Each block's module holds its runners, which drive a
+//! model and its golden twin with the same random stimulus and compare every
+//! output on every cycle; this file holds what they share (the lockstep and
+//! stream drivers, the mismatch report).
 
-use netmeas_sim::counter_bank::{CountSum, CounterBankConfig, CounterBankCycle, CounterBankInputs, CounterBankOutputs};
-use netmeas_sim::h3::{H3Config, H3Cycle, H3Inputs, H3Outputs};
-use netmeas_sim::lda::{LdaConfig, LdaCycle, LdaInputs, LdaOutputs, LdaPacket};
-use netmeas_sim::prng::SplitMix64;
-use netmeas_sim::rda::{
-    RDA_REG_DELTA, RDA_REG_GUARD, RDA_REG_SAMPLE_LZ, RDA_REG_T0_HI, RDA_REG_T0_LO, RdaConfig, RdaCycle, RdaInputs,
-    RdaOutputs,
-};
+use netmeas_sim::counter_bank::{CountSum, CounterBankConfig, CounterBankInputs, CounterBankOutputs};
+use netmeas_sim::h3::{H3Config, H3Inputs, H3Outputs};
+use netmeas_sim::lda::{LdaConfig, LdaInputs, LdaOutputs};
+use netmeas_sim::rda::{RdaConfig, RdaInputs, RdaOutputs};
+
+pub use counter_bank::{CbDriver, CbStats, CbStimulus, FWD_DEPTH, cosim_counter_bank, cosim_counter_bank_streams};
+pub use h3::cosim_h3;
+pub use lda::{LdaStats, LdaStimulus, cosim_lda};
+pub use rda::{RdaStats, RdaStimulus, cosim_rda};
 
 /// The runner that a table of Verilated variants (each the config its
 /// netlist was built from, with what runs it) holds for `cfg`; otherwise an
@@ -37,12 +39,16 @@ pub(crate) fn built_variant<C: PartialEq, R: Copy>(
 }
 
 pub mod bw_driver;
+pub mod counter_bank;
 pub mod dbm;
 pub mod engine;
 pub mod expb;
 pub mod fridge;
+pub mod h3;
+pub mod lda;
 pub mod lda_stream;
 pub mod link;
+pub mod rda;
 pub mod rda_stream;
 pub mod svbf;
 
@@ -155,6 +161,48 @@ pub trait CoreRtl {
     }
 }
 
+/// Implements [`CoreRtl`] for the generated model `$t` with port structs
+/// `$tin`/`$tout`: config, golden input and output types, and the two
+/// conversions (`|i| …` builds `$tin` from the golden inputs, with
+/// [`PortValue`] as `P`; `|o| …` reads the golden outputs from `$tout`).
+/// Each block's `core_rtl!` (beside its runner) calls it.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! impl_core_rtl {
+    ($t:ident, $tin:ident, $tout:ident, $cfg:ty, $gin:ty, $gout:ty, |$i:ident| $enc:expr, |$o:ident| $dec:expr $(,)?) => {
+        impl $crate::CoreRtl for $t {
+            const NAME: &'static str = <$t>::NAME;
+            type Config = $cfg;
+            type In = $gin;
+            type Out = $gout;
+            type Ports = $tin;
+            type PortsOut = $tout;
+            fn config() -> $cfg {
+                serde_json::from_str(Self::CONFIG_JSON).expect("variant config parses")
+            }
+            fn create() -> Self {
+                Self::new()
+            }
+            #[inline]
+            fn step_ports(&mut self, i: &$tin) -> $tout {
+                self.step(i)
+            }
+            #[inline]
+            fn encode($i: &$gin) -> $tin {
+                #[allow(unused_imports)]
+                use $crate::PortValue as P;
+                $enc
+            }
+            #[inline]
+            fn decode($o: &$tout) -> $gout {
+                #[allow(unused_imports)]
+                use $crate::PortValue as _;
+                $dec
+            }
+        }
+    };
+}
+
 /// A Verilated counter bank.
 pub trait CounterBankRtl: CoreRtl<Config = CounterBankConfig, In = CbIn, Out = CbOut> {}
 impl<M: CoreRtl<Config = CounterBankConfig, In = CbIn, Out = CbOut>> CounterBankRtl for M {}
@@ -198,45 +246,6 @@ impl std::fmt::Display for Mismatch {
 
 impl std::error::Error for Mismatch {}
 
-/// Distances (in cycles) at which the counter bank forwards an older update's
-/// result: the writes a read at edge E has not seen (see `RmwBank`).
-pub const FWD_DEPTH: usize = 4;
-
-/// How to drive a counter bank: probabilities in parts per 65536 per cycle.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CbStimulus {
-    /// An update is offered.
-    pub valid: u32,
-    /// Entry `d`: the update repeats the row of the update offered `d + 1`
-    /// offers ago (hazards at every forwarding distance of the pipeline).
-    pub row_back: [u32; FWD_DEPTH],
-    /// The count operand is random rather than 1 (drives overflows).
-    pub wide_count: u32,
-    /// A flip is requested.
-    pub flip: u32,
-    /// The read-out consumer is ready.
-    pub ro_ready: u32,
-    /// Reset is asserted.
-    pub reset: u32,
-    /// The overflow flag is cleared.
-    pub ovf_clear: u32,
-}
-
-impl Default for CbStimulus {
-    /// Busy traffic with hazards, frequent flips, a mostly ready consumer.
-    fn default() -> Self {
-        Self {
-            valid: 58000,
-            row_back: [16000, 8000, 8000, 8000],
-            wide_count: 300,
-            flip: 400,
-            ro_ready: 52000,
-            reset: 3,
-            ovf_clear: 200,
-        }
-    }
-}
-
 /// Whether 16-bit lane `k` of the random word `w` hits probability `p`
 /// (parts per 65536; 65536 always hits).
 #[inline]
@@ -244,102 +253,7 @@ pub(crate) fn lane(w: u64, k: u32, p: u32) -> bool {
     ((w >> (16 * k)) & 0xFFFF) < p as u64
 }
 
-/// Random counter-bank inputs, reproducible from a seed.
-pub struct CbDriver {
-    rng: SplitMix64,
-    p: CbStimulus,
-    rows: u64,
-    count_mask: u64,
-    tsum_mask: u64,
-    last_rows: [u32; FWD_DEPTH],
-}
-
-impl CbDriver {
-    /// A driver for `cfg` with stimulus `p`, seeded by `seed`.
-    pub fn new(cfg: &CounterBankConfig, p: CbStimulus, seed: u64) -> Self {
-        let m = |b: usize| if b >= 64 { u64::MAX } else { (1u64 << b) - 1 };
-        Self {
-            rng: SplitMix64::new(seed),
-            p,
-            rows: cfg.rows as u64,
-            count_mask: m(cfg.count_bits),
-            tsum_mask: m(cfg.tsum_bits),
-            last_rows: [0; FWD_DEPTH],
-        }
-    }
-
-    /// The next cycle's inputs: random words cut into 16-bit [`lane`]s.
-    #[inline]
-    pub fn next(&mut self) -> CbIn {
-        let w0 = self.rng.next_u64();
-        let w1 = self.rng.next_u64();
-        let w2 = self.rng.next_u64();
-        let upd_valid = lane(w0, 0, self.p.valid);
-        let back = (0..FWD_DEPTH).find(|&d| lane(w1, d as u32, self.p.row_back[d]));
-        let upd_row = match back {
-            Some(d) => self.last_rows[d],
-            None => (((w2 >> 32) * self.rows) >> 32) as u32,
-        };
-        if upd_valid {
-            self.last_rows.rotate_right(1);
-            self.last_rows[0] = upd_row;
-        }
-        let count = if lane(w2, 0, self.p.wide_count) { self.rng.next_u64() & self.count_mask } else { 1 };
-        CbIn {
-            reset: lane(w0, 1, self.p.reset),
-            upd_valid,
-            upd_row,
-            upd_op: CountSum { count, tsum: self.rng.next_u64() & self.tsum_mask },
-            flip: lane(w0, 2, self.p.flip),
-            ro_ready: lane(w0, 3, self.p.ro_ready),
-            ovf_clear: lane(w2, 1, self.p.ovf_clear),
-            ..Default::default()
-        }
-    }
-}
-
-/// What a co-simulation run exercised.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct CbStats {
-    /// Cycles compared.
-    pub cycles: u64,
-    /// Updates accepted.
-    pub updates: u64,
-    /// Entry `d`: updates to the row of the update accepted `d + 1` cycles
-    /// before, each forwarded by its own path of the RTL.
-    pub hazards: [u64; FWD_DEPTH],
-    /// Flips taken.
-    pub flips: u64,
-    /// Read-out rows compared.
-    pub rows_read: u64,
-    /// Complete epochs read out.
-    pub epochs_read: u64,
-    /// Cycles with reset asserted.
-    pub resets: u64,
-    /// Cycles on which the sticky overflow flag rose.
-    pub overflows: u64,
-}
-
-impl CbStats {
-    /// The statistics of two runs together.
-    pub fn merged(&self, o: &CbStats) -> CbStats {
-        let mut hazards = self.hazards;
-        for (h, x) in hazards.iter_mut().zip(o.hazards) {
-            *h += x;
-        }
-        CbStats {
-            cycles: self.cycles + o.cycles,
-            updates: self.updates + o.updates,
-            hazards,
-            flips: self.flips + o.flips,
-            rows_read: self.rows_read + o.rows_read,
-            epochs_read: self.epochs_read + o.epochs_read,
-            resets: self.resets + o.resets,
-            overflows: self.overflows + o.overflows,
-        }
-    }
-}
-
+/// The first difference of one output, as a [`Mismatch`].
 #[inline]
 pub(crate) fn differ<T: std::fmt::Debug + PartialEq>(
     model: &'static str,
@@ -512,422 +426,4 @@ pub fn cosim_streams<S: Send>(
 pub fn stream_shares(cycles: u64, streams: usize) -> Vec<u64> {
     let n = streams.max(1) as u64;
     (0..n).map(|k| cycles / n + (k < cycles % n) as u64).collect()
-}
-
-/// Runs `cycles` cycles of `M` against the golden model, comparing every output
-/// every cycle (row, data and last only when `ro_valid`, as they mean nothing
-/// otherwise). The RTL and the golden model run in [`lockstep`] on two threads.
-pub fn cosim_counter_bank<M: CounterBankRtl>(p: CbStimulus, seed: u64, cycles: u64) -> Result<CbStats, Mismatch> {
-    let (next, mut checker) = counter_bank_stream::<M>(p, seed);
-    cosim_model::<M>(cycles, next, |cycle, i, r, g| checker.check(cycle, i, r, g))?;
-    Ok(checker.st)
-}
-
-/// [`cosim_counter_bank`] as `streams` independent streams, one per thread,
-/// each running its share of `cycles` with the RTL, the golden model and the
-/// comparison on its own thread ([`cosim_model_fused`]); stream `k` is seeded
-/// with `seed + k`. Returns the streams' statistics added up.
-pub fn cosim_counter_bank_streams<M: CounterBankRtl>(
-    p: CbStimulus,
-    seed: u64,
-    cycles: u64,
-    streams: usize,
-) -> Result<CbStats, StreamMismatch> {
-    let per = stream_shares(cycles, streams);
-    let stats = cosim_streams(streams, seed, |k, seed| {
-        let (next, mut checker) = counter_bank_stream::<M>(p, seed);
-        cosim_model_fused::<M>(per[k], next, |cycle, i, r, g| checker.check(cycle, i, r, g))?;
-        Ok(checker.st)
-    })?;
-    Ok(stats.into_iter().fold(CbStats::default(), |a, b| a.merged(&b)))
-}
-
-/// One counter-bank co-simulation stream: the stimulus and golden-model
-/// source, and the per-cycle comparison that also gathers the statistics.
-fn counter_bank_stream<M: CounterBankRtl>(
-    p: CbStimulus,
-    seed: u64,
-) -> (impl FnMut() -> (CbIn, CbOut) + Send, CbChecker) {
-    let cfg = M::config();
-    let mut golden = CounterBankCycle::<CountSum>::new(cfg.rows, cfg.layout());
-    // The simulation top registers the inputs: its core first sees one all-zero cycle.
-    golden.step(&CbIn::default());
-    let mut drv = CbDriver::new(&cfg, p, seed);
-    let next = move || {
-        let i = drv.next();
-        (i, golden.step(&i))
-    };
-    (next, CbChecker { model: M::NAME, st: CbStats::default(), prev_rows: [None; FWD_DEPTH], prev_ovf: false })
-}
-
-/// The counter bank's per-cycle comparison, with what the run exercised.
-struct CbChecker {
-    model: &'static str,
-    st: CbStats,
-    prev_rows: [Option<u32>; FWD_DEPTH],
-    prev_ovf: bool,
-}
-
-impl CbChecker {
-    #[inline]
-    fn check(&mut self, cycle: u64, i: &CbIn, r: &CbOut, g: &CbOut) -> Result<(), Mismatch> {
-        let (n, st) = (self.model, &mut self.st);
-        differ(n, cycle, "upd_ready", r.upd_ready, g.upd_ready)?;
-        differ(n, cycle, "flip_ready", r.flip_ready, g.flip_ready)?;
-        differ(n, cycle, "epoch", r.epoch, g.epoch)?;
-        differ(n, cycle, "ro_valid", r.ro_valid, g.ro_valid)?;
-        differ(n, cycle, "ovf_sticky", r.ovf_sticky, g.ovf_sticky)?;
-        if g.ro_valid {
-            differ(n, cycle, "ro_row", r.ro_row, g.ro_row)?;
-            differ(n, cycle, "ro_data", r.ro_data, g.ro_data)?;
-            differ(n, cycle, "ro_last", r.ro_last, g.ro_last)?;
-            if i.ro_ready {
-                st.rows_read += 1;
-                st.epochs_read += g.ro_last as u64;
-            }
-        }
-        st.resets += i.reset as u64;
-        st.overflows += (g.ovf_sticky && !self.prev_ovf) as u64;
-        self.prev_ovf = g.ovf_sticky;
-        let accepted = i.upd_valid && g.upd_ready && !i.reset;
-        if accepted {
-            st.updates += 1;
-            for (n, prev) in st.hazards.iter_mut().zip(self.prev_rows) {
-                *n += (prev == Some(i.upd_row)) as u64;
-            }
-        }
-        self.prev_rows.rotate_right(1);
-        self.prev_rows[0] = if accepted { Some(i.upd_row) } else { None };
-        if i.reset {
-            self.prev_rows = [None; FWD_DEPTH];
-        }
-        st.flips += (i.flip && g.flip_ready && !i.reset) as u64;
-        st.cycles += 1;
-        Ok(())
-    }
-}
-
-/// Runs `cycles` cycles of `M` against the golden H3 with random keys (valid with
-/// probability `valid`/65536), comparing `valid` every cycle and `hash` when valid.
-pub fn cosim_h3<M: H3Rtl>(valid: u32, seed: u64, cycles: u64) -> Result<u64, Mismatch> {
-    let cfg = M::config();
-    let mut rtl = M::create();
-    let mut golden = H3Cycle::new(&cfg);
-    // The simulation top registers the inputs: its core first sees one all-zero cycle.
-    golden.step(&H3Inputs::default());
-    let mut rng = SplitMix64::new(seed);
-    for cycle in 0..cycles {
-        let r0 = rng.next_u64();
-        let i = H3Inputs { valid: (r0 & 0xFFFF) < valid as u64, key: rng.next_u128() };
-        let r = rtl.cycle(&i);
-        let g = golden.step(&i);
-        differ(M::NAME, cycle, "valid", r.valid, g.valid)?;
-        if g.valid {
-            differ(M::NAME, cycle, "hash", r.hash, g.hash)?;
-        }
-    }
-    Ok(cycles)
-}
-
-/// How to drive an LDA core: probabilities in parts per 65536 per cycle.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct LdaStimulus {
-    /// A packet is offered.
-    pub valid: u32,
-    /// The packet repeats one of 8 hot keys (bursts to one row).
-    pub hot_key: u32,
-    /// A flip is requested.
-    pub flip: u32,
-    /// A CSR register is written (random register, small values).
-    pub csr: u32,
-    /// The read-out consumer is ready.
-    pub ro_ready: u32,
-    /// Reset is asserted.
-    pub reset: u32,
-}
-
-impl Default for LdaStimulus {
-    /// Line-rate traffic with bursts, frequent flips, occasional register writes.
-    fn default() -> Self {
-        Self { valid: 60000, hot_key: 20000, flip: 300, csr: 100, ro_ready: 56000, reset: 2 }
-    }
-}
-
-/// What an LDA co-simulation exercised.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct LdaStats {
-    /// Cycles compared.
-    pub cycles: u64,
-    /// Packets accepted.
-    pub packets: u64,
-    /// Flips taken.
-    pub flips: u64,
-    /// Complete epochs read out (rows, counters and sequence numbers compared).
-    pub epochs_read: u64,
-    /// Rows read out with a non-zero count.
-    pub busy_rows: u64,
-    /// CSR writes.
-    pub csr_writes: u64,
-}
-
-/// Runs `cycles` cycles of the LDA model `M` against [`LdaCycle`], comparing
-/// every output every cycle (row fields only when `ro_valid`).
-pub fn cosim_lda<M: LdaRtl>(p: LdaStimulus, seed: u64, cycles: u64) -> Result<LdaStats, Mismatch> {
-    let cfg = M::config();
-    let mut golden = LdaCycle::new(&cfg);
-    // The simulation top registers the inputs: its core first sees one all-zero cycle.
-    golden.step(&LdaInputs::default());
-    let mut rng = SplitMix64::new(seed);
-    let hot: Vec<u128> = (0..8).map(|_| rng.next_u128()).collect();
-    let key_mask = if cfg.key_bits == 128 { u128::MAX } else { (1u128 << cfg.key_bits) - 1 };
-    let mut st = LdaStats::default();
-    let n = M::NAME;
-    cosim_model::<M>(
-        cycles,
-        || {
-            let w0 = rng.next_u64();
-            let w1 = rng.next_u64();
-            let key = if lane(w1, 0, p.hot_key) { hot[(w1 >> 16) as usize & 7] } else { rng.next_u128() };
-            let csr_addr = ((w1 >> 24) & 7) as u32;
-            let i = LdaInputs {
-                reset: lane(w0, 0, p.reset),
-                valid: lane(w0, 1, p.valid),
-                pkt: LdaPacket { key: key & key_mask, ts: rng.next_u64() >> 24, class: ((w1 >> 32) & 3) as u8 },
-                flip: lane(w0, 2, p.flip),
-                csr_we: lane(w0, 3, p.csr),
-                csr_addr,
-                // Thresholds 0..7 (dense sampling), class registers 0..3.
-                csr_wdata: ((w1 >> 40) & if csr_addr < 2 { 3 } else { 7 }) as u32,
-                ro_ready: lane(w1, 3, p.ro_ready),
-                ovf_clear: false,
-            };
-            (i, golden.step(&i))
-        },
-        |cycle, i, r, g| {
-            differ(n, cycle, "ready", r.ready, g.ready)?;
-            differ(n, cycle, "flip_ready", r.flip_ready, g.flip_ready)?;
-            differ(n, cycle, "epoch", r.epoch, g.epoch)?;
-            differ(n, cycle, "ro_valid", r.ro_valid, g.ro_valid)?;
-            differ(n, cycle, "frozen_seq", r.frozen_seq, g.frozen_seq)?;
-            differ(n, cycle, "frozen_packets", r.frozen_packets, g.frozen_packets)?;
-            differ(n, cycle, "frozen_sampled", r.frozen_sampled, g.frozen_sampled)?;
-            differ(n, cycle, "ovf_sticky", r.ovf_sticky, g.ovf_sticky)?;
-            if g.ro_valid {
-                differ(n, cycle, "ro_addr", r.ro_addr, g.ro_addr)?;
-                differ(n, cycle, "ro_data", r.ro_data, g.ro_data)?;
-                differ(n, cycle, "ro_last", r.ro_last, g.ro_last)?;
-                if i.ro_ready {
-                    st.busy_rows += (g.ro_data.count != 0) as u64;
-                    st.epochs_read += g.ro_last as u64;
-                }
-            }
-            if !i.reset {
-                st.packets += (i.valid && g.ready) as u64;
-                st.flips += (i.flip && g.flip_ready) as u64;
-                st.csr_writes += i.csr_we as u64;
-            }
-            st.cycles += 1;
-            Ok(())
-        },
-    )?;
-    Ok(st)
-}
-
-/// How to drive an RDA core: probabilities in parts per 65536 per cycle.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RdaStimulus {
-    /// A packet is offered.
-    pub valid: u32,
-    /// The packet repeats one of 8 hot IDs (bursts to one bucket per bank).
-    pub hot_id: u32,
-    /// The clock jumps ahead by up to four intervals (boundary crossed, intervals skipped).
-    pub jump: u32,
-    /// The packet's timestamp lies up to 1000 ticks in the past (late packets, out of interval).
-    pub late: u32,
-    /// `now` is valid (idle intervals close once now ≥ end + GUARD).
-    pub now: u32,
-    /// A CSR register is written (random register; δ values around `interval`).
-    pub csr: u32,
-    /// The read-out consumer is ready.
-    pub ro_ready: u32,
-    /// Reset is asserted.
-    pub reset: u32,
-    /// The overflow flag is cleared.
-    pub ovf_clear: u32,
-    /// Start the clock 20 000 ticks before the 48-bit timestamp wraps.
-    pub near_wrap: bool,
-    /// Typical interval δ in ticks (the clock moves about 1.5 ticks per
-    /// cycle): the prologue writes it, CSR writes draw 0.3 δ .. 2.3 δ. Below
-    /// the read-out time of the banks, the core back-pressures at boundaries.
-    pub interval: u32,
-}
-
-impl Default for RdaStimulus {
-    /// Line-rate traffic with bursts, short intervals, late packets, idle gaps.
-    fn default() -> Self {
-        Self {
-            valid: 56000,
-            hot_id: 16000,
-            jump: 30,
-            late: 300,
-            now: 40000,
-            csr: 60,
-            ro_ready: 56000,
-            reset: 2,
-            ovf_clear: 100,
-            near_wrap: false,
-            interval: 1000,
-        }
-    }
-}
-
-/// What an RDA co-simulation exercised.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct RdaStats {
-    /// Cycles compared.
-    pub cycles: u64,
-    /// Packets accepted.
-    pub packets: u64,
-    /// Interval boundaries stepped (live interval index changed by one).
-    pub boundaries: u64,
-    /// Complete epochs read out (every bucket and counter compared).
-    pub epochs_read: u64,
-    /// Buckets read out with a non-zero count.
-    pub busy_buckets: u64,
-    /// Cycles in which `ready` was low.
-    pub stalls: u64,
-    /// Packets counted out of interval (by the golden model).
-    pub out_of_interval: u64,
-    /// CSR writes.
-    pub csr_writes: u64,
-    /// Cycles with reset asserted.
-    pub resets: u64,
-}
-
-/// Random RDA inputs around a clock that moves about one tick per cycle.
-struct RdaDriver {
-    rng: SplitMix64,
-    p: RdaStimulus,
-    clock: u64,
-    hot: [u64; 8],
-}
-
-impl RdaDriver {
-    const MASK: u64 = (1 << 48) - 1;
-
-    fn new(p: RdaStimulus, seed: u64) -> Self {
-        let mut rng = SplitMix64::new(seed);
-        let hot = std::array::from_fn(|_| rng.next_u64());
-        let clock = if p.near_wrap { Self::MASK - 20_000 } else { rng.below(1 << 20) };
-        Self { rng, p, clock, hot }
-    }
-
-    fn next(&mut self) -> RdaInputs {
-        let w0 = self.rng.next_u64();
-        let w1 = self.rng.next_u64();
-        let w2 = self.rng.next_u64();
-        self.clock =
-            (self.clock + (w2 & 3) + if lane(w1, 2, self.p.jump) { self.rng.below(8000) } else { 0 }) & Self::MASK;
-        let ts = if lane(w1, 3, self.p.late) {
-            self.clock.wrapping_sub(self.rng.below(1000)) & Self::MASK
-        } else {
-            self.clock
-        };
-        let id = if lane(w1, 0, self.p.hot_id) { self.hot[(w1 >> 16) as usize & 7] } else { self.rng.next_u64() };
-        // CSR values: t_0 near the clock, δ of 0.3..2.3 intervals, GUARD < 256, SAMPLE_LZ 0..3 or beyond 24.
-        let csr_addr = ((w2 >> 8) & 7) as u32;
-        let t0 = self.clock.wrapping_sub(self.rng.below(2000)) & Self::MASK;
-        let csr_wdata = match csr_addr {
-            RDA_REG_T0_LO => t0 as u32,
-            RDA_REG_T0_HI => (t0 >> 32) as u32,
-            RDA_REG_DELTA => self.p.interval * 3 / 10 + self.rng.below(2 * self.p.interval as u64) as u32,
-            RDA_REG_GUARD => self.rng.below(256) as u32,
-            RDA_REG_SAMPLE_LZ => {
-                if lane(w2, 3, 8000) {
-                    24 + self.rng.below(8) as u32
-                } else {
-                    self.rng.below(4) as u32
-                }
-            }
-            _ => self.rng.next_u64() as u32,
-        };
-        RdaInputs {
-            reset: lane(w0, 0, self.p.reset),
-            valid: lane(w0, 1, self.p.valid),
-            id,
-            ts,
-            now_valid: lane(w0, 2, self.p.now),
-            now: (self.clock + self.rng.below(500)) & Self::MASK,
-            csr_we: lane(w0, 3, self.p.csr),
-            csr_addr,
-            csr_wdata,
-            ro_ready: lane(w1, 1, self.p.ro_ready),
-            ovf_clear: lane(w2, 2, self.p.ovf_clear),
-        }
-    }
-}
-
-/// Runs `cycles` cycles of the RDA model `M` against [`RdaCycle`], comparing
-/// every output every cycle (bucket fields only when `ro_valid`). The first
-/// cycles write δ = `p.interval` and restart the interval clock, so that
-/// boundaries come at the stimulus's pace whatever the variant's reset values.
-pub fn cosim_rda<M: RdaRtl>(p: RdaStimulus, seed: u64, cycles: u64) -> Result<RdaStats, Mismatch> {
-    let cfg = M::config();
-    let mut golden = RdaCycle::new(&cfg);
-    // The simulation top registers the inputs: its core first sees one all-zero cycle.
-    golden.step(&RdaInputs::default());
-    let mut drv = RdaDriver::new(p, seed);
-    let mut st = RdaStats::default();
-    let mut prologue = 0u32;
-    let mut prev_interval = 0u32;
-    let mut last_oov = 0u64;
-    let n = M::NAME;
-    cosim_model::<M>(
-        cycles,
-        || {
-            let mut i = drv.next();
-            // Prologue: δ, then t_0 = the clock (restart), so the first interval is short.
-            let t0 = drv.clock;
-            let setup = [(RDA_REG_DELTA, p.interval), (RDA_REG_T0_LO, t0 as u32), (RDA_REG_T0_HI, (t0 >> 32) as u32)];
-            if let Some(&(addr, data)) = setup.get(prologue as usize) {
-                i = RdaInputs { reset: false, valid: false, csr_we: true, csr_addr: addr, csr_wdata: data, ..i };
-                prologue += 1;
-            }
-            (i, golden.step(&i))
-        },
-        |cycle, i, r, g| {
-            differ(n, cycle, "ready", r.ready, g.ready)?;
-            differ(n, cycle, "ro_valid", r.ro_valid, g.ro_valid)?;
-            differ(n, cycle, "frozen_interval", r.frozen_interval, g.frozen_interval)?;
-            differ(n, cycle, "frozen_packets", r.frozen_packets, g.frozen_packets)?;
-            differ(n, cycle, "frozen_sampled", r.frozen_sampled, g.frozen_sampled)?;
-            differ(n, cycle, "live_interval", r.live_interval, g.live_interval)?;
-            differ(n, cycle, "out_of_interval", r.out_of_interval, g.out_of_interval)?;
-            differ(n, cycle, "live_epoch", r.live_epoch, g.live_epoch)?;
-            differ(n, cycle, "ovf_sticky", r.ovf_sticky, g.ovf_sticky)?;
-            if g.ro_valid {
-                differ(n, cycle, "ro_bank", r.ro_bank, g.ro_bank)?;
-                differ(n, cycle, "ro_row", r.ro_row, g.ro_row)?;
-                differ(n, cycle, "ro_data", r.ro_data, g.ro_data)?;
-                differ(n, cycle, "ro_last", r.ro_last, g.ro_last)?;
-                if i.ro_ready {
-                    st.busy_buckets += (g.ro_data.count != 0) as u64;
-                    st.epochs_read += g.ro_last as u64;
-                }
-            }
-            st.boundaries += (g.live_interval == prev_interval.wrapping_add(1)) as u64;
-            prev_interval = g.live_interval;
-            st.out_of_interval += (g.out_of_interval > last_oov) as u64;
-            last_oov = g.out_of_interval;
-            st.stalls += !g.ready as u64;
-            if !i.reset {
-                st.packets += (i.valid && g.ready) as u64;
-                st.csr_writes += i.csr_we as u64;
-            }
-            st.resets += i.reset as u64;
-            st.cycles += 1;
-            Ok(())
-        },
-    )?;
-    Ok(st)
 }

@@ -125,3 +125,32 @@ pub fn cosim_link<M: LinkRtl>(seed: u64, cycles: u64) -> Result<LinkStats, Misma
     )?;
     Ok(st)
 }
+
+/// [`crate::CoreRtl`] for a Verilated host link (`build.rs` invokes it per variant).
+macro_rules! core_rtl {
+    ($t:ident, $tin:ident, $tout:ident) => {
+        $crate::impl_core_rtl!($t, $tin, $tout,
+            netmeas_sim::board::link::LinkConfig,
+            netmeas_sim::board::link::LinkInputs,
+            netmeas_sim::board::link::LinkOutputs,
+            |i| $tin {
+                reset: P::from_u128(i.reset as u128),
+                rx: P::from_u128(i.rx as u128),
+                bus_ack: P::from_u128(i.bus_ack as u128),
+                bus_rdata: P::from_u128(i.bus_rdata as u128),
+            },
+            |o| netmeas_sim::board::link::LinkOutputs {
+                tx: o.tx.to_u128() != 0,
+                bus_re: o.bus_re.to_u128() != 0,
+                bus_we: o.bus_we.to_u128() != 0,
+                bus_addr: o.bus_addr.to_u128() as u16,
+                bus_wdata: o.bus_wdata.to_u128() as u32,
+                frame_errors: o.frame_errors.to_u128() as u16,
+                overruns: o.overruns.to_u128() as u16,
+                crc_errors: o.crc_errors.to_u128() as u16,
+                truncated: o.truncated.to_u128() as u16,
+            }
+        );
+    };
+}
+pub(crate) use core_rtl;

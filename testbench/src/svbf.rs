@@ -374,3 +374,51 @@ pub fn rtl_svbf_engine(cfg: &SvbfConfig) -> Result<Box<dyn SvbfEngine>, String> 
         built.join("; ")
     ))
 }
+
+/// [`crate::CoreRtl`] for a Verilated SVBF store (`build.rs` invokes it per variant).
+macro_rules! core_rtl {
+    ($t:ident, $tin:ident, $tout:ident) => {
+        $crate::impl_core_rtl!($t, $tin, $tout,
+            netmeas_sim::svbf::SvbfConfig,
+            netmeas_sim::svbf::cycle::SvbfInputs,
+            netmeas_sim::svbf::cycle::SvbfOutputs,
+            |i| $tin {
+                reset: P::from_u128(i.reset as u128),
+                s_valid: P::from_u128(i.valid as u128),
+                s_key: P::from_u128(i.key as u128),
+                s_latency: P::from_u128(i.latency as u128),
+                csr_we: P::from_u128(i.csr_we as u128),
+                csr_addr: P::from_u128((i.csr_addr & 63) as u128),
+                csr_wdata: P::from_u128(i.csr_wdata as u128),
+                flip: P::from_u128(i.flip as u128),
+                release_frozen: P::from_u128(i.release as u128),
+                q_valid: P::from_u128(i.q_valid as u128),
+                q_key: P::from_u128(i.q_key as u128),
+                q_tag: P::from_u128(i.q_tag as u128),
+                m_ro_ready: P::from_u128(i.ro_ready as u128),
+                ovf_clear: P::from_u128(i.ovf_clear as u128),
+            },
+            |o| netmeas_sim::svbf::cycle::SvbfOutputs {
+                ready: o.s_ready.to_u128() != 0,
+                flip_ready: o.flip_ready.to_u128() != 0,
+                epoch: o.live_epoch.to_u128() != 0,
+                held: o.held.to_u128() != 0,
+                q_ready: o.q_ready.to_u128() != 0,
+                r_valid: o.r_valid.to_u128() != 0,
+                r_tag: o.r_tag.to_u128() as u16,
+                r_kind: o.r_kind.to_u128() as u8,
+                r_center: o.r_center.to_u128() as u8,
+                r_count: o.r_count.to_u128() as u32,
+                r_latency: o.r_latency.to_u128() as u32,
+                r_candidates: o.r_candidates.to_u128() as u64,
+                ro_valid: o.m_ro_valid.to_u128() != 0,
+                ro_center: o.m_ro_center.to_u128() as u8,
+                ro_count: o.m_ro_count.to_u128() as u32,
+                ro_sum: o.m_ro_sum.to_u128() as u64,
+                ro_last: o.m_ro_last.to_u128() != 0,
+                ovf_sticky: o.ovf_sticky.to_u128() != 0,
+            }
+        );
+    };
+}
+pub(crate) use core_rtl;
