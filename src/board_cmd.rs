@@ -183,9 +183,12 @@ fn session<L: ByteLink, R>(
     mut reader: EngineReader<L>,
     cfg: &EngineConfig,
     epochs: u32,
+    quiet: bool,
     clocks: impl Fn(&mut LinkHost<L>) -> Option<u64>,
     mut next: impl FnMut(&mut EngineReader<L>) -> Result<R, String>,
 ) -> Result<Session<R>, String> {
+    let progress = crate::progress::Progress::bar(epochs as u64, "board read", quiet);
+    progress.message("configuring the engine and filling the first epoch");
     let mut reports = Vec::new();
     let (mut t0, mut c0) = (Instant::now(), clocks(reader.host_mut()));
     let (mut span_t, mut span_c) = (0.0, 0u64);
@@ -199,6 +202,8 @@ fn session<L: ByteLink, R>(
         }
         (t0, c0) = (t1, c1);
         reports.push(r);
+        progress.inc();
+        progress.message(format!("epoch {}", k + 2));
     }
     let n = if epochs > 1 { epochs - 1 } else { 1 } as f64;
     let st = reader.host_mut().stats();
@@ -247,7 +252,7 @@ fn read_sim<M: EngineRtl>(
         let mut model = SourceModel::new(settings)?;
         let mut start = 0u64;
         let reader = EngineReader::start_external(host, cfg)?;
-        session(reader, cfg, a.epochs, clocks, |r| {
+        session(reader, cfg, a.epochs, a.json, clocks, |r| {
             let t: EpochTraffic = model.epoch(start);
             start += a.packets as u64 * a.gap.max(1) as u64;
             let feed = &mut r.host_mut().link_mut().board.feed;
@@ -258,7 +263,7 @@ fn read_sim<M: EngineRtl>(
         })
     } else {
         let reader = EngineReader::start(host, cfg, settings)?;
-        session(reader, cfg, a.epochs, clocks, |r| r.next_epoch())
+        session(reader, cfg, a.epochs, a.json, clocks, |r| r.next_epoch())
     }
 }
 
@@ -303,11 +308,11 @@ pub fn read(a: &BoardRead) -> Result<(), String> {
         let port = SerialPort::open(&a.port, cfg.link.uart.baud, timeout)?;
         if external {
             let reader = EngineReader::start_external(LinkHost::new(port, 5), &cfg)?;
-            let s = session(reader, &cfg, a.epochs, |_| None, |r| r.next_external_epoch().map(|(_, e)| e))?;
+            let s = session(reader, &cfg, a.epochs, a.json, |_| None, |r| r.next_external_epoch().map(|(_, e)| e))?;
             return print_external(a, board, &cfg, &s);
         }
         let reader = EngineReader::start(LinkHost::new(port, 5), &cfg, &settings)?;
-        session(reader, &cfg, a.epochs, |_| None, |r| r.next_epoch())?
+        session(reader, &cfg, a.epochs, a.json, |_| None, |r| r.next_epoch())?
     };
     let tick_us = 1e6 / cfg.link.uart.clock_hz as f64;
     let rates = s.bit_times_per_epoch.map(|b| [115_200.0 / b, 3_000_000.0 / b]);
@@ -318,7 +323,7 @@ pub fn read(a: &BoardRead) -> Result<(), String> {
         v["bit_times_per_epoch"] = serde_json::json!(s.bit_times_per_epoch);
         v["epochs_per_s_at_115200"] = serde_json::json!(rates.map(|r| r[0]));
         v["epochs_per_s_at_3000000"] = serde_json::json!(rates.map(|r| r[1]));
-        println!("{v}");
+        crate::output::print_json(v)?;
         return Ok(());
     }
     println!(
@@ -524,7 +529,7 @@ fn session_json<R: serde::Serialize>(
 fn print_external(a: &BoardRead, board: Board, cfg: &EngineConfig, s: &Session<LdaEstimate>) -> Result<(), String> {
     let tick_us = 1e6 / cfg.link.uart.clock_hz as f64;
     if a.json {
-        println!("{}", session_json(a, board, cfg, serde_json::json!({ "kind": "external" }), s));
+        crate::output::print_json(session_json(a, board, cfg, serde_json::json!({ "kind": "external" }), s))?;
         return Ok(());
     }
     println!("engine on {} ({}): external packet-metadata streams", board.name(), a.port);
@@ -558,7 +563,7 @@ pub fn build(a: &BoardBuild) -> Result<(), String> {
     eprintln!("[board] {} (Yosys, nextpnr, pack) in {} …", board.name(), dir.display());
     let r = build_board(board, &dir)?;
     if a.json {
-        println!("{}", serde_json::to_string(&r).expect("serializes"));
+        crate::output::print_json(&r)?;
     } else {
         let f = &r.figures;
         println!(

@@ -5,7 +5,7 @@
 //! scored against the exact statistics of the raw stream.
 
 use crate::fridge_cmd::parse_duration_ns;
-use crate::lda_cmd::{Engine, run_engines, write_atomic};
+use crate::lda_cmd::{Engine, run_engines};
 use clap::Args;
 use netmeas_sim::dbm::{
     BurstySpec, BwPacket, DbmConfig, DbmPeriod, ExpbConfig, ExpbPeriod, MergeRule, SeriesStats, coarsest_exceeding,
@@ -15,7 +15,7 @@ use netmeas_sim::error::load_config;
 use netmeas_testbench::dbm::{check_rtl_dbm_config, rtl_dbm_run};
 use netmeas_testbench::expb::{check_rtl_expb_config, rtl_expb_run};
 use serde_json::{Value, json};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// The packet stream of a bandwidth run.
 #[derive(Args, Clone, Debug)]
@@ -169,15 +169,6 @@ fn parse_base_us(flag: &str, us: f64) -> Result<u64, String> {
     Ok(t as u64)
 }
 
-fn check_plot(p: &Option<PathBuf>) -> Result<(), String> {
-    if let Some(p) = p
-        && p.parent().is_some_and(|d| !d.as_os_str().is_empty() && !d.is_dir())
-    {
-        return Err(format!("--plot {}: the folder does not exist", p.display()));
-    }
-    Ok(())
-}
-
 fn summary_json(answers: &[Answer]) -> Value {
     let errs: Vec<f64> = answers.iter().map(|a| rel_error(a.estimate, a.truth)).collect();
     let finite: Vec<f64> = errs.iter().copied().filter(|e| e.is_finite()).collect();
@@ -272,9 +263,10 @@ impl RunDbm {
 
 /// `netmeas run dbm`.
 pub fn run_dbm_cmd(a: &RunDbm) -> Result<(), String> {
+    let progress = crate::progress::Progress::spinner("run dbm", a.query.json);
     let cfg = a.dbm_config()?;
     let (q, delta) = a.query.parse()?;
-    check_plot(&a.plot)?;
+    a.plot.as_deref().map(crate::plot::check_path).transpose()?;
     let engine = Engine::parse(&a.engine)?;
     if engine != Engine::Golden {
         check_rtl_dbm_config(&cfg)?;
@@ -301,16 +293,13 @@ pub fn run_dbm_cmd(a: &RunDbm) -> Result<(), String> {
         })
         .collect();
     if let Some(path) = &a.plot {
-        let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-        let name = path.file_name().ok_or_else(|| format!("--plot {}: not a file name", path.display()))?;
         let own = period_packets(&packets, 0, cfg.period_ticks);
-        write_atomic(dir, &name.to_string_lossy(), &buckets_svg(&periods[0], own, cfg.period_ticks, delta))?;
+        crate::plot::write(path, &buckets_svg(&periods[0], own, cfg.period_ticks, delta)?)?;
     }
     let mode = if cfg.base_ticks == 0 { "per packet".to_string() } else { format!("base {} ns", cfg.base_ticks) };
+    drop(progress);
     if a.query.json {
-        println!(
-            "{}",
-            json!({
+        crate::output::print_json(json!({
                 "core": "dbm", "engine": a.engine, "config": cfg, "units": "ns, bytes",
                 "traffic": { "source": source, "packets": packets.len(),
                              "bytes": packets.iter().map(|p| p.len as u64).sum::<u64>() },
@@ -325,8 +314,7 @@ pub fn run_dbm_cmd(a: &RunDbm) -> Result<(), String> {
                 })).collect::<Vec<_>>(),
                 "result": summary_json(&answers),
                 "timing": timing,
-            })
-        );
+            }))?;
     } else {
         println!(
             "dbm-{}, {} buckets, {mode}, period {} ns; {} packets in {} period(s) ({source}); engine {}",
@@ -415,61 +403,19 @@ fn culprit_json(p: &DbmPeriod) -> Value {
 
 /// The partition of one period as rectangles of its buckets' bandwidth over
 /// the true S_Δ (grey steps), time in ms, bandwidth in Gb/s (Fig. 5).
-fn buckets_svg(p: &DbmPeriod, packets: &[BwPacket], period: u64, delta: u64) -> String {
-    let (w, h, l, r, t, b) = (900.0, 420.0, 60.0, 20.0, 20.0, 40.0);
+fn buckets_svg(p: &DbmPeriod, packets: &[BwPacket], period: u64, delta: u64) -> Result<String, String> {
     let t0 = p.index * period;
-    let raw = true_series(packets, t0, period, delta);
+    // bytes over ticks (ns) × 8: Gb/s.
     let gbps = |bytes: f64, ticks: f64| bytes * 8.0 / ticks;
-    let ymax = raw
+    let truth: Vec<(u64, u64, f64)> = true_series(packets, t0, period, delta)
         .iter()
-        .map(|&v| gbps(v, delta as f64))
-        .chain(p.buckets.iter().map(|k| gbps(k.mass as f64, (k.last + 1 - k.first) as f64)))
-        .fold(1e-9, f64::max);
-    let sx = |x: u64| l + (x.saturating_sub(t0)) as f64 / period as f64 * (w - l - r);
-    let sy = |y: f64| h - b - y.min(ymax) / ymax * (h - t - b);
-    let mut s = format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" font-family=\"sans-serif\" font-size=\"11\">\n\
-         <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
-    );
-    s += &format!(
-        "<line x1=\"{l}\" y1=\"{0}\" x2=\"{1}\" y2=\"{0}\" stroke=\"black\"/><line x1=\"{l}\" y1=\"{t}\" x2=\"{l}\" y2=\"{0}\" stroke=\"black\"/>\n",
-        h - b,
-        w - r
-    );
-    for i in 0..=10 {
-        let x = t0 + period * i / 10;
-        s += &format!(
-            "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\">{:.1} ms</text>\n",
-            sx(x),
-            h - b + 15.0,
-            (x - t0) as f64 / 1e6
-        );
-        let y = ymax * i as f64 / 10.0;
-        s += &format!("<text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{:.2}</text>\n", l - 4.0, sy(y) + 4.0, y);
-    }
-    s += &format!(
-        "<text x=\"{l}\" y=\"12\">Gb/s; grey: true S at {} us; blue: {} DBM buckets</text>\n",
-        delta as f64 / 1e3,
-        p.buckets.len()
-    );
-    let mut path = String::new();
-    for (i, &v) in raw.iter().enumerate() {
-        let x0 = t0 + i as u64 * delta;
-        let y = sy(gbps(v, delta as f64));
-        path += &format!("{}{:.1},{:.1} L{:.1},{:.1} ", if i == 0 { "M" } else { "L" }, sx(x0), y, sx(x0 + delta), y);
-    }
-    s += &format!("<path d=\"{path}\" fill=\"none\" stroke=\"#999999\" stroke-width=\"0.8\"/>\n");
-    for k in &p.buckets {
-        let y = sy(gbps(k.mass as f64, (k.last + 1 - k.first) as f64));
-        s += &format!(
-            "<rect x=\"{:.2}\" y=\"{:.2}\" width=\"{:.2}\" height=\"{:.2}\" fill=\"#1f5fbf\" fill-opacity=\"0.35\" stroke=\"#1f5fbf\" stroke-width=\"0.6\"/>\n",
-            sx(k.first),
-            y,
-            (sx(k.last + 1) - sx(k.first)).max(0.5),
-            (h - b - y).max(0.0)
-        );
-    }
-    s + "</svg>\n"
+        .enumerate()
+        .map(|(i, &v)| (t0 + i as u64 * delta, t0 + (i as u64 + 1) * delta, gbps(v, delta as f64)))
+        .collect();
+    let buckets: Vec<(u64, u64, f64)> =
+        p.buckets.iter().map(|k| (k.first, k.last + 1, gbps(k.mass as f64, (k.last + 1 - k.first) as f64))).collect();
+    let title = format!("period {}: DBM buckets over the true bandwidth at {} us", p.index, delta as f64 / 1e3);
+    crate::plot::buckets_chart(&title, t0, period, &truth, &buckets)
 }
 
 /// Flags of `netmeas run expb`.
@@ -500,6 +446,7 @@ pub struct RunExpb {
 
 /// `netmeas run expb`.
 pub fn run_expb_cmd(a: &RunExpb) -> Result<(), String> {
+    let progress = crate::progress::Progress::spinner("run expb", a.query.json);
     let mut cfg = match &a.config {
         Some(p) => load_config::<ExpbConfig>(p).map_err(|e| e.to_string())?,
         None => ExpbConfig::default(),
@@ -549,10 +496,9 @@ pub fn run_expb_cmd(a: &RunExpb) -> Result<(), String> {
             Answer { index: p.index, estimate, truth }
         })
         .collect();
+    drop(progress);
     if a.query.json {
-        println!(
-            "{}",
-            json!({
+        crate::output::print_json(json!({
                 "core": "expb", "engine": a.engine, "config": cfg, "units": "ns, bytes",
                 "traffic": { "source": source, "packets": packets.len(),
                              "bytes": packets.iter().map(|p| p.len as u64).sum::<u64>() },
@@ -567,8 +513,7 @@ pub fn run_expb_cmd(a: &RunExpb) -> Result<(), String> {
                 })).collect::<Vec<_>>(),
                 "result": summary_json(&answers),
                 "timing": timing,
-            })
-        );
+            }))?;
     } else {
         println!(
             "expb, {} scales from {} ns, period {} ns; {} packets in {} period(s) ({source}); engine {}",

@@ -39,6 +39,9 @@ pub struct ReproduceDbm {
     /// Print one JSON object instead of the Markdown tables.
     #[arg(long)]
     pub json: bool,
+    /// Also draw the figure as SVG: DBM-mr error at 400 us versus buckets (Fig. 4).
+    #[arg(long)]
+    pub plot: Option<std::path::PathBuf>,
 }
 
 /// The aggregation period (§4.1: 2 s) and base interval (78.125 µs = 5^7 ns).
@@ -122,6 +125,7 @@ pub fn run(a: &ReproduceDbm) -> Result<(), String> {
         burst_mb: 4.0,
         trace_seed: a.seed,
     };
+    a.plot.as_deref().map(crate::plot::check_path).transpose()?;
     let t0 = Instant::now();
     let (packets, _) = traffic.packets()?;
     let own = |p: usize| -> &[BwPacket] {
@@ -148,12 +152,15 @@ pub fn run(a: &ReproduceDbm) -> Result<(), String> {
     let on = if engine == Engine::Golden { "" } else { " (RTL)" };
     // The three DBM rows, each on the engine asked for (the RTL rows compared with the golden model).
     let mut dbm_engines = Vec::new();
+    let progress = crate::progress::Progress::bar(4 + a.buckets.len() as u64, "reproduce dbm", a.json);
     for (key, name, cfg) in [
         ("dbm_mm", format!("DBM-mm, 1024 buckets, per packet{on}"), dbm_cfg(MergeRule::Mm, 0, 1024)),
         ("dbm_mv", format!("DBM-mv, 1024 buckets, 78.125 us base{on}"), dbm_cfg(MergeRule::Mv, BASE, 1024)),
         ("dbm_mr", format!("DBM-mr, 1024 buckets, 78.125 us base{on}"), dbm_cfg(MergeRule::Mr, BASE, 1024)),
     ] {
+        progress.message(name.clone());
         let (parts, matched, timing) = run_dbm_engines(&cfg, &packets, engine)?;
+        progress.inc();
         dbm_engines.push((key, name.clone(), matched, timing));
         let est: Estimator = Box::new(move |p, d| {
             parts.get(p).map(|x| series_stats(&dbm_series(&x.buckets, p as u64 * PERIOD, PERIOD, d)))
@@ -161,7 +168,9 @@ pub fn run(a: &ReproduceDbm) -> Result<(), String> {
         rows.push((name, worst(&est, &truths, &fine), worst(&est, &truths, &coarse)));
     }
     let ecfg = ExpbConfig { scales: 11, base_ticks: BASE, period_ticks: PERIOD };
+    progress.message("EXPB");
     let (eparts, expb_match, expb_timing) = run_expb_engines(&ecfg, &packets, engine)?;
+    progress.inc();
     let est: Estimator = Box::new(|p, d| eparts.get(p).and_then(|x| expb_stats(x, &ecfg, d)));
     rows.push((
         format!("EXPB, 11 scales from 78.125 us{on}"),
@@ -179,7 +188,9 @@ pub fn run(a: &ReproduceDbm) -> Result<(), String> {
     let q = 400_000;
     let mut fig4 = Vec::new();
     for &m in &a.buckets {
+        progress.message(format!("Fig. 4, DBM-mr with {m} buckets"));
         let parts = run_dbm(&dbm_cfg(MergeRule::Mr, BASE, m), &packets)?;
+        progress.inc();
         let errs: Vec<[f64; 3]> = (0..periods)
             .map(|p| {
                 let e = series_stats(&dbm_series(&parts[p].buckets, p as u64 * PERIOD, PERIOD, q));
@@ -191,12 +202,14 @@ pub fn run(a: &ReproduceDbm) -> Result<(), String> {
         let max: [f64; 3] = std::array::from_fn(|i| errs.iter().map(|e| e[i]).fold(0.0, f64::max));
         fig4.push((m, mean, max));
     }
+    drop(progress);
+    if let Some(p) = &a.plot {
+        crate::plot::write(p, &figure(&fig4)?)?;
+    }
     let secs = t0.elapsed().as_secs_f64();
     let bytes: u64 = packets.iter().map(|p| p.len as u64).sum();
     if a.json {
-        println!(
-            "{}",
-            json!({
+        crate::output::print_json(json!({
                 "trace": { "packets": packets.len(), "bytes": bytes, "periods": periods, "seed": a.seed },
                 "reference_scales_ns": scales,
                 "expb": { "engine": a.engine, "synopsis_match": expb_match, "timing": expb_timing },
@@ -210,8 +223,7 @@ pub fn run(a: &ReproduceDbm) -> Result<(), String> {
                     json!({ "engine": a.engine, "synopsis_match": m, "timing": t })))
                     .collect::<serde_json::Map<_, _>>(),
                 "seconds": secs,
-            })
-        );
+            }))?;
         return Ok(());
     }
     println!(
@@ -260,4 +272,19 @@ pub fn run(a: &ReproduceDbm) -> Result<(), String> {
     }
     println!("\n({secs:.1} s)");
     Ok(())
+}
+
+/// Fig. 4 as a figure: DBM-mr's relative error of the max, std-dev and 95th
+/// percentile at 400 µs versus the number of buckets, mean over periods (§4.1).
+fn figure(fig4: &[(usize, [f64; 3], [f64; 3])]) -> Result<String, String> {
+    use crate::plot::{Axes, Series, line_chart};
+    let series: Vec<Series> = ["max", "std-dev", "p95"]
+        .iter()
+        .enumerate()
+        .map(|(i, stat)| {
+            Series::new(i, format!("{stat} (mean over periods)"), fig4.iter().map(|(m, mean, _)| (*m as f64, 100.0 * mean[i])).collect())
+        })
+        .collect();
+    let axes = Axes { title: "DBM-mr at 400 us: error vs buckets", x: "buckets (log scale)", y: "relative error (%)", log_x: true, log_y: false };
+    line_chart(&axes, &series, &|x| format!("{x:.0}"))
 }

@@ -5,7 +5,7 @@
 //! simple algorithm as a baseline on the same stream and memory, and the §5
 //! error metrics against the ground truth.
 
-use crate::lda_cmd::{Engine, run_engines, write_atomic};
+use crate::lda_cmd::{Engine, run_engines};
 use clap::Args;
 use netmeas_sim::error::load_config;
 use netmeas_sim::fridge::{
@@ -13,8 +13,9 @@ use netmeas_sim::fridge::{
     score_histograms, score_samples, tune_prob_log2,
 };
 use netmeas_testbench::fridge::{check_rtl_config, rtl_fridge_run};
+use crate::plot::fmt_ns;
 use serde_json::{Value, json};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Flags of `netmeas run fridge`.
 #[derive(Args, Clone, Debug)]
@@ -179,15 +180,6 @@ fn scored_json(s: &Option<Scored>) -> Value {
     }
 }
 
-fn fmt_ns(t: f64) -> String {
-    match t {
-        t if t >= 1e9 => format!("{:.3} s", t / 1e9),
-        t if t >= 1e6 => format!("{:.3} ms", t / 1e6),
-        t if t >= 1e3 => format!("{:.3} us", t / 1e3),
-        t => format!("{t:.0} ns"),
-    }
-}
-
 fn print_scored(name: &str, s: &Option<Scored>) {
     match s {
         Some(s) => println!(
@@ -205,64 +197,18 @@ fn print_scored(name: &str, s: &Option<Scored>) {
     }
 }
 
-/// An SVG of CDFs on a log2 delay axis: (label, colour, dashed, cdf).
-pub fn cdf_svg(curves: &[(&str, &str, bool, &Cdf)]) -> String {
-    let (w, h, l, r, t, b) = (720.0, 420.0, 60.0, 170.0, 20.0, 40.0);
-    let ys: Vec<f64> = (0..=400).map(|i| i as f64 / 400.0).collect();
-    let pts: Vec<Vec<(f64, f64)>> =
-        curves.iter().map(|c| ys.iter().map(|&y| (c.3.quantile(y).max(1.0).log2(), y)).collect()).collect();
-    let xmin = pts.iter().flatten().map(|p| p.0).fold(f64::INFINITY, f64::min).floor();
-    let xmax = pts.iter().flatten().map(|p| p.0).fold(f64::NEG_INFINITY, f64::max).ceil().max(xmin + 1.0);
-    let sx = |x: f64| l + (x - xmin) / (xmax - xmin) * (w - l - r);
-    let sy = |y: f64| h - b - y * (h - t - b);
-    let mut s = format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" font-family=\"sans-serif\" font-size=\"11\">\n\
-         <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
-    );
-    s += &format!(
-        "<line x1=\"{l}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"black\"/><line x1=\"{l}\" y1=\"{t}\" x2=\"{l}\" y2=\"{}\" stroke=\"black\"/>\n",
-        h - b,
-        w - r,
-        h - b,
-        h - b
-    );
-    let step = ((xmax - xmin) / 10.0).ceil().max(1.0);
-    let mut x = xmin;
-    while x <= xmax {
-        s += &format!(
-            "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
-            sx(x),
-            h - b + 15.0,
-            fmt_ns(x.exp2())
-        );
-        x += step;
-    }
-    for i in 0..=4 {
-        let y = i as f64 / 4.0;
-        s += &format!("<text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{y:.2}</text>\n", l - 5.0, sy(y) + 4.0);
-    }
-    s += &format!(
-        "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\">delay (log scale)</text>\n",
-        (l + w - r) / 2.0,
-        h - 5.0
-    );
-    for (i, ((label, colour, dashed, _), p)) in curves.iter().zip(&pts).enumerate() {
-        let d: Vec<String> = p.iter().map(|&(x, y)| format!("{:.1},{:.1}", sx(x), sy(y))).collect();
-        let dash = if *dashed { " stroke-dasharray=\"5,3\"" } else { "" };
-        s += &format!(
-            "<polyline fill=\"none\" stroke=\"{colour}\" stroke-width=\"1.6\"{dash} points=\"{}\"/>\n",
-            d.join(" ")
-        );
-        let ly = t + 14.0 * i as f64 + 10.0;
-        s += &format!(
-            "<line x1=\"{}\" y1=\"{ly}\" x2=\"{}\" y2=\"{ly}\" stroke=\"{colour}\" stroke-width=\"2\"{dash}/><text x=\"{}\" y=\"{}\">{label}</text>\n",
-            w - r + 10.0,
-            w - r + 30.0,
-            w - r + 35.0,
-            ly + 4.0
-        );
-    }
-    s + "</svg>\n"
+/// The figure of CDFs on a log delay axis: (label, colour, dashed, cdf).
+pub fn cdf_svg(title: &str, curves: &[(&str, plotters::style::RGBColor, bool, &Cdf)]) -> Result<String, String> {
+    let series: Vec<crate::plot::Series> = curves
+        .iter()
+        .map(|&(label, colour, dashed, cdf)| crate::plot::Series {
+            label: label.to_string(),
+            colour,
+            dashed,
+            points: (0..=1000).map(|i| i as f64 / 1000.0).map(|y| (cdf.quantile(y), y)).collect(),
+        })
+        .collect();
+    crate::plot::cdf_chart(title, &series)
 }
 
 /// Runs `trace` on `engine` (see [`run_engines`]): the golden model, the
@@ -305,13 +251,10 @@ fn first_difference(g: &FridgeRun, r: &FridgeRun) -> Option<String> {
 
 /// `netmeas run fridge`.
 pub fn run(a: &RunFridge) -> Result<(), String> {
+    let progress = crate::progress::Progress::spinner("run fridge", a.json);
     let mut cfg = a.base_config()?;
     let max_delay = parse_duration_ns(&a.max_delay)?;
-    if let Some(p) = &a.plot
-        && p.parent().is_some_and(|d| !d.as_os_str().is_empty() && !d.is_dir())
-    {
-        return Err(format!("--plot {}: the folder does not exist", p.display()));
-    }
+    a.plot.as_deref().map(crate::plot::check_path).transpose()?;
     let (trace, source) = a.trace()?;
     if trace.truth.is_empty() {
         return Err(format!("{source}: no request/response pair in the stream, nothing to measure"));
@@ -341,29 +284,29 @@ pub fn run(a: &RunFridge) -> Result<(), String> {
         None => Vec::new(),
     };
     if let Some(p) = &a.plot {
-        let mut curves: Vec<(&str, &str, bool, &Cdf)> = vec![("ground truth", "#888888", false, &truth)];
+        use crate::plot::PALETTE;
+        let grey = plotters::style::RGBColor(0x88, 0x88, 0x88);
+        let mut curves: Vec<(&str, plotters::style::RGBColor, bool, &Cdf)> = vec![("ground truth", grey, false, &truth)];
         if let Some(s) = &fridge {
-            curves.push(("fridges (samples)", "#1f5fbf", false, &s.cdf));
+            curves.push(("fridges (samples)", PALETTE[0], false, &s.cdf));
         }
         if let Some(s) = &hist {
-            curves.push(("fridges (histogram)", "#1f5fbf", true, &s.cdf));
+            curves.push(("fridges (histogram)", PALETTE[0], true, &s.cdf));
         }
-        for ((name, s), colour) in baselines.iter().zip(["#d03020", "#e08a00"]) {
+        for ((name, s), colour) in baselines.iter().zip([PALETTE[1], PALETTE[2]]) {
             if let Some(s) = s {
                 curves.push((name.as_str(), colour, false, &s.cdf));
             }
         }
-        let dir = p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-        let name = p.file_name().ok_or_else(|| format!("--plot {}: not a file name", p.display()))?;
-        write_atomic(dir, &name.to_string_lossy(), &cdf_svg(&curves))?;
+        let title = format!("request/response delay CDF: {} requests", trace.requests());
+        crate::plot::write(p, &cdf_svg(&title, &curves)?)?;
     }
     let responses = trace.packets.len() - trace.requests();
+    drop(progress);
     if a.json {
         let base: serde_json::Map<String, Value> = baselines.iter().map(|(n, s)| (n.clone(), scored_json(s))).collect();
         let f = scored_json(&fridge);
-        println!(
-            "{}",
-            json!({
+        crate::output::print_json(json!({
                 "core": "fridge", "engine": a.engine, "config": cfg, "units": "ns",
                 "entry_prob": (0..cfg.fridges()).map(|k| cfg.hw_prob(k)).collect::<Vec<_>>(),
                 "traffic": { "source": source, "requests": trace.requests(), "responses": responses,
@@ -377,8 +320,7 @@ pub fn run(a: &RunFridge) -> Result<(), String> {
                 "baseline": if baselines.is_empty() { Value::Null } else { json!({ "expiry_ns": expiry, "runs": base }) },
                 "counters": { "insertions": run.insertions, "factor_saturated": run.saturated, "hist_overflow": run.hist_overflow },
                 "timing": timing,
-            })
-        );
+            }))?;
     } else {
         println!(
             "fridges {:?} entries, p = 2^{:?}; {} requests, {} responses, {} pairs ({source}); engine {}",

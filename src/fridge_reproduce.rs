@@ -39,6 +39,9 @@ pub struct ReproduceFridge {
     /// Print one JSON object instead of the Markdown tables.
     #[arg(long)]
     pub json: bool,
+    /// Also draw the figure as SVG: error of the 99th percentile versus memory, fridges against the simple algorithm (Fig. 5).
+    #[arg(long)]
+    pub plot: Option<std::path::PathBuf>,
 }
 
 /// Exponents v of the entry probabilities p = 2^v searched.
@@ -130,19 +133,31 @@ pub fn run(a: &ReproduceFridge) -> Result<(), String> {
         let c = FridgeConfig { entries: vec![m / 2, m / 2], entry_prob_log2: vec![0.0, 0.0], ..Default::default() };
         c.validate().map_err(|e| format!("--memories {m}: two fridges of {} entries: {e}", m / 2))?;
     }
+    a.plot.as_deref().map(crate::plot::check_path).transpose()?;
     let t0 = Instant::now();
+    let steps = a.max_delays_ms.len() * (1 + PROB_GRID.len() + a.memories.len());
+    let progress = crate::progress::Progress::bar(steps as u64, "reproduce fridge", a.json);
     let mut traces = Vec::new();
     for &t in &a.max_delays_ms {
+        progress.message(format!("trace T = {t} ms"));
         let spec = SyntheticSpec { requests: a.requests, max_delay_ns: t * 1e6, seed: a.seed, ..Default::default() };
         let tr = spec.build().map_err(|e| format!("--max-delays-ms {t}: {e}"))?;
         let truth = Cdf::from_delays(&tr.truth).ok_or_else(|| format!("T = {t} ms: no pairs"))?;
         traces.push((t, tr, truth));
+        progress.inc();
     }
     // Fig. 3: one fridge of M entries, error versus p.
     let mut fig3 = Vec::new();
     for &v in &PROB_GRID {
-        let row: Vec<Errors> =
-            traces.iter().map(|(_, tr, truth)| fridges(tr, truth, &[a.fig3_entries], &[v], a.runs)).collect();
+        progress.message(format!("Fig. 3, p = 2^{v}"));
+        let row: Vec<Errors> = traces
+            .iter()
+            .map(|(_, tr, truth)| {
+                let e = fridges(tr, truth, &[a.fig3_entries], &[v], a.runs);
+                progress.inc();
+                e
+            })
+            .collect();
         fig3.push((v, row));
     }
     // Fig. 5: every method at its best parameter, per memory size and trace.
@@ -150,6 +165,7 @@ pub fn run(a: &ReproduceFridge) -> Result<(), String> {
     for (t, tr, truth) in &traces {
         let mut rows = Vec::new();
         for &m in &a.memories {
+            progress.message(format!("Fig. 5, T = {t} ms, M = {m}"));
             let expiries: Vec<u64> = (0..=12).map(|k| (t * 1e6 / 2f64.powi(k)) as u64).chain([0]).collect();
             let simple_best = |stages| {
                 best(expiries.iter().map(|&e| (simple(tr, truth, m, stages, e, a.runs), format!("T = {e} ns"))))
@@ -170,20 +186,22 @@ pub fn run(a: &ReproduceFridge) -> Result<(), String> {
                 one_fridge: one,
                 two_fridges: two,
             });
+            progress.inc();
         }
         fig5.push((*t, rows));
     }
+    drop(progress);
+    if let Some(p) = &a.plot {
+        crate::plot::write(p, &figure(&fig5)?)?;
+    }
     let secs = t0.elapsed().as_secs_f64();
     if a.json {
-        println!(
-            "{}",
-            json!({
+        crate::output::print_json(json!({
                 "requests": a.requests, "runs": a.runs, "seconds": secs,
                 "fig3": { "entries": a.fig3_entries, "max_delays_ms": a.max_delays_ms,
                           "rows": fig3.iter().map(|(v, r)| json!({ "prob_log2": v, "errors": r })).collect::<Vec<_>>() },
                 "fig5": fig5.iter().map(|(t, r)| json!({ "max_delay_ms": t, "rows": r })).collect::<Vec<_>>(),
-            })
-        );
+            }))?;
         return Ok(());
     }
     println!(
@@ -219,4 +237,34 @@ pub fn run(a: &ReproduceFridge) -> Result<(), String> {
     println!();
     println!("({secs:.0} s)");
     Ok(())
+}
+
+/// Fig. 5 as a figure: the relative error of the 99th percentile at each
+/// method's best parameter versus memory (entries), one set of curves per
+/// maximum delay T (§5).
+fn figure(fig5: &[(f64, Vec<Fig5Row>)]) -> Result<String, String> {
+    use crate::plot::{Axes, Series, line_chart};
+    let mut series = Vec::new();
+    for (k, (t, rows)) in fig5.iter().enumerate() {
+        let methods: [(&str, fn(&Fig5Row) -> &Best); 4] = [
+            ("simple, 1 stage", |r| &r.simple_1stage),
+            ("simple, 4 stages", |r| &r.simple_4stage),
+            ("one fridge", |r| &r.one_fridge),
+            ("two fridges", |r| &r.two_fridges),
+        ];
+        for (i, (name, pick)) in methods.iter().enumerate() {
+            let pts = rows.iter().map(|r| (r.memory as f64, 100.0 * pick(r).errors.p99)).collect();
+            let mut s = Series::new(i, format!("{name}, T = {t} ms"), pts);
+            s.dashed = k % 2 == 1;
+            series.push(s);
+        }
+    }
+    let axes = Axes {
+        title: "fridges vs the simple algorithm: p99 error vs memory",
+        x: "memory (entries, log scale)",
+        y: "relative error of p99 (%, log scale)",
+        log_x: true,
+        log_y: true,
+    };
+    line_chart(&axes, &series, &|x| format!("{x:.0}"))
 }

@@ -282,6 +282,7 @@ fn print_outcome(o: &LdaOutcome) {
 
 /// `netmeas run lda`.
 pub fn run(a: &RunLda) -> Result<(), String> {
+    let progress = crate::progress::Progress::spinner("run lda", a.json);
     let engine = Engine::parse(&a.engine)?;
     let cfg = a.lda_config()?;
     let spec = a.traffic()?;
@@ -296,17 +297,15 @@ pub fn run(a: &RunLda) -> Result<(), String> {
         write_synopses(dir, &pair)?;
     }
     let source = a.traffic.source_name();
+    drop(progress);
     if a.json {
-        println!(
-            "{}",
-            json!({
+        crate::output::print_json(json!({
                 "core": "lda", "engine": a.engine, "config": cfg, "units": "ns",
                 "traffic": { "source": source, "packets": trace.packets.len(), "delay": spec.delay.to_string(),
                              "loss_rate": spec.loss_rate, "loss_model": a.traffic.loss_model, "seed": spec.seed },
                 "synopsis_match": matched, "estimates": o.estimates, "truth": o.truth, "rel_error": o.rel_error,
                 "timing": timing,
-            })
-        );
+            }))?;
     } else {
         println!(
             "LDA {} x {} rows, thresholds {:?}, {}-bit key; {} packets ({source}), delay {}, loss {} {}; engine {}",
@@ -348,7 +347,7 @@ pub fn estimate_files(sender: &Path, receiver: &Path, as_json: bool) -> Result<(
     let (a, b) = (load_synopsis(sender)?, load_synopsis(receiver)?);
     let e = estimate(&a, &b).map_err(|e| e.to_string())?;
     if as_json {
-        println!("{}", json!({ "core": "lda", "units": "ns", "estimates": e }));
+        crate::output::print_json(json!({ "core": "lda", "units": "ns", "estimates": e }))?;
     } else {
         println!("packets        sent {}  received {}  loss {:.4} %", e.sent, e.received, 100.0 * e.loss);
         println!("usable rows    {}  effective samples S = {}", e.usable_rows, e.samples);

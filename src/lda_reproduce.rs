@@ -49,6 +49,9 @@ pub struct ReproduceLda {
     /// Print one JSON object instead of the Markdown table.
     #[arg(long)]
     pub json: bool,
+    /// Also draw the figure (relative error of the mean and the std-dev versus loss) as SVG.
+    #[arg(long)]
+    pub plot: Option<std::path::PathBuf>,
 }
 
 /// One configuration at one loss rate, averaged over the runs.
@@ -167,6 +170,7 @@ pub fn run(a: &ReproduceLda) -> Result<(), String> {
     if a.losses.is_empty() || a.losses.iter().any(|l| !(0.0..1.0).contains(l)) {
         return Err("--losses: every rate must lie in [0, 1)".into());
     }
+    a.plot.as_deref().map(crate::plot::check_path).transpose()?;
     let delay = a.delay.parse::<DelayDist>()?;
     let loss_model = a.loss_model.parse::<LossModel>()?;
     if engine == Engine::Both {
@@ -176,7 +180,9 @@ pub fn run(a: &ReproduceLda) -> Result<(), String> {
     }
     let start = Instant::now();
     let mut rows = Vec::new();
+    let progress = crate::progress::Progress::bar(a.losses.len() as u64, "reproduce lda", a.json);
     for &loss in &a.losses {
+        progress.message(format!("loss {loss}"));
         let spec = TrafficSpec {
             source: Source::Synthetic { packets: a.packets, rate_pps: 5e6, flows: a.flows },
             delay,
@@ -197,14 +203,16 @@ pub fn run(a: &ReproduceLda) -> Result<(), String> {
             true_std_ns: truth.std,
             points,
         });
+        progress.inc();
     }
+    drop(progress);
     let seconds = start.elapsed().as_secs_f64();
+    if let Some(p) = &a.plot {
+        crate::plot::write(p, &figure(&rows, a)?)?;
+    }
     if a.json {
-        println!(
-            "{}",
-            json!({ "core": "lda", "packets": a.packets, "runs": a.runs, "delay": delay.to_string(),
-                    "loss_model": a.loss_model, "flows": a.flows, "seed": a.seed, "engine": a.engine, "rows": rows, "seconds": seconds })
-        );
+        crate::output::print_json(json!({ "core": "lda", "packets": a.packets, "runs": a.runs, "delay": delay.to_string(),
+                    "loss_model": a.loss_model, "flows": a.flows, "seed": a.seed, "engine": a.engine, "rows": rows, "seconds": seconds }))?;
         return Ok(());
     }
     let both = engine == Engine::Both;
@@ -261,4 +269,24 @@ pub fn run(a: &ReproduceLda) -> Result<(), String> {
         outside.join(", ")
     );
     Ok(())
+}
+
+/// The loss sweep as a figure: relative error (%) of the mean and of the
+/// standard deviation versus the loss rate, one curve per configuration (§IV-A, Fig. 5/6).
+fn figure(rows: &[Row], a: &ReproduceLda) -> Result<String, String> {
+    use crate::plot::{Axes, Series, line_chart};
+    let mut series = Vec::new();
+    for (i, name) in CONFIG_NAMES.iter().enumerate() {
+        let mean: Vec<(f64, f64)> =
+            rows.iter().filter_map(|r| r.points.get(name).map(|p| (r.loss_rate, 100.0 * p.mean_rel_error))).collect();
+        let std: Vec<(f64, f64)> =
+            rows.iter().filter_map(|r| r.points.get(name).map(|p| (r.loss_rate, 100.0 * p.std_rel_error))).collect();
+        series.push(Series::new(i, format!("{name}: mean"), mean));
+        let mut s = Series::new(i, format!("{name}: std-dev"), std);
+        s.dashed = true;
+        series.push(s);
+    }
+    let title = format!("LDA: relative error vs loss ({} packets, {} runs a point)", a.packets, a.runs);
+    let axes = Axes { title: &title, x: "loss rate (log scale)", y: "mean relative error (%, log scale)", log_x: true, log_y: true };
+    line_chart(&axes, &series, &|x| format!("{x}"))
 }

@@ -2,27 +2,29 @@
 
 mod board_cmd;
 mod dbm_cmd;
+mod demo;
 mod dbm_reproduce;
 mod fridge_cmd;
 mod fridge_reproduce;
 mod lda_cmd;
 mod lda_reproduce;
+mod output;
+mod plot;
+mod progress;
 mod rda_cmd;
 mod rda_reproduce;
 mod svbf_cmd;
 
 use clap::{Parser, Subcommand};
 use netmeas_hdl::export::{BlockConfig, export};
+use netmeas_hdl::registry::{self, Kind};
 use netmeas_sim::counter_bank::{BankStore, CountSum, CounterBankConfig};
-use netmeas_sim::error::load_config;
-use netmeas_sim::fridge::FridgeConfig;
-use netmeas_sim::h3::H3Config;
 use netmeas_sim::lda::{LdaConfig, LdaGolden, LdaPacket};
 use netmeas_sim::prng::SplitMix64;
 use netmeas_sim::rda::RdaConfig;
 use netmeas_synth::{SynthReport, Target};
 use netmeas_testbench::models::*;
-use netmeas_testbench::{CbDriver, CbStimulus, CoreRtl, cosim_counter_bank, cosim_counter_bank_streams, cosim_h3};
+use netmeas_testbench::{CbDriver, CbStimulus, CoreRtl, cosim_counter_bank, cosim_counter_bank_streams};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
@@ -92,7 +94,8 @@ enum Cmd {
         #[arg(long, default_value_t = 20_000_000)]
         cycles: u64,
     },
-    /// Everything on default configs: export, co-simulate ≥ 10^6 cycles, synthesize both targets, report.
+    /// Every block on its default config: export and lint, co-simulation, its estimate vs the truth,
+    /// synthesis on both targets; writes out/report.md.
     Demo {
         /// Co-simulated cycles per block.
         #[arg(long, default_value_t = 2_000_000)]
@@ -156,146 +159,60 @@ enum EstimateCore {
     },
 }
 
+/// The config of `block`: from `config` if given, else the block's default for
+/// `target`; validated, and refused for a target the block cannot be built for.
 fn block_config(block: &str, config: Option<&Path>, target: Option<Target>) -> Result<BlockConfig, String> {
-    let cfg = match block {
-        "h3" => BlockConfig::H3(match config {
-            Some(p) => load_config::<H3Config>(p).map_err(|e| e.to_string())?,
-            None => H3Config::default(),
-        }),
-        "counter-bank" => BlockConfig::CounterBank(match config {
-            Some(p) => load_config::<CounterBankConfig>(p).map_err(|e| e.to_string())?,
-            None => default_bank(target),
-        }),
-        "lda" => BlockConfig::Lda(match config {
-            Some(p) => load_config::<LdaConfig>(p).map_err(|e| e.to_string())?,
-            None => default_lda(target),
-        }),
-        "rda" => BlockConfig::Rda(match config {
-            Some(p) => load_config::<RdaConfig>(p).map_err(|e| e.to_string())?,
-            None => default_rda(target),
-        }),
-        "fridge" => BlockConfig::Fridge(match config {
-            Some(p) => load_config::<FridgeConfig>(p).map_err(|e| e.to_string())?,
-            None => default_fridge(target),
-        }),
-        "expb" => BlockConfig::Expb(match config {
-            Some(p) => load_config::<netmeas_sim::dbm::ExpbConfig>(p).map_err(|e| e.to_string())?,
-            None => netmeas_sim::dbm::ExpbConfig::default(),
-        }),
-        "dbm" if target == Some(Target::Ice40Hx8k) => {
-            return Err("dbm: two copies of m × 322-bit (per packet) or 416-bit (base interval) bucket records and \
-                        the merge keys (about 700 kbit at 1024 buckets) exceed the HX8K's 128 kbit of EBR; build it \
-                        for ecp5-85k"
-                .into());
+    let core = registry::core(block)?;
+    let cfg = match config {
+        Some(p) => {
+            if let Some(why) = target.and_then(|t| core.unfit_for(t)) {
+                return Err(why.into());
+            }
+            core.load_config(p)?
         }
-        "dbm" => BlockConfig::Dbm(match config {
-            Some(p) => load_config::<netmeas_sim::dbm::DbmConfig>(p).map_err(|e| e.to_string())?,
-            None => netmeas_sim::dbm::DbmConfig::default(),
-        }),
-        "svbf" if target == Some(Target::Ice40Hx8k) => {
-            return Err("svbf: the store needs four 64-bit-wide banks per hash function (at least 16 EBRs each on \
-                        the iCE40), beyond the HX8K's 32; build it for ecp5-85k"
-                .into());
-        }
-        "svbf" => BlockConfig::Svbf(match config {
-            Some(p) => load_config::<netmeas_sim::svbf::SvbfConfig>(p).map_err(|e| e.to_string())?,
-            None => netmeas_sim::svbf::SvbfConfig::default(),
-        }),
-        "link" => BlockConfig::Link(match config {
-            Some(p) => load_config::<netmeas_sim::board::link::LinkConfig>(p).map_err(|e| e.to_string())?,
-            None => netmeas_sim::board::link::LinkConfig::default(),
-        }),
-        "engine" => BlockConfig::Engine(match config {
-            Some(p) => load_config::<netmeas_sim::board::engine::EngineConfig>(p).map_err(|e| e.to_string())?,
-            None if target == Some(Target::Ice40Hx8k) => netmeas_synth::board::Board::Ice40Hx8k.engine(),
-            None => netmeas_sim::board::engine::EngineConfig::default(),
-        }),
-        other => {
-            return Err(format!(
-                "unknown block `{other}`: use h3, counter-bank, lda, rda, fridge, expb, dbm, svbf, link or engine"
-            ));
-        }
+        None => core.default_config(target)?,
     };
     cfg.validate().map_err(|e| e.to_string())?;
     Ok(cfg)
 }
 
-/// The default bank for a target: the paper's 1024 rows, or 512 on the iCE40-HX8K,
-/// whose 32 EBRs (128 kbit) cannot hold two copies of 1024 × 72 bits.
-fn default_bank(target: Option<Target>) -> CounterBankConfig {
-    match target {
-        Some(Target::Ice40Hx8k) => CounterBankConfig { rows: 512, ..Default::default() },
-        _ => CounterBankConfig::default(),
-    }
-}
-
-/// The default LDA for a target: the paper's two banks of 512 rows, or two of
-/// 256 on the iCE40-HX8K (two copies of 1024 × 72 bits exceed its 32 EBRs).
-fn default_lda(target: Option<Target>) -> LdaConfig {
-    match target {
-        Some(Target::Ice40Hx8k) => LdaConfig { rows: 256, ..Default::default() },
-        _ => LdaConfig::default(),
-    }
-}
-
-/// The default RDA for a target: the paper's two banks of 2500 buckets with
-/// 48-bit sums, or one bank of 512 with 32-bit sums on the iCE40-HX8K (its 32
-/// EBRs hold exactly two copies of 512 × 128 bits, and two banks' hash and
-/// bucket logic exceed its 7680 logic cells).
-fn default_rda(target: Option<Target>) -> RdaConfig {
-    match target {
-        // One slice of 512 rows per copy: no extra read stages (the iCE40 has no room for them).
-        Some(Target::Ice40Hx8k) => {
-            RdaConfig { banks: 1, buckets: 512, tsum_bits: 32, read_stages: 0, ..Default::default() }
-        }
-        _ => RdaConfig::default(),
-    }
-}
-
-/// The default fridges for a target: two of 2^11 entries, or two of 128 on the
-/// iCE40-HX8K (its 32 EBRs then hold the 256 × 114-bit entries in 8 and the two
-/// histogram copies of 64 × 160 bits in 20).
-fn default_fridge(target: Option<Target>) -> FridgeConfig {
-    match target {
-        Some(Target::Ice40Hx8k) => FridgeConfig { entries: vec![128, 128], ..Default::default() },
-        _ => FridgeConfig::default(),
-    }
-}
-
-fn print_synth(r: &SynthReport, json: bool) {
+fn print_synth(r: &SynthReport, json: bool) -> Result<(), String> {
     if json {
-        println!(
-            "{}",
-            serde_json::json!({
+        crate::output::print_json(serde_json::json!({
                 "core": r.core, "top": r.top, "target": r.target.name(), "fmax_mhz": r.fmax_mhz,
-                "ref_fmax_mhz": r.ref_fmax_mhz, "ratio": r.ratio, "luts": r.luts, "ffs": r.ffs, "brams": r.brams,
+                "ref_fmax_mhz": r.ref_fmax_mhz, "ratio": r.ratio, "no_reference": r.no_reference,
+                "luts": r.luts, "ffs": r.ffs, "brams": r.brams,
                 "endpoints": r.endpoints, "endpoints_missing_goal": r.endpoints_missing_goal,
                 "goal_ratio": netmeas_synth::GOAL_RATIO, "reference": r.reference, "build_dir": r.build_dir,
-            })
-        );
+            }))?;
     } else {
+        let against = match (r.ref_fmax_mhz, r.ratio) {
+            (Some(f), Some(q)) => format!(
+                "ref {f:>6.1} MHz  ratio {q:>5.3}  late at {:.1} × ref {:>5} of {}",
+                netmeas_synth::GOAL_RATIO,
+                r.endpoints_missing_goal,
+                r.endpoints
+            ),
+            _ => format!("no reference ({})", r.no_reference.as_deref().unwrap_or("none")),
+        };
         println!(
-            "{:<13} {:<11} Fmax {:>6.1} MHz  ref {:>6.1} MHz  ratio {:>5.3}  LUT {:>5}  FF {:>5}  BRAM {:>3}  \
-             late at {:.1} × ref {:>5} of {}",
+            "{:<13} {:<11} Fmax {:>6.1} MHz  LUT {:>5}  FF {:>5}  BRAM {:>3}  {against}",
             r.core,
             r.target.name(),
             r.fmax_mhz,
-            r.ref_fmax_mhz,
-            r.ratio,
             r.luts,
             r.ffs,
             r.brams,
-            netmeas_synth::GOAL_RATIO,
-            r.endpoints_missing_goal,
-            r.endpoints
         );
     }
+    Ok(())
 }
 
-fn synth_one(block: &str, config: Option<&Path>, target: Target) -> Result<SynthReport, String> {
+fn synth_one(block: &str, config: Option<&Path>, target: Target, quiet: bool) -> Result<SynthReport, String> {
     let cfg = block_config(block, config, Some(target))?;
     let e = export(&cfg).map_err(|e| e.to_string())?;
-    eprintln!("[synth] {} on {} (Yosys + nextpnr, core and reference)…", e.top, target.name());
+    let progress = progress::Progress::spinner(&format!("synth {block}"), quiet);
+    progress.message(format!("{} on {}: Yosys, nextpnr, core and reference", e.top, target.name()));
     netmeas_synth::synth(&e, target, &netmeas_hdl::tools::repo_root().join("build").join("synth"))
 }
 
@@ -527,61 +444,6 @@ fn bench_rtl_alone(cycles: u64) -> f64 {
     cycles as f64 / t.elapsed().as_secs_f64()
 }
 
-fn demo(cycles: u64, no_synth: bool) -> Result<(), String> {
-    let out = Path::new("out");
-    let mut report = String::from("# netmeas demo report\n\n");
-    report.push_str("## Export (verilator --lint-only -Wall)\n\n| block | top module |\n|---|---|\n");
-    for block in ["h3", "counter-bank"] {
-        let cfg = block_config(block, None, None)?;
-        let e = export(&cfg).map_err(|e| e.to_string())?;
-        let files = e.write(&out.join("export")).map_err(|e| e.to_string())?;
-        netmeas_hdl::tools::lint(&files[0], &e.top)?;
-        eprintln!("[export] {} -> {} (lint clean)", block, files[0].display());
-        report.push_str(&format!("| {block} | `{}` |\n", e.top));
-    }
-    report.push_str("\n## Co-simulation (Verilator vs golden model, every output every cycle)\n\n| model | streams | cycles | updates | hazards at distance 1, 2, 3, 4 | epochs read | cycles/s |\n|---|---:|---:|---:|---:|---:|---:|\n");
-    let t = Instant::now();
-    let streams = cores();
-    eprintln!("[cosim] counter bank 1024x{{32,40}}: {cycles} cycles in {streams} streams…");
-    let st = cosim_counter_bank_streams::<CbDefault>(CbStimulus::default(), 2026, cycles, streams)
-        .map_err(|m| m.to_string())?;
-    let rate = st.cycles as f64 / t.elapsed().as_secs_f64();
-    report.push_str(&format!(
-        "| cb_default | {streams} | {} | {} | {:?} | {} | {:.2e} |\n",
-        st.cycles, st.updates, st.hazards, st.epochs_read, rate
-    ));
-    let t = Instant::now();
-    eprintln!("[cosim] H3 128->64 bits: {cycles} cycles…");
-    let n = cosim_h3::<H3Wide>(60000, 2026, cycles).map_err(|m| m.to_string())?;
-    report.push_str(&format!("| h3_wide | 1 | {n} | - | - | - | {:.2e} |\n", n as f64 / t.elapsed().as_secs_f64()));
-    println!("co-simulation: {} + {} cycles bit-exact", st.cycles, n);
-    if !no_synth {
-        report.push_str("\n## Synthesis (Yosys + nextpnr, register-to-register harness)\n\n| block | target | Fmax MHz | ref Fmax MHz | ratio | LUT | FF | BRAM |\n|---|---|---:|---:|---:|---:|---:|---:|\n");
-        for block in ["counter-bank", "h3"] {
-            for target in [Target::Ecp5_85k, Target::Ice40Hx8k] {
-                let r = synth_one(block, None, target)?;
-                print_synth(&r, false);
-                report.push_str(&format!(
-                    "| {} | {} | {:.1} | {:.1} | {:.3} | {} | {} | {} |\n",
-                    r.core,
-                    r.target.name(),
-                    r.fmax_mhz,
-                    r.ref_fmax_mhz,
-                    r.ratio,
-                    r.luts,
-                    r.ffs,
-                    r.brams
-                ));
-            }
-        }
-    }
-    std::fs::create_dir_all(out).map_err(|e| e.to_string())?;
-    std::fs::write(out.join("report.md"), &report).map_err(|e| e.to_string())?;
-    println!("{report}");
-    eprintln!("[demo] wrote out/report.md");
-    Ok(())
-}
-
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let r = match cli.cmd {
@@ -593,13 +455,13 @@ fn main() -> ExitCode {
             Ok(())
         }),
         Cmd::Synth { block, target, config, json } => Target::parse(&target).and_then(|t| {
+            // `all`: every block and core that fits the target (the board systems are built by `board build`).
             let blocks: Vec<&str> = if block == "all" {
-                let mut all = vec!["h3", "counter-bank", "lda", "rda", "fridge", "expb"];
-                if t != Target::Ice40Hx8k {
-                    all.push("svbf"); // 4 × h 64-bit banks: beyond the HX8K's 32 EBRs
-                    all.push("dbm"); // two copies of 1024 × 322-bit records: beyond the HX8K's 128 kbit
-                }
-                all
+                registry::CORES
+                    .iter()
+                    .filter(|c| c.kind() != Kind::System && c.unfit_for(t).is_none())
+                    .map(|c| c.name())
+                    .collect()
             } else {
                 vec![block.as_str()]
             };
@@ -607,7 +469,7 @@ fn main() -> ExitCode {
                 return Err("--config applies to one block, not `all`".into());
             }
             for b in blocks {
-                print_synth(&synth_one(b, config.as_deref(), t)?, json);
+                print_synth(&synth_one(b, config.as_deref(), t, json)?, json)?;
             }
             Ok(())
         }),
@@ -663,7 +525,7 @@ fn main() -> ExitCode {
             let (d, ms) = bench_rda_decode();
             println!("RDA host decode + repair + estimates, d = {d}, 2 x 2500:  {ms:.3} ms (median of 21)");
         }),
-        Cmd::Demo { cycles, no_synth } => demo(cycles, no_synth),
+        Cmd::Demo { cycles, no_synth } => demo::demo(cycles, no_synth),
     };
     match r {
         Ok(()) => ExitCode::SUCCESS,

@@ -234,6 +234,7 @@ fn print_outcome(cfg: &RdaConfig, o: &RdaOutcome) {
 
 /// `netmeas run rda`.
 pub fn run(a: &RunRda) -> Result<(), String> {
+    let progress = crate::progress::Progress::spinner("run rda", a.json);
     let engine = Engine::parse(&a.engine)?;
     let base = a.rda_config()?;
     if let Some(c) = &a.compare
@@ -264,11 +265,10 @@ pub fn run(a: &RunRda) -> Result<(), String> {
         write_outputs(dir, &pair, &o)?;
     }
     let source = a.traffic.source_name();
+    drop(progress);
     if a.json {
         let d = &o.decode;
-        println!(
-            "{}",
-            json!({
+        crate::output::print_json(json!({
                 "core": "rda", "engine": a.engine, "config": cfg, "units": "ns",
                 "memory_bits": rda_memory_bits(&cfg),
                 "traffic": { "source": source, "packets": iv.sender.len(), "delay": spec.base.delay.to_string(),
@@ -281,8 +281,7 @@ pub fn run(a: &RunRda) -> Result<(), String> {
                 "estimates": estimates_json(&o), "truth": o.truth, "rel_error": o.rel_error,
                 "compare": lda.as_ref().map(|l| json!({ "lda": l })),
                 "timing": timing,
-            })
-        );
+            }))?;
     } else {
         println!(
             "RDA {} x {} buckets, {}-bit sums ({} kbit); {} packets ({source}), delay {}, loss {} {}, reorder {}; interval {} ns; engine {}",
@@ -351,7 +350,7 @@ pub fn estimate_files(sender: &Path, receiver: &Path, as_json: bool) -> Result<(
     let (a, b) = (load_synopsis(sender)?, load_synopsis(receiver)?);
     let e = reconcile(&a, &b, &RdaHashes::new(&a.config), None).map_err(|e| e.to_string())?;
     if as_json {
-        println!("{}", json!({ "core": "rda", "units": "ticks", "estimates": e }));
+        crate::output::print_json(json!({ "core": "rda", "units": "ticks", "estimates": e }))?;
     } else {
         let d = &e.decode;
         println!("interval       {}  packets sent {}  received {}", e.interval, e.sent, e.received);

@@ -47,6 +47,9 @@ pub struct ReproduceRda {
     /// Print one JSON object instead of the Markdown table.
     #[arg(long)]
     pub json: bool,
+    /// Also draw the figure as SVG: relative error of the mean and std-dev versus set difference, RDA and LDA (Fig. 7).
+    #[arg(long)]
+    pub plot: Option<std::path::PathBuf>,
 }
 
 /// One set difference, averaged over the runs.
@@ -172,22 +175,26 @@ pub fn run(a: &ReproduceRda) -> Result<(), String> {
     if engine == Engine::Both {
         check_rtl_config(&base)?;
     }
+    a.plot.as_deref().map(crate::plot::check_path).transpose()?;
     let t = Instant::now();
     let mut rows = Vec::new();
+    let progress = crate::progress::Progress::bar(a.diffs.len() as u64, "reproduce rda", a.json);
     for &d in &a.diffs {
-        eprintln!("[reproduce rda] d = {d}…");
+        progress.message(format!("set difference d = {d}"));
         rows.push(row(a, &base, delay, d, engine)?);
+        progress.inc();
+    }
+    drop(progress);
+    if let Some(p) = &a.plot {
+        crate::plot::write(p, &figure(&rows, a)?)?;
     }
     let lda = lda_same_memory(&base, 0)?;
     let lda_bits = lda.banks * lda.rows * (LDA_COUNT_BITS + LDA_TS_BITS) as usize;
     if a.json {
-        println!(
-            "{}",
-            json!({ "core": "rda", "figure": "Fu et al. Fig. 7 / Fig. 6", "packets": a.packets, "runs": a.runs,
+        crate::output::print_json(json!({ "core": "rda", "figure": "Fu et al. Fig. 7 / Fig. 6", "packets": a.packets, "runs": a.runs,
                     "config": base, "memory_bits": rda_memory_bits(&base),
                     "lda": { "banks": lda.banks, "rows": lda.rows, "memory_bits": lda_bits },
-                    "delay": a.delay, "engine": a.engine, "rows": rows, "seconds": t.elapsed().as_secs_f64() })
-        );
+                    "delay": a.delay, "engine": a.engine, "rows": rows, "seconds": t.elapsed().as_secs_f64() }))?;
         return Ok(());
     }
     println!(
@@ -232,4 +239,20 @@ pub fn run(a: &ReproduceRda) -> Result<(), String> {
     }
     eprintln!("[reproduce rda] {:.1} s", t.elapsed().as_secs_f64());
     Ok(())
+}
+
+/// The sweep as a figure: relative error (%) of the mean and the std-dev
+/// versus the true set difference, RDA (repaired) and LDA of about the same
+/// memory (§VII-B, Fig. 7).
+fn figure(rows: &[Row], a: &ReproduceRda) -> Result<String, String> {
+    use crate::plot::{Axes, Series, line_chart};
+    let curve = |f: &dyn Fn(&Row) -> f64| -> Vec<(f64, f64)> { rows.iter().map(|r| (r.true_diff, 100.0 * f(r))).collect() };
+    let mut lda_mean = Series::new(1, "LDA: mean", curve(&|r| r.lda_mean));
+    let mut lda_std = Series::new(1, "LDA: std-dev", curve(&|r| r.lda_std));
+    let mut rda_std = Series::new(0, "RDA: std-dev", curve(&|r| r.rda_std));
+    (lda_mean.dashed, lda_std.dashed, rda_std.dashed) = (false, true, true);
+    let series = vec![Series::new(0, "RDA: mean", curve(&|r| r.rda_mean)), rda_std, lda_mean, lda_std];
+    let title = format!("RDA vs LDA: relative error vs set difference ({} packets, {} runs a point)", a.packets, a.runs);
+    let axes = Axes { title: &title, x: "set difference d (lost + reordered packets)", y: "mean relative error (%, log scale)", log_x: false, log_y: true };
+    line_chart(&axes, &series, &|x| format!("{x:.0}"))
 }

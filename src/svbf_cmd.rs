@@ -63,7 +63,7 @@ pub fn run(cmd: &SvbfCmd) -> Result<(), String> {
         SvbfCmd::Dimension { centers, target_failure, json } => {
             let d = dimension(*centers, *target_failure).map_err(|e| e.to_string())?;
             if *json {
-                println!("{}", serde_json::to_string(&d).map_err(|e| e.to_string())?);
+                crate::output::print_json(&d)?;
             } else {
                 println!("k = {}, target classification failure {}", d.centers, d.target);
                 println!("hash functions h ≥ {:.3} → {}", d.h_bound, d.hashes);
@@ -164,7 +164,7 @@ fn failure(a: &FailureArgs) -> Result<(), String> {
         "comb_predicted_eq2": comb_predicted,
     });
     if a.json {
-        println!("{out}");
+        crate::output::print_json(out)?;
     } else {
         println!(
             "SVBF {} bits = {} × 2^{}, k = {}, {} packets ({:.2} bits/packet), fill {:.4}",
@@ -237,6 +237,7 @@ pub struct RunSvbf {
 
 /// Runs `netmeas run svbf`.
 pub fn run_svbf(a: &RunSvbf) -> Result<(), String> {
+    let progress = crate::progress::Progress::spinner("run svbf", a.json);
     let clustering: Clustering = a.clustering.parse()?;
     let cfg = SvbfConfig {
         hashes: a.hashes,
@@ -272,6 +273,7 @@ pub fn run_svbf(a: &RunSvbf) -> Result<(), String> {
         Some(mut rtl) if a.engine == "rtl" => (run_engine(&spec, rtl.as_mut())?, None),
         Some(rtl) => (run_engine(&spec, &mut BothEngine { rtl, epoch: 0 })?, Some(true)),
     };
+    drop(progress);
     if a.json {
         let v = json!({
             "bits": cfg.total_bits(), "hashes": a.hashes, "centers": a.centers, "clustering": a.clustering,
@@ -279,7 +281,7 @@ pub fn run_svbf(a: &RunSvbf) -> Result<(), String> {
             "epochs_measured": a.epochs - 2, "delay": a.delay, "engine": a.engine, "report": r,
             "synopsis_match": matched,
         });
-        println!("{v}");
+        crate::output::print_json(v)?;
     } else {
         println!(
             "SVBF {} bits = {} × 2^{}, k = {} ({} clustering), {} packets/epoch ({:.2} bits/packet), {} epochs measured, delay {}",

@@ -1,44 +1,52 @@
-//! `netmeas demo --no-synth`: both blocks exported and linted, co-simulated
-//! against their golden models, and the report written.
+//! `netmeas demo --no-synth`: every block of the registry exported and
+//! linted, co-simulated against its golden model, its estimate shown next to
+//! the truth, and the report written.
 
+use netmeas_hdl::registry;
 use std::process::Command;
 
 #[test]
-fn demo_co_simulates_both_blocks_and_writes_the_report() {
+fn demo_shows_every_registered_block_and_writes_the_report() {
     let dir = std::env::temp_dir().join(format!("netmeas-demo-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let o = Command::new(env!("CARGO_BIN_EXE_netmeas"))
-        .args(["demo", "--no-synth", "--cycles", "300001"])
+        .args(["demo", "--no-synth", "--cycles", "200001"])
         .current_dir(&dir)
         .output()
         .expect("netmeas runs");
-    assert!(o.status.success(), "stderr: {}", String::from_utf8_lossy(&o.stderr));
     let stdout = String::from_utf8_lossy(&o.stdout);
-    assert!(stdout.contains("co-simulation: 300001 + 300001 cycles bit-exact"), "{stdout}");
+    assert!(o.status.success(), "stderr: {}\nstdout: {stdout}", String::from_utf8_lossy(&o.stderr));
     let report = std::fs::read_to_string(dir.join("out/report.md")).expect("out/report.md");
-    // | model | streams | cycles | updates | hazards at distance 1, 2, 3, 4 | epochs read | cycles/s |
-    let row = |model: &str| -> Vec<String> {
-        let line =
-            report.lines().find(|l| l.starts_with(&format!("| {model} |"))).unwrap_or_else(|| panic!("{report}"));
+    assert_eq!(stdout.trim(), report.trim(), "the report is what the demo prints");
+    assert!(!report.contains("NaN"), "{report}");
+    // | block | top module | lint | co-simulated model | cycles bit-exact | exercised | run synopses | estimate vs truth |
+    let row = |name: &str| -> Vec<String> {
+        let line = report.lines().find(|l| l.starts_with(&format!("| {name} |"))).unwrap_or_else(|| panic!("{report}"));
         line.split('|').map(|c| c.trim().to_string()).collect()
     };
-    let cb = row("cb_default");
-    let streams: usize = cb[2].parse().unwrap();
-    let expected = std::thread::available_parallelism().map_or(1, |n| n.get());
-    assert_eq!(streams, expected, "one stream per core");
-    assert_eq!(cb[3], "300001");
-    let updates: u64 = cb[4].parse().unwrap();
-    assert!(updates > 200_000, "{cb:?}");
-    let epochs: u64 = cb[6].parse().unwrap();
-    assert!(epochs > 100, "{cb:?}");
-    assert_eq!(row("h3_wide")[3], "300001");
     let exported: Vec<String> = std::fs::read_dir(dir.join("out/export"))
         .expect("out/export")
         .map(|f| f.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
-    for top in ["netmeas_counter_bank_r1024_a10_c32_t40.v", "netmeas_h3_"] {
-        assert!(exported.iter().any(|f| f.starts_with(top) && f.ends_with(".v")), "{exported:?}");
+    for core in registry::CORES {
+        let r = row(core.name());
+        let top = r[2].trim_matches('`');
+        assert!(exported.contains(&format!("{top}.v")), "{} not exported: {exported:?}", core.name());
+        assert_eq!(r[3], "clean", "{r:?}");
+        if core.name() != "engine" {
+            let cycles: u64 = r[5].parse().unwrap_or_else(|_| panic!("{r:?}"));
+            assert!(cycles >= 200_001, "{r:?}");
+        }
+        match core.name() {
+            "h3" | "counter-bank" | "link" => assert!(r[8].starts_with("no estimator"), "{r:?}"),
+            "engine" => assert!(r[8].contains("truth") && r[7] == "checked by the reader", "{r:?}"),
+            _ => assert!(r[7] == "bit-identical" && r[8].contains("truth"), "{r:?}"),
+        }
+    }
+    // The models the demo co-simulates are the defaults where one is built.
+    for name in ["counter-bank", "lda", "rda", "fridge", "expb", "dbm", "svbf", "link"] {
+        assert!(!row(name)[4].contains("not the default"), "{:?}", row(name));
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -45,7 +45,9 @@ fn dbm_answers_queries_near_the_truth_and_plots_the_partition() {
     // The densest bucket's culprit is an injected burst (flow ids from 2^31).
     assert!(v["periods"][0]["culprit"]["flow"].as_u64().unwrap() >= 1 << 31, "{}", v["periods"][0]["culprit"]);
     let svg = std::fs::read_to_string(&plot).unwrap();
-    assert!(svg.starts_with("<svg") && svg.matches("<rect").count() == 1 + 1024, "bucket rectangles");
+    // One filled rectangle per bucket, and the legend's mark.
+    assert!(svg.starts_with("<svg") && svg.matches("opacity=\"0.35\" fill=\"#1F5FBF\"").count() == 1024 + 1, "bucket rectangles");
+    assert!(svg.contains("1024 DBM buckets") && svg.contains("true bandwidth"), "legend");
     // coarsest:L answers a scale, in ns, for both estimate and truth.
     let v = json(&netmeas(&["run", "dbm", "--query", "coarsest:4e9", "--timescale-us", "500", "--json"]));
     let (e, t) = (f(&v["result"]["estimates"][0]), f(&v["result"]["truth"][0]));

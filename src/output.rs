@@ -1,0 +1,58 @@
+//! What the CLI prints for scripts: one JSON object per result, stamped with
+//! where it came from (netmeas version, git revision, time).
+
+use serde_json::{Value, json};
+use std::io::Write;
+
+/// The provenance stamp of every `--json` object: `{version, git_revision, timestamp}`.
+pub fn provenance() -> Value {
+    json!({
+        "version": env!("CARGO_PKG_VERSION"),
+        "git_revision": env!("NETMEAS_GIT_REVISION"),
+        "timestamp": humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
+    })
+}
+
+/// `v` with the provenance stamp added under `netmeas` (an object keeps its
+/// fields; anything else is wrapped as `result`).
+pub fn stamped(v: impl serde::Serialize) -> Result<Value, String> {
+    let v = serde_json::to_value(v).map_err(|e| format!("cannot encode the result as JSON: {e}"))?;
+    Ok(match v {
+        Value::Object(mut m) => {
+            m.insert("netmeas".into(), provenance());
+            Value::Object(m)
+        }
+        other => json!({ "netmeas": provenance(), "result": other }),
+    })
+}
+
+/// Prints `v` as one JSON line on stdout with the provenance stamp. A closed
+/// stdout (`| head`) ends the process quietly; any other write error is an error.
+pub fn print_json(v: impl serde::Serialize) -> Result<(), String> {
+    let line = stamped(v)?.to_string();
+    let mut out = std::io::stdout().lock();
+    match writeln!(out, "{line}").and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
+        Err(e) => Err(format!("cannot write to stdout: {e}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn objects_keep_their_fields_and_gain_the_stamp() {
+        let v = stamped(json!({ "core": "lda", "mean": 1.5 })).unwrap();
+        assert_eq!(v["core"], "lda");
+        assert_eq!(v["mean"], 1.5);
+        assert_eq!(v["netmeas"]["version"], env!("CARGO_PKG_VERSION"));
+        let rev = v["netmeas"]["git_revision"].as_str().unwrap();
+        assert!(!rev.is_empty());
+        let ts = v["netmeas"]["timestamp"].as_str().unwrap();
+        humantime::parse_rfc3339(ts).unwrap();
+        let w = stamped(json!([1, 2])).unwrap();
+        assert_eq!(w["result"], json!([1, 2]));
+    }
+}
