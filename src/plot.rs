@@ -33,6 +33,16 @@ impl Series {
     pub fn new(i: usize, label: impl Into<String>, points: Vec<(f64, f64)>) -> Self {
         Self { label: label.into(), colour: PALETTE[i % PALETTE.len()], dashed: false, points }
     }
+
+    /// The same series with only the points for which `keep` holds.
+    fn keeping(&self, keep: impl Fn((f64, f64)) -> bool) -> Self {
+        Self {
+            label: self.label.clone(),
+            colour: self.colour,
+            dashed: self.dashed,
+            points: self.points.iter().copied().filter(|&p| keep(p)).collect(),
+        }
+    }
 }
 
 /// The axes of a line chart.
@@ -153,16 +163,8 @@ where
 
 /// A line chart as SVG text.
 pub fn line_chart(axes: &Axes, series: &[Series], x_fmt: &dyn Fn(&f64) -> String) -> Result<String, String> {
-    let keep = |&(x, y): &(f64, f64)| (!axes.log_x || x > 0.0) && (!axes.log_y || y > 0.0);
-    let series: Vec<Series> = series
-        .iter()
-        .map(|s| Series {
-            label: s.label.clone(),
-            colour: s.colour,
-            dashed: s.dashed,
-            points: s.points.iter().copied().filter(keep).collect(),
-        })
-        .collect();
+    let series: Vec<Series> =
+        series.iter().map(|s| s.keeping(|(x, y)| (!axes.log_x || x > 0.0) && (!axes.log_y || y > 0.0))).collect();
     let series = &series[..];
     let mut svg = String::new();
     {
@@ -185,15 +187,8 @@ pub fn fmt_ns(t: f64) -> String {
 /// CDFs on a log delay axis, as SVG: each series holds (delay ns, F).
 /// The axis spans the curves' 0.1 % to 99.9 % quantiles, so no decade is empty.
 pub fn cdf_chart(title: &str, series: &[Series]) -> Result<String, String> {
-    let clipped: Vec<Series> = series
-        .iter()
-        .map(|s| Series {
-            label: s.label.clone(),
-            colour: s.colour,
-            dashed: s.dashed,
-            points: s.points.iter().copied().filter(|&(x, y)| x > 0.0 && (0.001..=0.999).contains(&y)).collect(),
-        })
-        .collect();
+    let clipped: Vec<Series> =
+        series.iter().map(|s| s.keeping(|(x, y)| x > 0.0 && (0.001..=0.999).contains(&y))).collect();
     let axes = Axes { title, x: "delay (log scale)", y: "fraction of delays ≤ x", log_x: true, log_y: false };
     line_chart(&axes, &clipped, &|x| fmt_ns(*x))
 }
