@@ -118,10 +118,20 @@ fn num(v: &Value, path: &str) -> Result<f64, String> {
         .ok_or_else(|| format!("the run's JSON has no number at `{path}`"))
 }
 
+/// The relative error in per cent, or a dash against a zero truth.
+fn rel(est: f64, truth: f64) -> String {
+    if truth != 0.0 { format!("{:+.2} %", 100.0 * (est - truth) / truth) } else { "-".into() }
+}
+
 /// `name est (truth t, error e %)`.
 fn versus(name: &str, est: f64, truth: f64, unit: &str) -> String {
-    let err = if truth != 0.0 { format!("{:+.2} %", 100.0 * (est - truth) / truth) } else { "-".into() };
-    format!("{name} {est:.1}{unit} (truth {truth:.1}{unit}, {err})")
+    format!("{name} {est:.1}{unit} (truth {truth:.1}{unit}, {})", rel(est, truth))
+}
+
+/// [`versus`] for delays in ns, each in the unit that suits it.
+fn versus_ns(name: &str, est: f64, truth: f64) -> String {
+    use crate::plot::fmt_ns;
+    format!("{name} {} (truth {}, {})", fmt_ns(est), fmt_ns(truth), rel(est, truth))
 }
 
 struct H3;
@@ -196,8 +206,8 @@ impl DemoHook for Fridge {
         Some(run_checked(&["run", "fridge", "--engine", "both", "--json"]).and_then(|(v, matched)| {
             let line = format!(
                 "{}; {}",
-                versus("p50", num(&v, "estimates.p50")?, num(&v, "truth.p50")?, " ns"),
-                versus("p99", num(&v, "estimates.p99")?, num(&v, "truth.p99")?, " ns")
+                versus_ns("p50", num(&v, "estimates.p50")?, num(&v, "truth.p50")?),
+                versus_ns("p99", num(&v, "estimates.p99")?, num(&v, "truth.p99")?)
             );
             Ok(Estimate { matched, line })
         }))

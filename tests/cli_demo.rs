@@ -44,8 +44,9 @@ fn demo_shows_every_registered_block_and_writes_the_report() {
             _ => assert!(r[7] == "bit-identical" && r[8].contains("truth"), "{r:?}"),
         }
     }
-    // The models the demo co-simulates are the defaults where one is built.
-    for name in ["counter-bank", "lda", "rda", "fridge", "expb", "dbm", "svbf", "link"] {
+    // The models the demo co-simulates are the defaults where one is built (the H3 unit's and the
+    // host link's are not: the link's model has a short request timeout to keep its runs short).
+    for name in ["counter-bank", "lda", "rda", "fridge", "expb", "dbm", "svbf"] {
         assert!(!row(name)[4].contains("not the default"), "{:?}", row(name));
     }
     std::fs::remove_dir_all(&dir).unwrap();
