@@ -26,6 +26,16 @@ pub enum BoardCmd {
     Build(BoardBuild),
 }
 
+/// What the engine's cores measure (`board read --source`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PacketSource {
+    /// The on-chip traffic source.
+    Onchip,
+    /// The engine's external packet-metadata streams.
+    External,
+}
+
 /// Flags of `board read`.
 #[derive(Args)]
 pub struct BoardRead {
@@ -34,16 +44,16 @@ pub struct BoardRead {
     #[arg(long)]
     port: String,
     /// The board on the port (sets the engine's geometry, clock and baud rate): ulx3s | ice40-hx8k.
-    #[arg(long, default_value = "ulx3s")]
-    board: String,
+    #[arg(long, default_value = "ulx3s", value_parser = Board::parse)]
+    board: Board,
     /// What the cores measure: `onchip`, the on-chip traffic source; or
     /// `external`, the engine's external packet-metadata streams (x_tx_*,
     /// x_rx_*), whose flips end the epochs. With `--port sim` the Verilated
     /// engine's external ports are fed the packets the source's model
     /// generates, as a NIC would deliver them, and checked as with `onchip`;
     /// on a board the estimates are printed without a ground truth.
-    #[arg(long, default_value = "onchip")]
-    source: String,
+    #[arg(long, value_enum, default_value_t = PacketSource::Onchip)]
+    source: PacketSource,
     /// Epochs to read.
     #[arg(long, default_value_t = 3)]
     epochs: u32,
@@ -77,7 +87,8 @@ pub struct BoardRead {
 #[derive(Args)]
 pub struct BoardBuild {
     /// ulx3s | ice40-hx8k
-    board: String,
+    #[arg(value_parser = Board::parse)]
+    board: Board,
     /// Output folder (default build/board/<board>).
     #[arg(long)]
     out: Option<PathBuf>,
@@ -269,7 +280,7 @@ fn read_sim<M: EngineRtl>(
 
 /// `netmeas board read`.
 pub fn read(a: &BoardRead) -> Result<(), String> {
-    let board = Board::parse(&a.board)?;
+    let board = a.board;
     let cfg = board.engine();
     let dist: DelayDist = a.delay.parse()?;
     for (name, p) in [("--loss", a.loss), ("--reorder", a.reorder)] {
@@ -292,11 +303,7 @@ pub fn read(a: &BoardRead) -> Result<(), String> {
         delays: delay_table(&dist, cfg.link.uart.clock_hz)?,
     };
     settings.validate()?;
-    let external = match a.source.as_str() {
-        "onchip" => false,
-        "external" => true,
-        other => return Err(format!("--source {other}: use onchip or external")),
-    };
+    let external = a.source == PacketSource::External;
     let s = if a.port == "sim" {
         match board {
             Board::Ulx3s => read_sim::<EngineDefault>(a, &cfg, &settings, external)?,
@@ -557,7 +564,7 @@ fn print_external(a: &BoardRead, board: Board, cfg: &EngineConfig, s: &Session<L
 
 /// `netmeas board build`.
 pub fn build(a: &BoardBuild) -> Result<(), String> {
-    let board = Board::parse(&a.board)?;
+    let board = a.board;
     let dir =
         a.out.clone().unwrap_or_else(|| netmeas_hdl::tools::repo_root().join("build").join("board").join(board.name()));
     eprintln!("[board] {} (Yosys, nextpnr, pack) in {} …", board.name(), dir.display());

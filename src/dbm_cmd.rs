@@ -4,83 +4,18 @@
 //! 95th percentile, mean, the coarsest scale whose peak exceeds a rate) and
 //! scored against the exact statistics of the raw stream.
 
-use crate::fridge_cmd::parse_duration_ns;
-use crate::lda_cmd::{Engine, run_engines};
+use crate::args::{BwTraffic, Engine, parse_duration_ns, run_engines};
 use clap::Args;
 use netmeas_sim::dbm::{
-    BurstySpec, BwPacket, DbmConfig, DbmPeriod, ExpbConfig, ExpbPeriod, MergeRule, SeriesStats, coarsest_exceeding,
-    dbm_series, expb_stats, pcap_bandwidth, rel_error, run_dbm, run_expb, series_stats, true_series,
+    BwPacket, DbmConfig, DbmPeriod, ExpbConfig, ExpbPeriod, MergeRule, SeriesStats, coarsest_exceeding, dbm_series,
+    expb_stats, run_dbm, run_expb, series_stats, true_series,
 };
 use netmeas_sim::error::load_config;
+use netmeas_sim::stats::rel_error;
 use netmeas_testbench::dbm::{check_rtl_dbm_config, rtl_dbm_run};
 use netmeas_testbench::expb::{check_rtl_expb_config, rtl_expb_run};
 use serde_json::{Value, json};
 use std::path::PathBuf;
-
-/// The packet stream of a bandwidth run.
-#[derive(Args, Clone, Debug)]
-pub struct BwTraffic {
-    /// Take the packets (time, wire length, 5-tuple digest as flow) from this capture.
-    #[arg(long)]
-    pub pcap: Option<PathBuf>,
-    /// Length of the synthetic trace.
-    #[arg(long, default_value = "2s")]
-    pub duration: String,
-    /// On/off sources of the synthetic trace.
-    #[arg(long, default_value_t = 20)]
-    pub sources: u32,
-    /// Rate of a source while on, Mb/s.
-    #[arg(long, default_value_t = 100.0)]
-    pub peak_mbps: f64,
-    /// Mean on period of a source (exponential).
-    #[arg(long, default_value = "5ms")]
-    pub mean_on: String,
-    /// Mean off period of a source (exponential).
-    #[arg(long, default_value = "45ms")]
-    pub mean_off: String,
-    /// Microbursts injected (§4.1.2: three).
-    #[arg(long, default_value_t = 3)]
-    pub bursts: u32,
-    /// Length of each microburst (§4.1.2: 4 ms).
-    #[arg(long, default_value = "4ms")]
-    pub burst_len: String,
-    /// Megabytes of each microburst (drawn in [B, 1.1 B]; §4.1.2: 4.0-4.4 MB).
-    #[arg(long, default_value_t = 4.0)]
-    pub burst_mb: f64,
-    /// Seed of the synthetic trace.
-    #[arg(long, default_value_t = 1)]
-    pub trace_seed: u64,
-}
-
-impl BwTraffic {
-    /// The packets and the name of their source.
-    pub fn packets(&self) -> Result<(Vec<BwPacket>, String), String> {
-        if let Some(p) = &self.pcap {
-            let data = std::fs::read(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
-            let packets = pcap_bandwidth(&data).map_err(|e| format!("{}: {e}", p.display()))?;
-            return Ok((packets, p.display().to_string()));
-        }
-        if !(self.burst_mb.is_finite() && self.burst_mb >= 0.0) {
-            return Err(format!("--burst-mb {}: not a size", self.burst_mb));
-        }
-        let spec = BurstySpec {
-            duration_ns: parse_duration_ns(&self.duration)? as u64,
-            sources: self.sources,
-            peak_bps: self.peak_mbps * 1e6,
-            mean_on_ns: parse_duration_ns(&self.mean_on)?,
-            mean_off_ns: parse_duration_ns(&self.mean_off)?,
-            bursts: self.bursts,
-            burst_ns: parse_duration_ns(&self.burst_len)? as u64,
-            burst_bytes: (self.burst_mb * 1e6) as u64,
-            seed: self.trace_seed,
-        };
-        let packets = spec.generate()?;
-        if packets.is_empty() {
-            return Err("the synthetic trace holds no packet (no source was ever on)".into());
-        }
-        Ok((packets, "synthetic".into()))
-    }
-}
 
 /// What is asked of the synopses.
 #[derive(Args, Clone, Debug)]
@@ -223,8 +158,8 @@ pub struct RunDbm {
     pub culprit_seed: Option<u32>,
     /// Engine: golden (the bit-exact model), rtl (the Verilated DBM core, per packet or base
     /// interval, for the configs it was built from) or both (compared period by period).
-    #[arg(long, default_value = "golden", value_parser = ["golden", "rtl", "both"])]
-    pub engine: String,
+    #[arg(long, value_enum, default_value_t = Engine::Golden)]
+    pub engine: Engine,
     /// Write the first period's bucket partition over the true S_T as an SVG (Fig. 5 style).
     #[arg(long)]
     pub plot: Option<PathBuf>,
@@ -267,7 +202,7 @@ pub fn run_dbm_cmd(a: &RunDbm) -> Result<(), String> {
     let cfg = a.dbm_config()?;
     let (q, delta) = a.query.parse()?;
     a.plot.as_deref().map(crate::plot::check_path).transpose()?;
-    let engine = Engine::parse(&a.engine)?;
+    let engine = a.engine;
     if engine != Engine::Golden {
         check_rtl_dbm_config(&cfg)?;
     }
@@ -300,21 +235,21 @@ pub fn run_dbm_cmd(a: &RunDbm) -> Result<(), String> {
     drop(progress);
     if a.query.json {
         crate::output::print_json(json!({
-                "core": "dbm", "engine": a.engine, "config": cfg, "units": "ns, bytes",
-                "traffic": { "source": source, "packets": packets.len(),
-                             "bytes": packets.iter().map(|p| p.len as u64).sum::<u64>() },
-                "query": a.query.query, "timescale_us": a.query.timescale_us,
-                "synopsis_match": synopsis_match,
-                "periods": periods.iter().map(|p| json!({
-                    "index": p.index, "packets": p.packets, "buckets": p.buckets.len(), "merges": p.merges,
-                    "tail_joins": p.tail_joins,
-                    "key_saturated": p.flags.key_saturated, "mass_saturated": p.flags.mass_saturated,
-                    "interval_saturated": p.flags.interval_saturated,
-                    "culprit": culprit_json(p),
-                })).collect::<Vec<_>>(),
-                "result": summary_json(&answers),
-                "timing": timing,
-            }))?;
+            "core": "dbm", "engine": a.engine, "config": cfg, "units": "ns, bytes",
+            "traffic": { "source": source, "packets": packets.len(),
+                         "bytes": packets.iter().map(|p| p.len as u64).sum::<u64>() },
+            "query": a.query.query, "timescale_us": a.query.timescale_us,
+            "synopsis_match": synopsis_match,
+            "periods": periods.iter().map(|p| json!({
+                "index": p.index, "packets": p.packets, "buckets": p.buckets.len(), "merges": p.merges,
+                "tail_joins": p.tail_joins,
+                "key_saturated": p.flags.key_saturated, "mass_saturated": p.flags.mass_saturated,
+                "interval_saturated": p.flags.interval_saturated,
+                "culprit": culprit_json(p),
+            })).collect::<Vec<_>>(),
+            "result": summary_json(&answers),
+            "timing": timing,
+        }))?;
     } else {
         println!(
             "dbm-{}, {} buckets, {mode}, period {} ns; {} packets in {} period(s) ({source}); engine {}",
@@ -436,8 +371,8 @@ pub struct RunExpb {
     /// Engine: golden (the bit-exact model), rtl (the Verilated core, for the
     /// configs it was built for: the paper's 11 scales from 78.125 µs over 2 s,
     /// and the test variants) or both (synopses compared bit for bit).
-    #[arg(long, default_value = "golden", value_parser = ["golden", "rtl", "both"])]
-    pub engine: String,
+    #[arg(long, value_enum, default_value_t = Engine::Golden)]
+    pub engine: Engine,
     #[command(flatten)]
     pub traffic: BwTraffic,
     #[command(flatten)]
@@ -472,7 +407,7 @@ pub fn run_expb_cmd(a: &RunExpb) -> Result<(), String> {
             top as f64 / 1e3
         ));
     }
-    let engine = Engine::parse(&a.engine)?;
+    let engine = a.engine;
     if engine != Engine::Golden {
         check_rtl_expb_config(&cfg)?;
     }
@@ -499,21 +434,21 @@ pub fn run_expb_cmd(a: &RunExpb) -> Result<(), String> {
     drop(progress);
     if a.query.json {
         crate::output::print_json(json!({
-                "core": "expb", "engine": a.engine, "config": cfg, "units": "ns, bytes",
-                "traffic": { "source": source, "packets": packets.len(),
-                             "bytes": packets.iter().map(|p| p.len as u64).sum::<u64>() },
-                "query": a.query.query, "timescale_us": a.query.timescale_us,
-                "synopsis_match": synopsis_match,
-                "periods": periods.iter().map(|p| json!({
-                    "index": p.index, "packets": p.packets, "interval_saturated": p.interval_saturated,
-                    "scales": p.scales.iter().enumerate().map(|(j, s)| json!({
-                        "delta_ns": cfg.scale_ticks(j), "count": s.count, "sum": s.sum, "max": s.max,
-                        "max_index": s.max_index, "std": s.std(), "culprit": s.max_flow,
-                    })).collect::<Vec<_>>(),
+            "core": "expb", "engine": a.engine, "config": cfg, "units": "ns, bytes",
+            "traffic": { "source": source, "packets": packets.len(),
+                         "bytes": packets.iter().map(|p| p.len as u64).sum::<u64>() },
+            "query": a.query.query, "timescale_us": a.query.timescale_us,
+            "synopsis_match": synopsis_match,
+            "periods": periods.iter().map(|p| json!({
+                "index": p.index, "packets": p.packets, "interval_saturated": p.interval_saturated,
+                "scales": p.scales.iter().enumerate().map(|(j, s)| json!({
+                    "delta_ns": cfg.scale_ticks(j), "count": s.count, "sum": s.sum, "max": s.max,
+                    "max_index": s.max_index, "std": s.std(), "culprit": s.max_flow,
                 })).collect::<Vec<_>>(),
-                "result": summary_json(&answers),
-                "timing": timing,
-            }))?;
+            })).collect::<Vec<_>>(),
+            "result": summary_json(&answers),
+            "timing": timing,
+        }))?;
     } else {
         println!(
             "expb, {} scales from {} ns, period {} ns; {} packets in {} period(s) ({source}); engine {}",

@@ -5,14 +5,16 @@
 //! -mr with 1024 buckets and EXPB with 11 scales) and Fig. 4 (DBM-mr at
 //! 400 µs versus the number of buckets).
 
-use crate::dbm_cmd::{BwTraffic, run_dbm_engines, run_expb_engines};
-use crate::fridge_cmd::parse_duration_ns;
-use crate::lda_cmd::Engine;
+use crate::args::BwTraffic;
+use crate::args::Engine;
+use crate::args::parse_duration_ns;
+use crate::dbm_cmd::{run_dbm_engines, run_expb_engines};
 use clap::Args;
 use netmeas_sim::dbm::{
-    BwPacket, DbmConfig, ExpbConfig, MergeRule, SeriesStats, dbm_series, expb_scale, expb_stats, rel_error, run_dbm,
-    series_stats, true_series,
+    BwPacket, DbmConfig, ExpbConfig, MergeRule, SeriesStats, dbm_series, expb_scale, expb_stats, run_dbm, series_stats,
+    true_series,
 };
+use netmeas_sim::stats::rel_error;
 use serde_json::json;
 use std::time::Instant;
 
@@ -34,8 +36,8 @@ pub struct ReproduceDbm {
     /// Engine of the EXPB and DBM rows: golden, rtl (the Verilated cores: EXPB,
     /// per-packet DBM-mm, base-interval DBM-mv and DBM-mr) or both (synopses
     /// compared bit for bit). Fig. 4's bucket sweep runs on the golden model.
-    #[arg(long, default_value = "golden", value_parser = ["golden", "rtl", "both"])]
-    pub engine: String,
+    #[arg(long, value_enum, default_value_t = Engine::Golden)]
+    pub engine: Engine,
     /// Print one JSON object instead of the Markdown tables.
     #[arg(long)]
     pub json: bool,
@@ -109,7 +111,7 @@ pub fn run(a: &ReproduceDbm) -> Result<(), String> {
         return Err(format!("--duration {}: not a whole number of 2 s periods", a.duration));
     }
     let periods = (duration / PERIOD) as usize;
-    let engine = Engine::parse(&a.engine)?;
+    let engine = a.engine;
     for &m in &a.buckets {
         DbmConfig { buckets: m, ..Default::default() }.validate().map_err(|e| format!("--buckets: {e}"))?;
     }
@@ -210,20 +212,20 @@ pub fn run(a: &ReproduceDbm) -> Result<(), String> {
     let bytes: u64 = packets.iter().map(|p| p.len as u64).sum();
     if a.json {
         crate::output::print_json(json!({
-                "trace": { "packets": packets.len(), "bytes": bytes, "periods": periods, "seed": a.seed },
-                "reference_scales_ns": scales,
-                "expb": { "engine": a.engine, "synopsis_match": expb_match, "timing": expb_timing },
-                "table1": rows.iter().map(|(n, f, c)| json!({ "method": n,
-                    "fine": { "max": f[0], "std": f[1], "p95": f[2] },
-                    "coarse": { "max": c[0], "std": c[1], "p95": c[2] } })).collect::<Vec<_>>(),
-                "fig4": fig4.iter().map(|(m, mean, max)| json!({ "buckets": m,
-                    "mean": { "max": mean[0], "std": mean[1], "p95": mean[2] },
-                    "worst": { "max": max[0], "std": max[1], "p95": max[2] } })).collect::<Vec<_>>(),
-                "dbm": dbm_engines.iter().map(|(k, _, m, t)| (k.to_string(),
-                    json!({ "engine": a.engine, "synopsis_match": m, "timing": t })))
-                    .collect::<serde_json::Map<_, _>>(),
-                "seconds": secs,
-            }))?;
+            "trace": { "packets": packets.len(), "bytes": bytes, "periods": periods, "seed": a.seed },
+            "reference_scales_ns": scales,
+            "expb": { "engine": a.engine, "synopsis_match": expb_match, "timing": expb_timing },
+            "table1": rows.iter().map(|(n, f, c)| json!({ "method": n,
+                "fine": { "max": f[0], "std": f[1], "p95": f[2] },
+                "coarse": { "max": c[0], "std": c[1], "p95": c[2] } })).collect::<Vec<_>>(),
+            "fig4": fig4.iter().map(|(m, mean, max)| json!({ "buckets": m,
+                "mean": { "max": mean[0], "std": mean[1], "p95": mean[2] },
+                "worst": { "max": max[0], "std": max[1], "p95": max[2] } })).collect::<Vec<_>>(),
+            "dbm": dbm_engines.iter().map(|(k, _, m, t)| (k.to_string(),
+                json!({ "engine": a.engine, "synopsis_match": m, "timing": t })))
+                .collect::<serde_json::Map<_, _>>(),
+            "seconds": secs,
+        }))?;
         return Ok(());
     }
     println!(
@@ -282,9 +284,19 @@ fn figure(fig4: &[(usize, [f64; 3], [f64; 3])]) -> Result<String, String> {
         .iter()
         .enumerate()
         .map(|(i, stat)| {
-            Series::new(i, format!("{stat} (mean over periods)"), fig4.iter().map(|(m, mean, _)| (*m as f64, 100.0 * mean[i])).collect())
+            Series::new(
+                i,
+                format!("{stat} (mean over periods)"),
+                fig4.iter().map(|(m, mean, _)| (*m as f64, 100.0 * mean[i])).collect(),
+            )
         })
         .collect();
-    let axes = Axes { title: "DBM-mr at 400 us: error vs buckets", x: "buckets (log scale)", y: "relative error (%)", log_x: true, log_y: false };
+    let axes = Axes {
+        title: "DBM-mr at 400 us: error vs buckets",
+        x: "buckets (log scale)",
+        y: "relative error (%)",
+        log_x: true,
+        log_y: false,
+    };
     line_chart(&axes, &series, &|x| format!("{x:.0}"))
 }

@@ -308,8 +308,7 @@ impl DemoHook for Engine {
 }
 
 /// The demo's hooks, one per registry entry, in the registry's order.
-pub static HOOKS: &[&dyn DemoHook] =
-    &[&H3, &CounterBank, &Lda, &Rda, &Fridge, &Expb, &Dbm, &Svbf, &Link, &Engine];
+pub static HOOKS: &[&dyn DemoHook] = &[&H3, &CounterBank, &Lda, &Rda, &Fridge, &Expb, &Dbm, &Svbf, &Link, &Engine];
 
 /// Runs `netmeas ARGS` (this executable) and returns its one JSON object.
 fn run_json(args: &[&str]) -> Result<Value, String> {
@@ -346,9 +345,10 @@ pub fn demo(cycles: u64, no_synth: bool) -> Result<(), String> {
     let mut failures = Vec::new();
     let progress = crate::progress::Progress::bar(registry::CORES.len() as u64, "demo", false);
     for (i, core) in registry::CORES.iter().enumerate() {
-        let hook = HOOKS.iter().find(|h| h.name() == core.name()).ok_or_else(|| {
-            format!("no demo hook for `{}`: add one to src/demo.rs", core.name())
-        })?;
+        let hook = HOOKS
+            .iter()
+            .find(|h| h.name() == core.name())
+            .ok_or_else(|| format!("no demo hook for `{}`: add one to src/demo.rs", core.name()))?;
         let name = core.name();
         progress.message(format!("{name}: export, lint, co-simulation, estimate"));
         let cfg = block_config(name, None, None)?;
@@ -363,7 +363,11 @@ pub fn demo(cycles: u64, no_synth: bool) -> Result<(), String> {
         };
         let (model, cyc, exercised) = match hook.cosim(cycles, 2026 + i as u64) {
             Ok(Some(c)) => {
-                let m = if c.default_config { format!("`{}`", c.model) } else { format!("`{}` (not the default)", c.model) };
+                let m = if c.default_config {
+                    format!("`{}`", c.model)
+                } else {
+                    format!("`{}` (not the default)", c.model)
+                };
                 (m, c.cycles.to_string(), c.exercised)
             }
             Err(m) => {
@@ -430,7 +434,7 @@ pub fn demo(cycles: u64, no_synth: bool) -> Result<(), String> {
     }
     writeln!(report, "\nWall time: {:.0} s.", started.elapsed().as_secs_f64()).unwrap();
     std::fs::create_dir_all(out).map_err(|e| e.to_string())?;
-    crate::lda_cmd::write_atomic(out, "report.md", &report)?;
+    crate::output::write_atomic(out, "report.md", &report)?;
     println!("{report}");
     eprintln!("[demo] wrote out/report.md");
     if failures.is_empty() { Ok(()) } else { Err(failures.join("; ")) }

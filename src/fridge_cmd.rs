@@ -5,7 +5,8 @@
 //! simple algorithm as a baseline on the same stream and memory, and the §5
 //! error metrics against the ground truth.
 
-use crate::lda_cmd::{Engine, run_engines};
+use crate::args::{Engine, parse_duration_ns, run_engines};
+use crate::plot::fmt_ns;
 use clap::Args;
 use netmeas_sim::error::load_config;
 use netmeas_sim::fridge::{
@@ -13,7 +14,6 @@ use netmeas_sim::fridge::{
     score_histograms, score_samples, tune_prob_log2,
 };
 use netmeas_testbench::fridge::{check_rtl_config, rtl_fridge_run};
-use crate::plot::fmt_ns;
 use serde_json::{Value, json};
 use std::path::PathBuf;
 
@@ -62,8 +62,8 @@ pub struct RunFridge {
     pub pcap: Option<PathBuf>,
     /// Engine: golden (the bit-exact model of the core), rtl (the Verilated core at one packet
     /// per clock, registers written at run time) or both (samples and histograms compared bit for bit).
-    #[arg(long, default_value = "golden", value_parser = ["golden", "rtl", "both"])]
-    pub engine: String,
+    #[arg(long, value_enum, default_value_t = Engine::Golden)]
+    pub engine: Engine,
     /// Also run `simple`: the §2.1 algorithm with 1 and 4 stages on the same stream and entries.
     #[arg(long, value_parser = ["simple"])]
     pub baseline: Option<String>,
@@ -77,19 +77,6 @@ pub struct RunFridge {
     /// Print one JSON object.
     #[arg(long)]
     pub json: bool,
-}
-
-/// A duration such as `64ms`, `4.096s`, `500us`, `1000ns` or `1000` (ns), in ns.
-pub fn parse_duration_ns(s: &str) -> Result<f64, String> {
-    let t = s.trim();
-    let (num, scale) = [("ns", 1.0), ("us", 1e3), ("µs", 1e3), ("ms", 1e6), ("s", 1e9)]
-        .iter()
-        .find_map(|&(u, f)| t.strip_suffix(u).map(|n| (n, f)))
-        .unwrap_or((t, 1.0));
-    match num.trim().parse::<f64>() {
-        Ok(v) if v.is_finite() && v > 0.0 => Ok(v * scale),
-        _ => Err(format!("`{s}` is not a positive duration (e.g. 64ms, 4.096s, 500us, 1000ns)")),
-    }
 }
 
 impl RunFridge {
@@ -263,7 +250,7 @@ pub fn run(a: &RunFridge) -> Result<(), String> {
         cfg.entry_prob_log2 = auto_probs(&cfg, &trace, max_delay);
         cfg.validate().map_err(|e| e.to_string())?;
     }
-    let engine = Engine::parse(&a.engine)?;
+    let engine = a.engine;
     if engine != Engine::Golden {
         check_rtl_config(&cfg)?;
     }
@@ -286,16 +273,22 @@ pub fn run(a: &RunFridge) -> Result<(), String> {
     if let Some(p) = &a.plot {
         use crate::plot::PALETTE;
         let grey = plotters::style::RGBColor(0x88, 0x88, 0x88);
-        let mut curves: Vec<(&str, plotters::style::RGBColor, bool, &Cdf)> = vec![("ground truth", grey, false, &truth)];
+        let mut curves: Vec<(&str, plotters::style::RGBColor, bool, &Cdf)> =
+            vec![("ground truth", grey, false, &truth)];
         if let Some(s) = &fridge {
             curves.push(("fridges (samples)", PALETTE[0], false, &s.cdf));
         }
         if let Some(s) = &hist {
-            curves.push(("fridges (histogram)", PALETTE[0], true, &s.cdf));
+            curves.push(("fridges (histogram)", PALETTE[3], true, &s.cdf));
         }
         for ((name, s), colour) in baselines.iter().zip([PALETTE[1], PALETTE[2]]) {
             if let Some(s) = s {
-                curves.push((name.as_str(), colour, false, &s.cdf));
+                let label = match name.as_str() {
+                    "simple_1stage" => "simple, 1 stage",
+                    "simple_4stage" => "simple, 4 stages",
+                    other => other,
+                };
+                curves.push((label, colour, false, &s.cdf));
             }
         }
         let title = format!("request/response delay CDF: {} requests", trace.requests());
@@ -307,20 +300,20 @@ pub fn run(a: &RunFridge) -> Result<(), String> {
         let base: serde_json::Map<String, Value> = baselines.iter().map(|(n, s)| (n.clone(), scored_json(s))).collect();
         let f = scored_json(&fridge);
         crate::output::print_json(json!({
-                "core": "fridge", "engine": a.engine, "config": cfg, "units": "ns",
-                "entry_prob": (0..cfg.fridges()).map(|k| cfg.hw_prob(k)).collect::<Vec<_>>(),
-                "traffic": { "source": source, "requests": trace.requests(), "responses": responses,
-                             "pairs": trace.truth.len(), "unmatched_responses": trace.unmatched_responses,
-                             "repeated_requests": trace.repeated_requests, "skipped_records": trace.skipped },
-                "synopsis_match": synopsis_match,
-                "samples": run.samples.len(),
-                "estimates": f["estimates"], "errors": f["errors"], "max_cdf_gap": f["max_cdf_gap"],
-                "truth": truth_p,
-                "histogram": scored_json(&hist),
-                "baseline": if baselines.is_empty() { Value::Null } else { json!({ "expiry_ns": expiry, "runs": base }) },
-                "counters": { "insertions": run.insertions, "factor_saturated": run.saturated, "hist_overflow": run.hist_overflow },
-                "timing": timing,
-            }))?;
+            "core": "fridge", "engine": a.engine, "config": cfg, "units": "ns",
+            "entry_prob": (0..cfg.fridges()).map(|k| cfg.hw_prob(k)).collect::<Vec<_>>(),
+            "traffic": { "source": source, "requests": trace.requests(), "responses": responses,
+                         "pairs": trace.truth.len(), "unmatched_responses": trace.unmatched_responses,
+                         "repeated_requests": trace.repeated_requests, "skipped_records": trace.skipped },
+            "synopsis_match": synopsis_match,
+            "samples": run.samples.len(),
+            "estimates": f["estimates"], "errors": f["errors"], "max_cdf_gap": f["max_cdf_gap"],
+            "truth": truth_p,
+            "histogram": scored_json(&hist),
+            "baseline": if baselines.is_empty() { Value::Null } else { json!({ "expiry_ns": expiry, "runs": base }) },
+            "counters": { "insertions": run.insertions, "factor_saturated": run.saturated, "hist_overflow": run.hist_overflow },
+            "timing": timing,
+        }))?;
     } else {
         println!(
             "fridges {:?} entries, p = 2^{:?}; {} requests, {} responses, {} pairs ({source}); engine {}",

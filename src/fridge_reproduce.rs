@@ -197,11 +197,11 @@ pub fn run(a: &ReproduceFridge) -> Result<(), String> {
     let secs = t0.elapsed().as_secs_f64();
     if a.json {
         crate::output::print_json(json!({
-                "requests": a.requests, "runs": a.runs, "seconds": secs,
-                "fig3": { "entries": a.fig3_entries, "max_delays_ms": a.max_delays_ms,
-                          "rows": fig3.iter().map(|(v, r)| json!({ "prob_log2": v, "errors": r })).collect::<Vec<_>>() },
-                "fig5": fig5.iter().map(|(t, r)| json!({ "max_delay_ms": t, "rows": r })).collect::<Vec<_>>(),
-            }))?;
+            "requests": a.requests, "runs": a.runs, "seconds": secs,
+            "fig3": { "entries": a.fig3_entries, "max_delays_ms": a.max_delays_ms,
+                      "rows": fig3.iter().map(|(v, r)| json!({ "prob_log2": v, "errors": r })).collect::<Vec<_>>() },
+            "fig5": fig5.iter().map(|(t, r)| json!({ "max_delay_ms": t, "rows": r })).collect::<Vec<_>>(),
+        }))?;
         return Ok(());
     }
     println!(

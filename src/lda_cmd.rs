@@ -3,15 +3,15 @@
 //! the golden model, on two Verilated cores, or on both with a bit-exactness
 //! check; and the host estimators on saved synopses.
 
+use crate::args::{Engine, TrafficArgs, cycles_json, run_engines};
+use crate::output::write_atomic;
 use clap::Args;
 use netmeas_sim::error::load_config;
 use netmeas_sim::lda::{LdaConfig, LdaOutcome, LdaPair, LdaSynopsis, estimate, golden_pair, outcome};
-use netmeas_sim::traffic::{DelayDist, LossModel, Source, Trace, TrafficSpec, read_pcap};
-use netmeas_testbench::RtlRunCycles;
+use netmeas_sim::traffic::{Trace, TrafficSpec};
 use netmeas_testbench::lda_stream::{check_rtl_config, rtl_pair};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 /// Flags of `netmeas run lda`.
 #[derive(Args, Clone, Debug)]
@@ -37,93 +37,15 @@ pub struct RunLda {
     /// The traffic.
     #[command(flatten)]
     pub traffic: TrafficArgs,
-    /// golden | rtl | both.
-    #[arg(long, default_value = "golden")]
-    pub engine: String,
+    /// Which models run: golden, rtl (two Verilated cores) or both (synopses compared bit for bit).
+    #[arg(long, value_enum, default_value_t = Engine::Golden)]
+    pub engine: Engine,
     /// Write sender.json and receiver.json synopses into this folder.
     #[arg(long)]
     pub save_synopses: Option<PathBuf>,
     /// Print one JSON object.
     #[arg(long)]
     pub json: bool,
-}
-
-/// Flags of a run's traffic: a synthetic source or a capture, delays and random loss.
-#[derive(Args, Clone, Debug)]
-pub struct TrafficArgs {
-    /// Packets sent (synthetic source; default 5 M for lda, 1 M for rda), or the most packets taken from --pcap.
-    #[arg(long)]
-    pub packets: Option<u64>,
-    /// Offered rate of the synthetic source, packets/s (§IV: 5 M in 1 s).
-    #[arg(long, default_value_t = 5e6)]
-    pub rate: f64,
-    /// Distinct 5-tuples of the synthetic source.
-    #[arg(long, default_value_t = 10_000)]
-    pub flows: u32,
-    /// Take keys and send times from this pcap instead (IPv4 5-tuple + IP ID).
-    #[arg(long)]
-    pub pcap: Option<PathBuf>,
-    /// Delay distribution, µs: weibull:SCALE:SHAPE, pareto:SCALE:SHAPE or const:DELAY.
-    #[arg(long, default_value = "weibull:0.133:0.6")]
-    pub delay: String,
-    /// Random loss rate in [0, 1).
-    #[arg(long, default_value_t = 0.0)]
-    pub loss: f64,
-    /// uniform | bursty (exponential episodes of about 100 packets, §IV-C).
-    #[arg(long, default_value = "uniform")]
-    pub loss_model: String,
-    /// Seed of the traffic (every random draw of the trace).
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-}
-
-impl TrafficArgs {
-    /// The traffic spec; a synthetic source sends `default_packets` unless `--packets` says otherwise.
-    pub fn spec(&self, default_packets: u64) -> Result<TrafficSpec, String> {
-        let source = match &self.pcap {
-            Some(p) => Source::Pcap { trace: read_pcap(p)?, limit: self.packets },
-            None => Source::Synthetic {
-                packets: self.packets.unwrap_or(default_packets),
-                rate_pps: self.rate,
-                flows: self.flows,
-            },
-        };
-        Ok(TrafficSpec {
-            source,
-            delay: self.delay.parse::<DelayDist>()?,
-            loss_rate: self.loss,
-            loss_model: self.loss_model.parse::<LossModel>()?,
-            seed: self.seed,
-        })
-    }
-
-    /// The source as the reports name it: the capture's path or `synthetic`.
-    pub fn source_name(&self) -> String {
-        self.pcap.as_ref().map_or_else(|| "synthetic".into(), |p| p.display().to_string())
-    }
-}
-
-/// Which models run the interval.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Engine {
-    /// The golden transaction model.
-    Golden,
-    /// Two Verilated cores.
-    Rtl,
-    /// Both, with the synopses compared bit for bit.
-    Both,
-}
-
-impl Engine {
-    /// `golden`, `rtl` or `both`.
-    pub fn parse(s: &str) -> Result<Self, String> {
-        match s {
-            "golden" => Ok(Engine::Golden),
-            "rtl" => Ok(Engine::Rtl),
-            "both" => Ok(Engine::Both),
-            _ => Err(format!("--engine `{s}`: expected golden, rtl or both")),
-        }
-    }
 }
 
 impl RunLda {
@@ -161,60 +83,6 @@ impl RunLda {
     }
 }
 
-/// Runs a core on `engine`: `golden` and `rtl` produce its synopses (the RTL
-/// also the cycles it took, as JSON fields for the timing, e.g.
-/// [`cycles_json`]), `differ` names the first difference between a golden and
-/// an RTL synopsis. Returns the synopsis used for the estimates (the RTL's
-/// when it ran), whether golden and RTL agreed, and timing figures for
-/// `packets` trace packets.
-pub fn run_engines<P>(
-    engine: Engine,
-    packets: f64,
-    golden: impl FnOnce() -> P,
-    rtl: impl FnOnce() -> Result<(P, Value), String>,
-    differ: impl Fn(&P, &P) -> Option<String>,
-) -> Result<(P, Option<bool>, Value), String> {
-    let mut timing = serde_json::Map::new();
-    let golden = if engine != Engine::Rtl {
-        let t = Instant::now();
-        let p = golden();
-        let s = t.elapsed().as_secs_f64();
-        timing.insert("golden".into(), json!({ "seconds": s, "packets_per_s": packets / s }));
-        Some(p)
-    } else {
-        None
-    };
-    let rtl = if engine != Engine::Golden {
-        let t = Instant::now();
-        let (p, cycles) = rtl()?;
-        let s = t.elapsed().as_secs_f64();
-        let mut fields = json!({ "seconds": s, "packets_per_s": packets / s });
-        if let (Some(f), Value::Object(c)) = (fields.as_object_mut(), cycles) {
-            f.extend(c);
-        }
-        timing.insert("rtl".into(), fields);
-        Some(p)
-    } else {
-        None
-    };
-    let matched = match (&golden, &rtl) {
-        (Some(g), Some(r)) => {
-            if let Some(d) = differ(g, r) {
-                return Err(format!("golden and RTL synopses differ: {d}"));
-            }
-            Some(true)
-        }
-        _ => None,
-    };
-    let pair = rtl.or(golden).expect("an engine ran");
-    Ok((pair, matched, Value::Object(timing)))
-}
-
-/// The cycles a sender/receiver pair of RTL cores took, as timing fields.
-pub fn cycles_json(c: &RtlRunCycles) -> Value {
-    json!({ "sender_cycles": c.sender, "receiver_cycles": c.receiver })
-}
-
 /// Runs one interval on `engine` (see [`run_engines`]).
 pub fn run_pair(cfg: &LdaConfig, trace: &Trace, engine: Engine) -> Result<(LdaPair, Option<bool>, Value), String> {
     run_engines(
@@ -240,15 +108,6 @@ fn first_difference(g: &LdaPair, r: &LdaPair) -> Option<String> {
         }
     }
     None
-}
-
-/// Writes `text` to `dir/name` through a temporary file, so a failed run
-/// never leaves a partial file behind.
-pub fn write_atomic(dir: &Path, name: &str, text: &str) -> Result<(), String> {
-    let path = dir.join(name);
-    let tmp = dir.join(format!(".{name}.tmp"));
-    std::fs::write(&tmp, text).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
-    std::fs::rename(&tmp, &path).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
 fn write_synopses(dir: &Path, pair: &LdaPair) -> Result<(), String> {
@@ -283,7 +142,7 @@ fn print_outcome(o: &LdaOutcome) {
 /// `netmeas run lda`.
 pub fn run(a: &RunLda) -> Result<(), String> {
     let progress = crate::progress::Progress::spinner("run lda", a.json);
-    let engine = Engine::parse(&a.engine)?;
+    let engine = a.engine;
     let cfg = a.lda_config()?;
     let spec = a.traffic()?;
     if engine != Engine::Golden {
@@ -300,12 +159,12 @@ pub fn run(a: &RunLda) -> Result<(), String> {
     drop(progress);
     if a.json {
         crate::output::print_json(json!({
-                "core": "lda", "engine": a.engine, "config": cfg, "units": "ns",
-                "traffic": { "source": source, "packets": trace.packets.len(), "delay": spec.delay.to_string(),
-                             "loss_rate": spec.loss_rate, "loss_model": a.traffic.loss_model, "seed": spec.seed },
-                "synopsis_match": matched, "estimates": o.estimates, "truth": o.truth, "rel_error": o.rel_error,
-                "timing": timing,
-            }))?;
+            "core": "lda", "engine": a.engine, "config": cfg, "units": "ns",
+            "traffic": { "source": source, "packets": trace.packets.len(), "delay": spec.delay.to_string(),
+                         "loss_rate": spec.loss_rate, "loss_model": a.traffic.loss_model, "seed": spec.seed },
+            "synopsis_match": matched, "estimates": o.estimates, "truth": o.truth, "rel_error": o.rel_error,
+            "timing": timing,
+        }))?;
     } else {
         println!(
             "LDA {} x {} rows, thresholds {:?}, {}-bit key; {} packets ({source}), delay {}, loss {} {}; engine {}",

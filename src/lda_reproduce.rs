@@ -8,11 +8,12 @@
 //! cores' built-in hash seed also goes through two Verilated cores per
 //! configuration and its synopses must be bit-identical to the golden ones.
 
-use crate::lda_cmd::{Engine, run_pair};
+use crate::args::{Engine, LossModelArg};
+use crate::lda_cmd::run_pair;
 use clap::Args;
 use netmeas_sim::lda::{LdaConfig, LdaOutcome, golden_pair, outcome, tuned_prob_log2};
 use netmeas_sim::prng::SplitMix64;
-use netmeas_sim::traffic::{DelayDist, LossModel, Source, Trace, TrafficSpec, Truth};
+use netmeas_sim::traffic::{DelayDist, Source, Trace, TrafficSpec, Truth};
 use netmeas_testbench::lda_stream::check_rtl_config;
 use serde::Serialize;
 use serde_json::json;
@@ -34,9 +35,9 @@ pub struct ReproduceLda {
     /// Delay distribution, µs (Fig. 4's least accurate case by default).
     #[arg(long, default_value = "weibull:0.133:0.6")]
     pub delay: String,
-    /// uniform | bursty.
-    #[arg(long, default_value = "uniform")]
-    pub loss_model: String,
+    /// How packets are lost.
+    #[arg(long, value_enum, default_value_t = LossModelArg::Uniform)]
+    pub loss_model: LossModelArg,
     /// Distinct 5-tuples; each numbers its packets with consecutive IP IDs.
     #[arg(long, default_value_t = 10_000)]
     pub flows: u32,
@@ -44,8 +45,8 @@ pub struct ReproduceLda {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// golden | both (the built-in-seed run of every point also on two Verilated cores).
-    #[arg(long, default_value = "golden")]
-    pub engine: String,
+    #[arg(long, value_enum, default_value_t = Engine::Golden)]
+    pub engine: Engine,
     /// Print one JSON object instead of the Markdown table.
     #[arg(long)]
     pub json: bool,
@@ -160,7 +161,7 @@ fn pct(x: f64) -> String {
 
 /// `netmeas reproduce lda`.
 pub fn run(a: &ReproduceLda) -> Result<(), String> {
-    let engine = match Engine::parse(&a.engine)? {
+    let engine = match a.engine {
         Engine::Rtl => return Err("--engine `rtl`: expected golden or both (both also runs the RTL)".into()),
         e => e,
     };
@@ -172,7 +173,7 @@ pub fn run(a: &ReproduceLda) -> Result<(), String> {
     }
     a.plot.as_deref().map(crate::plot::check_path).transpose()?;
     let delay = a.delay.parse::<DelayDist>()?;
-    let loss_model = a.loss_model.parse::<LossModel>()?;
+    let loss_model = a.loss_model.model();
     if engine == Engine::Both {
         for (_, c) in configs(a.packets as f64 * a.losses[0]) {
             check_rtl_config(&c)?;
@@ -211,8 +212,10 @@ pub fn run(a: &ReproduceLda) -> Result<(), String> {
         crate::plot::write(p, &figure(&rows, a)?)?;
     }
     if a.json {
-        crate::output::print_json(json!({ "core": "lda", "packets": a.packets, "runs": a.runs, "delay": delay.to_string(),
-                    "loss_model": a.loss_model, "flows": a.flows, "seed": a.seed, "engine": a.engine, "rows": rows, "seconds": seconds }))?;
+        crate::output::print_json(
+            json!({ "core": "lda", "packets": a.packets, "runs": a.runs, "delay": delay.to_string(),
+                    "loss_model": a.loss_model, "flows": a.flows, "seed": a.seed, "engine": a.engine, "rows": rows, "seconds": seconds }),
+        )?;
         return Ok(());
     }
     let both = engine == Engine::Both;
@@ -276,17 +279,24 @@ pub fn run(a: &ReproduceLda) -> Result<(), String> {
 fn figure(rows: &[Row], a: &ReproduceLda) -> Result<String, String> {
     use crate::plot::{Axes, Series, line_chart};
     let mut series = Vec::new();
-    for (i, name) in CONFIG_NAMES.iter().enumerate() {
+    let legends = ["1 bank of 1024 rows, tuned", "2 banks of 512, for 0.5 % and 10 %", "default (2 banks of 512)"];
+    for (i, (name, legend)) in CONFIG_NAMES.iter().zip(legends).enumerate() {
         let mean: Vec<(f64, f64)> =
             rows.iter().filter_map(|r| r.points.get(name).map(|p| (r.loss_rate, 100.0 * p.mean_rel_error))).collect();
         let std: Vec<(f64, f64)> =
             rows.iter().filter_map(|r| r.points.get(name).map(|p| (r.loss_rate, 100.0 * p.std_rel_error))).collect();
-        series.push(Series::new(i, format!("{name}: mean"), mean));
-        let mut s = Series::new(i, format!("{name}: std-dev"), std);
+        series.push(Series::new(i, format!("{legend}: mean"), mean));
+        let mut s = Series::new(i, format!("{legend}: std-dev"), std);
         s.dashed = true;
         series.push(s);
     }
     let title = format!("LDA: relative error vs loss ({} packets, {} runs a point)", a.packets, a.runs);
-    let axes = Axes { title: &title, x: "loss rate (log scale)", y: "mean relative error (%, log scale)", log_x: true, log_y: true };
+    let axes = Axes {
+        title: &title,
+        x: "loss rate (log scale)",
+        y: "mean relative error (%, log scale)",
+        log_x: true,
+        log_y: true,
+    };
     line_chart(&axes, &series, &|x| format!("{x}"))
 }

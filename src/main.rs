@@ -1,9 +1,10 @@
 //! `netmeas`: export, co-simulate, synthesize and benchmark the netmeas blocks.
 
+mod args;
 mod board_cmd;
 mod dbm_cmd;
-mod demo;
 mod dbm_reproduce;
+mod demo;
 mod fridge_cmd;
 mod fridge_reproduce;
 mod lda_cmd;
@@ -179,12 +180,12 @@ fn block_config(block: &str, config: Option<&Path>, target: Option<Target>) -> R
 fn print_synth(r: &SynthReport, json: bool) -> Result<(), String> {
     if json {
         crate::output::print_json(serde_json::json!({
-                "core": r.core, "top": r.top, "target": r.target.name(), "fmax_mhz": r.fmax_mhz,
-                "ref_fmax_mhz": r.ref_fmax_mhz, "ratio": r.ratio, "no_reference": r.no_reference,
-                "luts": r.luts, "ffs": r.ffs, "brams": r.brams,
-                "endpoints": r.endpoints, "endpoints_missing_goal": r.endpoints_missing_goal,
-                "goal_ratio": netmeas_synth::GOAL_RATIO, "reference": r.reference, "build_dir": r.build_dir,
-            }))?;
+            "core": r.core, "top": r.top, "target": r.target.name(), "fmax_mhz": r.fmax_mhz,
+            "ref_fmax_mhz": r.ref_fmax_mhz, "ratio": r.ratio, "no_reference": r.no_reference,
+            "luts": r.luts, "ffs": r.ffs, "brams": r.brams,
+            "endpoints": r.endpoints, "endpoints_missing_goal": r.endpoints_missing_goal,
+            "goal_ratio": netmeas_synth::GOAL_RATIO, "reference": r.reference, "build_dir": r.build_dir,
+        }))?;
     } else {
         let against = match (r.ref_fmax_mhz, r.ratio) {
             (Some(f), Some(q)) => format!(

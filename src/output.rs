@@ -1,8 +1,10 @@
-//! What the CLI prints for scripts: one JSON object per result, stamped with
-//! where it came from (netmeas version, git revision, time).
+//! What the CLI writes: for scripts, one JSON object per result, stamped with
+//! where it came from (netmeas version, git revision, time); output files,
+//! whole or not at all.
 
 use serde_json::{Value, json};
 use std::io::Write;
+use std::path::Path;
 
 /// The provenance stamp of every `--json` object: `{version, git_revision, timestamp}`.
 pub fn provenance() -> Value {
@@ -36,6 +38,15 @@ pub fn print_json(v: impl serde::Serialize) -> Result<(), String> {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
         Err(e) => Err(format!("cannot write to stdout: {e}")),
     }
+}
+
+/// Writes `text` to `dir/name` through a temporary file, so a failed run
+/// never leaves a partial file behind.
+pub fn write_atomic(dir: &Path, name: &str, text: &str) -> Result<(), String> {
+    let path = dir.join(name);
+    let tmp = dir.join(format!(".{name}.tmp"));
+    std::fs::write(&tmp, text).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
+    std::fs::rename(&tmp, &path).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
 #[cfg(test)]

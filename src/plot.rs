@@ -34,6 +34,16 @@ impl Series {
         Self { label: label.into(), colour: PALETTE[i % PALETTE.len()], dashed: false, points }
     }
 
+    /// Its line style.
+    fn style(&self) -> ShapeStyle {
+        ShapeStyle { color: self.colour.to_rgba(), filled: false, stroke_width: 2 }
+    }
+
+    /// Whether its points are marked (solid lines of a few points: the measured ones).
+    fn marked(&self) -> bool {
+        !self.dashed && self.points.len() <= 40
+    }
+
     /// The same series with only the points for which `keep` holds.
     fn keeping(&self, keep: impl Fn((f64, f64)) -> bool) -> Self {
         Self {
@@ -65,9 +75,9 @@ fn err(e: impl std::fmt::Display) -> String {
 
 /// The span of `v` with a margin, never empty.
 fn span(v: impl Iterator<Item = f64>, log: bool) -> (f64, f64) {
-    let (lo, hi) = v.filter(|x| x.is_finite() && (!log || *x > 0.0)).fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
-        (a.min(x), b.max(x))
-    });
+    let (lo, hi) = v
+        .filter(|x| x.is_finite() && (!log || *x > 0.0))
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| (a.min(x), b.max(x)));
     if !lo.is_finite() {
         return if log { (1.0, 10.0) } else { (0.0, 1.0) };
     }
@@ -87,26 +97,49 @@ where
     DB::ErrorType: 'static,
 {
     for s in series {
-        let style = ShapeStyle { color: s.colour.to_rgba(), filled: false, stroke_width: 2 };
+        let style = s.style();
         let pts = s.points.iter().copied().filter(|(x, y)| x.is_finite() && y.is_finite());
         if s.dashed {
-            chart
-                .draw_series(DashedLineSeries::new(pts, 6, 4, style))
-                .map_err(err)?
-                .label(s.label.clone())
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], style));
+            chart.draw_series(DashedLineSeries::new(pts, 6, 4, style)).map_err(err)?;
         } else {
-            chart
-                .draw_series(LineSeries::new(pts.clone(), style).point_size(0))
-                .map_err(err)?
-                .label(s.label.clone())
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], style));
-            if s.points.len() <= 40 {
+            chart.draw_series(LineSeries::new(pts.clone(), style).point_size(0)).map_err(err)?;
+            if s.marked() {
                 chart.draw_series(pts.map(|p| Circle::new(p, 3, style.filled()))).map_err(err)?;
             }
         }
     }
-    legend(chart, SeriesLabelPosition::UpperLeft)
+    Ok(())
+}
+
+/// Width in pixels of the legend beside a line chart: room for the longest label.
+fn legend_width(series: &[Series]) -> u32 {
+    let chars = series.iter().map(|s| s.label.chars().count()).max().unwrap_or(0) as u32;
+    (chars * 6 + 44).clamp(120, 320)
+}
+
+/// The legend of a line chart, in its own panel beside the plot so that it
+/// never hides a curve: each series' line (dashed if it is), marker and label.
+fn side_legend<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, series: &[Series]) -> Result<(), String>
+where
+    DB::ErrorType: 'static,
+{
+    let font = ("sans-serif", 13).into_font().color(&BLACK);
+    for (i, s) in series.iter().enumerate() {
+        let y = 48 + 22 * i as i32;
+        let style = s.style();
+        if s.dashed {
+            for x in [6, 18] {
+                area.draw(&PathElement::new(vec![(x, y), (x + 8, y)], style)).map_err(err)?;
+            }
+        } else {
+            area.draw(&PathElement::new(vec![(6, y), (30, y)], style)).map_err(err)?;
+            if s.marked() {
+                area.draw(&Circle::new((18, y), 3, style.filled())).map_err(err)?;
+            }
+        }
+        area.draw(&Text::new(s.label.clone(), (38, y - 7), font.clone())).map_err(err)?;
+    }
+    Ok(())
 }
 
 /// The legend box of `chart` at `at`.
@@ -117,7 +150,13 @@ fn legend<'a, DB: DrawingBackend + 'a, X: Ranged<ValueType = f64>, Y: Ranged<Val
 where
     DB::ErrorType: 'static,
 {
-    chart.configure_series_labels().background_style(WHITE.mix(0.85)).border_style(BLACK).position(at).draw().map_err(err)
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .position(at)
+        .draw()
+        .map_err(err)
 }
 
 /// Builds the chart on `root` with the ranges `$x` and `$y`, draws the mesh
@@ -138,6 +177,14 @@ macro_rules! chart_with {
     }};
 }
 
+/// A logarithmic axis over `lo..hi`: ticks at powers of ten, or of two when
+/// the span is under two decades (bucket counts, memory sizes), so that a
+/// narrow axis still has several labels.
+fn log_axis(lo: f64, hi: f64) -> LogCoord<f64> {
+    let r = (lo..hi).log_scale();
+    if hi / lo < 100.0 { r.base(2.0).into() } else { r.into() }
+}
+
 fn line_chart_on<DB: DrawingBackend>(
     root: DrawingArea<DB, Shift>,
     axes: &Axes,
@@ -150,13 +197,16 @@ where
     root.fill(&WHITE).map_err(err)?;
     let (x0, x1) = span(series.iter().flat_map(|s| s.points.iter().map(|p| p.0)), axes.log_x);
     let (y0, y1) = span(series.iter().flat_map(|s| s.points.iter().map(|p| p.1)), axes.log_y);
-    let mut b = ChartBuilder::on(&root);
+    let (w, _) = root.dim_in_pixel();
+    let (plot, side) = root.split_horizontally(w.saturating_sub(legend_width(series)));
+    side_legend(&side, series)?;
+    let mut b = ChartBuilder::on(&plot);
     b.caption(axes.title, ("sans-serif", 18)).margin(12).x_label_area_size(42).y_label_area_size(64);
     match (axes.log_x, axes.log_y) {
         (false, false) => chart_with!(b, x0..x1, y0..y1, axes, series, x_fmt),
-        (true, false) => chart_with!(b, (x0..x1).log_scale(), y0..y1, axes, series, x_fmt),
-        (false, true) => chart_with!(b, x0..x1, (y0..y1).log_scale(), axes, series, x_fmt),
-        (true, true) => chart_with!(b, (x0..x1).log_scale(), (y0..y1).log_scale(), axes, series, x_fmt),
+        (true, false) => chart_with!(b, log_axis(x0, x1), y0..y1, axes, series, x_fmt),
+        (false, true) => chart_with!(b, x0..x1, log_axis(y0, y1), axes, series, x_fmt),
+        (true, true) => chart_with!(b, log_axis(x0, x1), log_axis(y0, y1), axes, series, x_fmt),
     }
     root.present().map_err(err)
 }
@@ -168,7 +218,7 @@ pub fn line_chart(axes: &Axes, series: &[Series], x_fmt: &dyn Fn(&f64) -> String
     let series = &series[..];
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, (900, 520)).into_drawing_area();
+        let root = SVGBackend::with_string(&mut svg, (900 + legend_width(series), 520)).into_drawing_area();
         line_chart_on(root, axes, series, x_fmt)?;
     }
     Ok(svg)
@@ -212,6 +262,7 @@ pub fn buckets_chart(
         let mut chart = ChartBuilder::on(&root)
             .caption(title, ("sans-serif", 18))
             .margin(12)
+            .margin_right(32)
             .x_label_area_size(42)
             .y_label_area_size(64)
             .build_cartesian_2d(0.0..ms(t0 + period), 0.0..ymax)
@@ -220,7 +271,10 @@ pub fn buckets_chart(
         let blue = PALETTE[0];
         chart
             .draw_series(buckets.iter().map(|&(a, b, y)| {
-                Rectangle::new([(ms(a), 0.0), (ms(b), y)], ShapeStyle { color: blue.mix(0.35), filled: true, stroke_width: 0 })
+                Rectangle::new(
+                    [(ms(a), 0.0), (ms(b), y)],
+                    ShapeStyle { color: blue.mix(0.35), filled: true, stroke_width: 0 },
+                )
             }))
             .map_err(err)?
             .label(format!("{} DBM buckets", buckets.len()))
@@ -255,7 +309,7 @@ pub fn write(path: &Path, svg: &str) -> Result<(), String> {
     check_path(path)?;
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let name = path.file_name().expect("checked").to_string_lossy();
-    crate::lda_cmd::write_atomic(dir, &name, svg)
+    crate::output::write_atomic(dir, &name, svg)
 }
 
 #[cfg(test)]
@@ -268,10 +322,11 @@ mod tests {
             Series::new(0, "one bank", vec![(0.001, 1.0), (0.01, 2.0), (0.1, 4.0)]),
             Series::new(1, "two banks", vec![(0.001, 0.5), (0.01, 1.0), (0.1, 1.5)]),
         ];
-        let svg = line_chart(&Axes { title: "error vs loss", x: "loss", y: "error %", log_x: true, log_y: true }, &s, &|x| {
-            format!("{x}")
-        })
-        .unwrap();
+        let svg =
+            line_chart(&Axes { title: "error vs loss", x: "loss", y: "error %", log_x: true, log_y: true }, &s, &|x| {
+                format!("{x}")
+            })
+            .unwrap();
         assert!(svg.starts_with("<svg"), "{}", &svg[..80]);
         for text in ["error vs loss", "one bank", "two banks", "loss", "error %"] {
             assert!(svg.contains(text), "{text} missing");

@@ -30,7 +30,9 @@ impl Progress {
     /// A spinner with the elapsed time, labelled `what`, for one long step.
     pub fn spinner(what: &str, quiet: bool) -> Self {
         let pb = ProgressBar::with_draw_target(None, Self::target(quiet));
-        pb.set_style(ProgressStyle::with_template("{spinner} {prefix} {elapsed_precise} {msg}").expect("template parses"));
+        pb.set_style(
+            ProgressStyle::with_template("{spinner} {prefix} {elapsed_precise} {msg}").expect("template parses"),
+        );
         pb.set_prefix(what.to_string());
         pb.enable_steady_tick(Duration::from_millis(200));
         Self(pb)

@@ -5,7 +5,8 @@
 //! peeling decode, repair and estimates (§V-B/C); optionally the LDA of about
 //! the same memory on the same streams.
 
-use crate::lda_cmd::{Engine, TrafficArgs, cycles_json, run_engines, write_atomic};
+use crate::args::{Engine, TrafficArgs, cycles_json, run_engines};
+use crate::output::write_atomic;
 use clap::Args;
 use netmeas_sim::error::load_config;
 use netmeas_sim::lda::{
@@ -54,9 +55,9 @@ pub struct RunRda {
     /// Straddling packets are sent within this many ns before the edge and arrive within as many after it.
     #[arg(long, default_value_t = 10_000)]
     pub reorder_window_ns: u64,
-    /// golden | rtl | both.
-    #[arg(long, default_value = "golden")]
-    pub engine: String,
+    /// Which models run: golden, rtl (two Verilated cores) or both (synopses compared bit for bit).
+    #[arg(long, value_enum, default_value_t = Engine::Golden)]
+    pub engine: Engine,
     /// Do not repair with the per-packet timestamps: exclude every bucket that held a decoded packet.
     #[arg(long)]
     pub no_repair: bool,
@@ -235,7 +236,7 @@ fn print_outcome(cfg: &RdaConfig, o: &RdaOutcome) {
 /// `netmeas run rda`.
 pub fn run(a: &RunRda) -> Result<(), String> {
     let progress = crate::progress::Progress::spinner("run rda", a.json);
-    let engine = Engine::parse(&a.engine)?;
+    let engine = a.engine;
     let base = a.rda_config()?;
     if let Some(c) = &a.compare
         && c != "lda"
@@ -269,19 +270,19 @@ pub fn run(a: &RunRda) -> Result<(), String> {
     if a.json {
         let d = &o.decode;
         crate::output::print_json(json!({
-                "core": "rda", "engine": a.engine, "config": cfg, "units": "ns",
-                "memory_bits": rda_memory_bits(&cfg),
-                "traffic": { "source": source, "packets": iv.sender.len(), "delay": spec.base.delay.to_string(),
-                             "loss_rate": spec.base.loss_rate, "loss_model": a.traffic.loss_model,
-                             "reorder_rate": spec.reorder_rate, "reorder_window_ns": spec.window_ns, "seed": spec.base.seed },
-                "synopsis_match": matched,
-                "decode": { "success": d.success, "lost": d.lost, "reordered": d.reordered, "complete": d.complete,
-                            "exact": d.exact, "wrong_ids": d.wrong_ids,
-                            "residual_buckets": o.estimates.decode.residual_buckets },
-                "estimates": estimates_json(&o), "truth": o.truth, "rel_error": o.rel_error,
-                "compare": lda.as_ref().map(|l| json!({ "lda": l })),
-                "timing": timing,
-            }))?;
+            "core": "rda", "engine": a.engine, "config": cfg, "units": "ns",
+            "memory_bits": rda_memory_bits(&cfg),
+            "traffic": { "source": source, "packets": iv.sender.len(), "delay": spec.base.delay.to_string(),
+                         "loss_rate": spec.base.loss_rate, "loss_model": a.traffic.loss_model,
+                         "reorder_rate": spec.reorder_rate, "reorder_window_ns": spec.window_ns, "seed": spec.base.seed },
+            "synopsis_match": matched,
+            "decode": { "success": d.success, "lost": d.lost, "reordered": d.reordered, "complete": d.complete,
+                        "exact": d.exact, "wrong_ids": d.wrong_ids,
+                        "residual_buckets": o.estimates.decode.residual_buckets },
+            "estimates": estimates_json(&o), "truth": o.truth, "rel_error": o.rel_error,
+            "compare": lda.as_ref().map(|l| json!({ "lda": l })),
+            "timing": timing,
+        }))?;
     } else {
         println!(
             "RDA {} x {} buckets, {}-bit sums ({} kbit); {} packets ({source}), delay {}, loss {} {}, reorder {}; interval {} ns; engine {}",

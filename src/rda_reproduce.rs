@@ -6,7 +6,7 @@
 //! `--engine both` the first run of every point also goes through two
 //! Verilated cores and its synopses must be bit-identical to the golden ones.
 
-use crate::lda_cmd::Engine;
+use crate::args::Engine;
 use crate::rda_cmd::{lda_on_same_streams, lda_same_memory, rda_memory_bits, run_pair};
 use clap::Args;
 use netmeas_sim::lda::{LDA_COUNT_BITS, LDA_TS_BITS};
@@ -42,8 +42,8 @@ pub struct ReproduceRda {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// golden | both (the first run of every point also on two Verilated cores).
-    #[arg(long, default_value = "golden")]
-    pub engine: String,
+    #[arg(long, value_enum, default_value_t = Engine::Golden)]
+    pub engine: Engine,
     /// Print one JSON object instead of the Markdown table.
     #[arg(long)]
     pub json: bool,
@@ -159,7 +159,7 @@ fn row(a: &ReproduceRda, base: &RdaConfig, delay: DelayDist, d: u64, engine: Eng
 
 /// `netmeas reproduce rda`.
 pub fn run(a: &ReproduceRda) -> Result<(), String> {
-    let engine = Engine::parse(&a.engine)?;
+    let engine = a.engine;
     if engine == Engine::Rtl {
         return Err("--engine: golden or both (the sweep always runs the golden model)".into());
     }
@@ -191,10 +191,12 @@ pub fn run(a: &ReproduceRda) -> Result<(), String> {
     let lda = lda_same_memory(&base, 0)?;
     let lda_bits = lda.banks * lda.rows * (LDA_COUNT_BITS + LDA_TS_BITS) as usize;
     if a.json {
-        crate::output::print_json(json!({ "core": "rda", "figure": "Fu et al. Fig. 7 / Fig. 6", "packets": a.packets, "runs": a.runs,
+        crate::output::print_json(
+            json!({ "core": "rda", "figure": "Fu et al. Fig. 7 / Fig. 6", "packets": a.packets, "runs": a.runs,
                     "config": base, "memory_bits": rda_memory_bits(&base),
                     "lda": { "banks": lda.banks, "rows": lda.rows, "memory_bits": lda_bits },
-                    "delay": a.delay, "engine": a.engine, "rows": rows, "seconds": t.elapsed().as_secs_f64() }))?;
+                    "delay": a.delay, "engine": a.engine, "rows": rows, "seconds": t.elapsed().as_secs_f64() }),
+        )?;
         return Ok(());
     }
     println!(
@@ -246,13 +248,21 @@ pub fn run(a: &ReproduceRda) -> Result<(), String> {
 /// memory (§VII-B, Fig. 7).
 fn figure(rows: &[Row], a: &ReproduceRda) -> Result<String, String> {
     use crate::plot::{Axes, Series, line_chart};
-    let curve = |f: &dyn Fn(&Row) -> f64| -> Vec<(f64, f64)> { rows.iter().map(|r| (r.true_diff, 100.0 * f(r))).collect() };
+    let curve =
+        |f: &dyn Fn(&Row) -> f64| -> Vec<(f64, f64)> { rows.iter().map(|r| (r.true_diff, 100.0 * f(r))).collect() };
     let mut lda_mean = Series::new(1, "LDA: mean", curve(&|r| r.lda_mean));
     let mut lda_std = Series::new(1, "LDA: std-dev", curve(&|r| r.lda_std));
     let mut rda_std = Series::new(0, "RDA: std-dev", curve(&|r| r.rda_std));
     (lda_mean.dashed, lda_std.dashed, rda_std.dashed) = (false, true, true);
     let series = vec![Series::new(0, "RDA: mean", curve(&|r| r.rda_mean)), rda_std, lda_mean, lda_std];
-    let title = format!("RDA vs LDA: relative error vs set difference ({} packets, {} runs a point)", a.packets, a.runs);
-    let axes = Axes { title: &title, x: "set difference d (lost + reordered packets)", y: "mean relative error (%, log scale)", log_x: false, log_y: true };
+    let title =
+        format!("RDA vs LDA: relative error vs set difference ({} packets, {} runs a point)", a.packets, a.runs);
+    let axes = Axes {
+        title: &title,
+        x: "set difference d (lost + reordered packets)",
+        y: "mean relative error (%, log scale)",
+        log_x: false,
+        log_y: true,
+    };
     line_chart(&axes, &series, &|x| format!("{x:.0}"))
 }

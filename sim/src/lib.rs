@@ -15,6 +15,7 @@ pub mod h3;
 pub mod lda;
 pub mod prng;
 pub mod rda;
+pub mod stats;
 pub mod svbf;
 pub mod traffic;
 

@@ -385,8 +385,7 @@ pub fn synth(e: &Exported, target: Target, build_root: &Path) -> Result<SynthRep
         Reference::Without(why) => (None, Some(why.to_string())),
     };
     let ref_fmax = reference.as_ref().map(|r| r.fmax_mhz);
-    let endpoints_missing_goal =
-        ref_fmax.map_or(0, |f| core.endpoints_later_than(1000.0 / (GOAL_RATIO * f)));
+    let endpoints_missing_goal = ref_fmax.map_or(0, |f| core.endpoints_later_than(1000.0 / (GOAL_RATIO * f)));
     Ok(SynthReport {
         core: e.config.block_name().to_string(),
         top: e.top.clone(),

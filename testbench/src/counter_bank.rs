@@ -240,7 +240,10 @@ impl CbChecker {
 /// [`crate::CoreRtl`] for a Verilated counter bank (`build.rs` invokes it per variant).
 macro_rules! core_rtl {
     ($t:ident, $tin:ident, $tout:ident) => {
-        $crate::impl_core_rtl!($t, $tin, $tout,
+        $crate::impl_core_rtl!(
+            $t,
+            $tin,
+            $tout,
             netmeas_sim::counter_bank::CounterBankConfig,
             crate::CbIn,
             crate::CbOut,

@@ -278,7 +278,10 @@ pub fn rtl_dbm_realtime<M: DbmRtl>(packets: &[BwPacket], ticks_per_clock: u64) -
 /// [`crate::CoreRtl`] for a Verilated DBM core (`build.rs` invokes it per variant).
 macro_rules! core_rtl {
     ($t:ident, $tin:ident, $tout:ident) => {
-        $crate::impl_core_rtl!($t, $tin, $tout,
+        $crate::impl_core_rtl!(
+            $t,
+            $tin,
+            $tout,
             netmeas_sim::dbm::DbmConfig,
             netmeas_sim::dbm::DbmInputs,
             netmeas_sim::dbm::DbmOutputs,

@@ -35,9 +35,8 @@ impl ExternalFeed {
 
     /// Removes the beats `o` says were taken; counts the others as stalls.
     fn taken(&mut self, o: &EngineOutputs) {
-        for (j, (q, ready)) in [(&mut self.sender, o.sender_ready), (&mut self.receiver, o.receiver_ready)]
-            .into_iter()
-            .enumerate()
+        for (j, (q, ready)) in
+            [(&mut self.sender, o.sender_ready), (&mut self.receiver, o.receiver_ready)].into_iter().enumerate()
         {
             if let Some(b) = q.front() {
                 if ready {
@@ -87,7 +86,10 @@ pub fn rtl_engine_default() -> Result<SimulatedLine<RtlEngineSide<EngineDefault>
 /// [`crate::CoreRtl`] for a Verilated measurement engine (`build.rs` invokes it per variant).
 macro_rules! core_rtl {
     ($t:ident, $tin:ident, $tout:ident) => {
-        $crate::impl_core_rtl!($t, $tin, $tout,
+        $crate::impl_core_rtl!(
+            $t,
+            $tin,
+            $tout,
             netmeas_sim::board::engine::EngineConfig,
             netmeas_sim::board::engine::EngineInputs,
             netmeas_sim::board::engine::EngineOutputs,

@@ -206,7 +206,10 @@ pub fn rtl_expb_run(cfg: &ExpbConfig, packets: &[BwPacket]) -> Result<(Vec<ExpbP
 /// [`crate::CoreRtl`] for a Verilated EXPB core (`build.rs` invokes it per variant).
 macro_rules! core_rtl {
     ($t:ident, $tin:ident, $tout:ident) => {
-        $crate::impl_core_rtl!($t, $tin, $tout,
+        $crate::impl_core_rtl!(
+            $t,
+            $tin,
+            $tout,
             netmeas_sim::dbm::ExpbConfig,
             netmeas_sim::dbm::ExpbInputs,
             netmeas_sim::dbm::ExpbOutputs,

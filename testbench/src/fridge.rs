@@ -2,6 +2,7 @@
 //! [`FridgeCycle`], and whole request/response streams through the RTL with
 //! the samples and histograms read back (`netmeas run fridge --engine rtl`).
 
+use crate::driver::Driver;
 use crate::models::{FridgeDefault, FridgeSmall, FridgeThree};
 use crate::{CoreRtl, Mismatch, cosim_model, differ, lane};
 use netmeas_sim::fridge::{
@@ -259,70 +260,50 @@ pub fn check_rtl_config(cfg: &FridgeConfig) -> Result<(), String> {
     ))
 }
 
-/// Bound on the cycles the core may hold `ready` or the read-out back.
-const PATIENCE: u64 = 1 << 20;
-
 /// `packets` through a fresh Verilated core `M` configured as `cfg` by
 /// register writes, one packet per clock, the sample stream always taken;
 /// then a flip and the histogram read-out. Returns what the golden
 /// [`run_golden`](netmeas_sim::fridge::run_golden) returns, and the cycles.
 fn run_on<M: FridgeRtl>(cfg: &FridgeConfig, packets: &[FridgePacket]) -> Result<(FridgeRun, u64), String> {
-    let mut m = M::create();
+    let mut d = Driver::<M>::new();
     let n = cfg.fridges();
-    let mut cycles = 0u64;
     let mut samples: Vec<FridgeSample> = Vec::new();
     let mut hist = vec![HistBin::default(); n * FRIDGE_BINS];
     let mut saturated = 0;
     let mut overflow = false;
     let mut dropped = 0;
-    let mut step = |m: &mut M, i: &FridgeInputs| -> FridgeOutputs {
-        cycles += 1;
-        let o = m.cycle(i);
-        if o.smp_valid && i.smp_ready {
+    // Every output: a sample taken, a histogram row read out, the status.
+    let mut watch = |o: &FridgeOutputs| {
+        if o.smp_valid {
             samples.push(o.smp);
         }
-        if o.ro_valid && i.ro_ready {
+        if o.ro_valid {
             hist[o.ro_row as usize] = o.ro_data;
         }
         (saturated, overflow, dropped) = (o.saturated, o.ovf_sticky, o.smp_dropped);
-        o
     };
-    let stuck = |what: &str| format!("{}: {what} for {PATIENCE} cycles", M::NAME);
     let idle = FridgeInputs { smp_ready: true, ro_ready: true, ..Default::default() };
-    step(&mut m, &FridgeInputs { reset: true, ..idle });
-    let mut wait = 0;
-    while !step(&mut m, &idle).ready {
-        wait += 1;
-        if wait > PATIENCE {
-            return Err(stuck("no ready after reset"));
-        }
-    }
+    watch(&d.step(&FridgeInputs { reset: true, ..idle }));
+    d.until(&idle, 0, "no ready after reset", |o| {
+        watch(o);
+        Ok(o.ready)
+    })?;
     // Every configuration register but FLIP at `cfg`'s value: the register map's reset column for `cfg`.
     for r in fridge_config_registers(cfg).iter().filter(|r| r.addr != FRIDGE_REG_FLIP) {
-        step(&mut m, &FridgeInputs { csr_we: true, csr_addr: r.addr, csr_wdata: r.reset as u32, ..idle });
+        watch(&d.step(&FridgeInputs { csr_we: true, csr_addr: r.addr, csr_wdata: r.reset as u32, ..idle }));
     }
-    for p in packets {
-        let i = FridgeInputs { valid: true, id: p.id, response: p.response, ts: p.ts, ..idle };
-        let mut wait = 0;
-        while !step(&mut m, &i).ready {
-            wait += 1;
-            if wait > PATIENCE {
-                return Err(stuck("ready held low"));
-            }
-        }
-    }
-    step(&mut m, &FridgeInputs { csr_we: true, csr_addr: FRIDGE_REG_FLIP, ..idle });
-    let mut wait = 0;
-    loop {
-        let o = step(&mut m, &idle);
-        if o.ro_valid && o.ro_last {
-            break;
-        }
-        wait += 1;
-        if wait > PATIENCE {
-            return Err(stuck("histograms not read out"));
-        }
-    }
+    let inputs = packets.iter().map(|p| FridgeInputs { valid: true, id: p.id, response: p.response, ts: p.ts, ..idle });
+    d.feed(inputs, |o| {
+        watch(o);
+        Ok(o.ready)
+    })?;
+    watch(&d.step(&FridgeInputs { csr_we: true, csr_addr: FRIDGE_REG_FLIP, ..idle }));
+    let rows = (n * FRIDGE_BINS) as u64;
+    d.until(&idle, rows, "histograms not read out", |o| {
+        watch(o);
+        Ok(o.ro_valid && o.ro_last)
+    })?;
+    let cycles = d.cycles();
     if dropped != 0 {
         return Err(format!("{}: {dropped} samples dropped with the consumer always ready", M::NAME));
     }
@@ -353,7 +334,10 @@ pub fn rtl_fridge_run(cfg: &FridgeConfig, packets: &[FridgePacket]) -> Result<(F
 /// [`crate::CoreRtl`] for a Verilated fridge core (`build.rs` invokes it per variant).
 macro_rules! core_rtl {
     ($t:ident, $tin:ident, $tout:ident) => {
-        $crate::impl_core_rtl!($t, $tin, $tout,
+        $crate::impl_core_rtl!(
+            $t,
+            $tin,
+            $tout,
             netmeas_sim::fridge::FridgeConfig,
             netmeas_sim::fridge::FridgeInputs,
             netmeas_sim::fridge::FridgeOutputs,

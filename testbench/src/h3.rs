@@ -29,14 +29,14 @@ pub fn cosim_h3<M: H3Rtl>(valid: u32, seed: u64, cycles: u64) -> Result<u64, Mis
 /// [`crate::CoreRtl`] for a Verilated H3 unit (`build.rs` invokes it per variant).
 macro_rules! core_rtl {
     ($t:ident, $tin:ident, $tout:ident) => {
-        $crate::impl_core_rtl!($t, $tin, $tout,
+        $crate::impl_core_rtl!(
+            $t,
+            $tin,
+            $tout,
             netmeas_sim::h3::H3Config,
             netmeas_sim::h3::H3Inputs,
             netmeas_sim::h3::H3Outputs,
-            |i| $tin {
-                s_valid: P::from_u128(i.valid as u128),
-                s_key: P::from_u128(i.key),
-            },
+            |i| $tin { s_valid: P::from_u128(i.valid as u128), s_key: P::from_u128(i.key) },
             |o| netmeas_sim::h3::H3Outputs { valid: o.m_valid.to_u128() != 0, hash: o.m_hash.to_u128() as u64 }
         );
     };

@@ -112,7 +112,10 @@ pub fn cosim_lda<M: LdaRtl>(p: LdaStimulus, seed: u64, cycles: u64) -> Result<Ld
 /// [`crate::CoreRtl`] for a Verilated LDA core (`build.rs` invokes it per variant).
 macro_rules! core_rtl {
     ($t:ident, $tin:ident, $tout:ident) => {
-        $crate::impl_core_rtl!($t, $tin, $tout,
+        $crate::impl_core_rtl!(
+            $t,
+            $tin,
+            $tout,
             netmeas_sim::lda::LdaConfig,
             netmeas_sim::lda::LdaInputs,
             netmeas_sim::lda::LdaOutputs,

@@ -4,11 +4,10 @@
 //! its epoch and the frozen copy is read out row by row into a synopsis
 //! (Kompella et al. §V: read-out of the second copy while the first counts).
 
+use crate::driver::Driver;
 use crate::models::{LdaDefault, LdaSingle, LdaSmall, LdaTsRam};
 use crate::{CoreRtl, LdaRtl, RtlRunCycles, both_ends};
-use netmeas_sim::lda::{
-    LDA_REG_BANK_LZ, LdaConfig, LdaInputs, LdaOutputs, LdaPacket, LdaPair, LdaReadout, LdaSynopsis,
-};
+use netmeas_sim::lda::{LDA_REG_BANK_LZ, LdaConfig, LdaInputs, LdaPacket, LdaPair, LdaReadout, LdaSynopsis};
 use netmeas_sim::traffic::Trace;
 
 /// Whether model config `built` runs `cfg`: same key width, geometry and hash
@@ -24,9 +23,6 @@ pub fn rtl_lda_configs() -> Vec<LdaConfig> {
     vec![LdaDefault::config(), LdaSingle::config(), LdaSmall::config(), LdaTsRam::config()]
 }
 
-/// Bound on the cycles the core may hold `ready`, `flip_ready` or the read-out back.
-const PATIENCE: u64 = 1 << 16;
-
 /// One epoch of a fresh Verilated core `M` fed `stream` (key, ns timestamp) at
 /// one packet per clock; returns the synopsis read out of the frozen copy and
 /// the cycles taken.
@@ -38,58 +34,24 @@ pub fn rtl_synopsis<M: LdaRtl>(
     if !runs(&built, cfg) {
         return Err(format!("{} was built for another LDA geometry or hash seed", M::NAME));
     }
-    let mut m = M::create();
-    let mut cycles = 0u64;
-    let mut step = |m: &mut M, i: &LdaInputs| -> LdaOutputs {
-        cycles += 1;
-        m.cycle(i)
-    };
-    let stuck = |what: &str| format!("{}: {what} for {PATIENCE} cycles", M::NAME);
+    let mut d = Driver::<M>::new();
     let idle = LdaInputs { ro_ready: true, ..Default::default() };
-    step(&mut m, &LdaInputs { reset: true, ..idle });
-    let mut wait = 0;
-    while !step(&mut m, &idle).ready {
-        wait += 1;
-        if wait > PATIENCE {
-            return Err(stuck("no ready after reset"));
-        }
-    }
+    d.reset(&LdaInputs { reset: true, ..idle }, &idle, |o| o.ready)?;
     for (j, (&k, &k0)) in cfg.bank_prob_log2.iter().zip(&built.bank_prob_log2).enumerate() {
         if k != k0 {
-            let w = LdaInputs { csr_we: true, csr_addr: LDA_REG_BANK_LZ + j as u32, csr_wdata: k, ..idle };
-            step(&mut m, &w);
+            d.step(&LdaInputs { csr_we: true, csr_addr: LDA_REG_BANK_LZ + j as u32, csr_wdata: k, ..idle });
         }
     }
-    for (key, ts) in stream {
-        let i = LdaInputs { valid: true, pkt: LdaPacket { key, ts, class: 0 }, ..idle };
-        let mut wait = 0;
-        while !step(&mut m, &i).ready {
-            wait += 1;
-            if wait > PATIENCE {
-                return Err(stuck("ready held low"));
-            }
-        }
-    }
-    let flip = LdaInputs { flip: true, ..idle };
-    let mut wait = 0;
-    while !step(&mut m, &flip).flip_ready {
-        wait += 1;
-        if wait > PATIENCE {
-            return Err(stuck("flip not taken"));
-        }
-    }
+    let packets = stream.map(|(key, ts)| LdaInputs { valid: true, pkt: LdaPacket { key, ts, class: 0 }, ..idle });
+    d.feed(packets, |o| Ok(o.ready))?;
+    d.until(&LdaInputs { flip: true, ..idle }, 0, "flip not taken", |o| Ok(o.flip_ready))?;
     let mut readout = LdaReadout::new(cfg);
-    let mut wait = 0;
-    let s = loop {
-        if let Some(s) = readout.take(&step(&mut m, &idle)).map_err(|e| format!("{}: {e}", M::NAME))? {
-            break s;
-        }
-        wait += 1;
-        if wait > PATIENCE + cfg.total_rows() as u64 {
-            return Err(stuck("read-out incomplete"));
-        }
-    };
-    Ok((s, cycles))
+    let mut synopsis = None;
+    d.until(&idle, cfg.total_rows() as u64, "read-out incomplete", |o| {
+        synopsis = readout.take(o).map_err(|e| format!("{}: {e}", M::NAME))?;
+        Ok(synopsis.is_some())
+    })?;
+    Ok((synopsis.expect("the read-out ended with a synopsis"), d.cycles()))
 }
 
 fn pair_on<M: LdaRtl>(cfg: &LdaConfig, trace: &Trace) -> Result<(LdaPair, RtlRunCycles), String> {

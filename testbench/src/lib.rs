@@ -41,6 +41,7 @@ pub(crate) fn built_variant<C: PartialEq, R: Copy>(
 pub mod bw_driver;
 pub mod counter_bank;
 pub mod dbm;
+pub mod driver;
 pub mod engine;
 pub mod expb;
 pub mod fridge;

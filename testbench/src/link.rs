@@ -129,7 +129,10 @@ pub fn cosim_link<M: LinkRtl>(seed: u64, cycles: u64) -> Result<LinkStats, Misma
 /// [`crate::CoreRtl`] for a Verilated host link (`build.rs` invokes it per variant).
 macro_rules! core_rtl {
     ($t:ident, $tin:ident, $tout:ident) => {
-        $crate::impl_core_rtl!($t, $tin, $tout,
+        $crate::impl_core_rtl!(
+            $t,
+            $tin,
+            $tout,
             netmeas_sim::board::link::LinkConfig,
             netmeas_sim::board::link::LinkInputs,
             netmeas_sim::board::link::LinkOutputs,

@@ -4,7 +4,9 @@
 
 use crate::{Mismatch, RdaRtl, cosim_model, differ, lane};
 use netmeas_sim::prng::SplitMix64;
-use netmeas_sim::rda::{RDA_REG_DELTA, RDA_REG_GUARD, RDA_REG_SAMPLE_LZ, RDA_REG_T0_HI, RDA_REG_T0_LO, RdaCycle, RdaInputs};
+use netmeas_sim::rda::{
+    RDA_REG_DELTA, RDA_REG_GUARD, RDA_REG_SAMPLE_LZ, RDA_REG_T0_HI, RDA_REG_T0_LO, RdaCycle, RdaInputs,
+};
 
 /// How to drive an RDA core: probabilities in parts per 65536 per cycle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -208,7 +210,10 @@ pub fn cosim_rda<M: RdaRtl>(p: RdaStimulus, seed: u64, cycles: u64) -> Result<Rd
 /// [`crate::CoreRtl`] for a Verilated RDA core (`build.rs` invokes it per variant).
 macro_rules! core_rtl {
     ($t:ident, $tin:ident, $tout:ident) => {
-        $crate::impl_core_rtl!($t, $tin, $tout,
+        $crate::impl_core_rtl!(
+            $t,
+            $tin,
+            $tout,
             netmeas_sim::rda::RdaConfig,
             netmeas_sim::rda::RdaInputs,
             netmeas_sim::rda::RdaOutputs,

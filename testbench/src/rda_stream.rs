@@ -5,6 +5,7 @@
 //! cores close interval 0 by themselves when a timestamp or `now` crosses its
 //! end (Fu et al. §III-A) and the frozen copy is read out bank by bank.
 
+use crate::driver::Driver;
 use crate::models::{RdaDefault, RdaSmall};
 use crate::{CoreRtl, RdaRtl, RtlRunCycles, both_ends};
 use netmeas_sim::rda::run::closing_time;
@@ -29,9 +30,6 @@ pub fn rtl_rda_configs() -> Vec<RdaConfig> {
     vec![RdaDefault::config(), RdaSmall::config()]
 }
 
-/// Bound on the cycles the core may hold `ready` or the read-out back.
-const PATIENCE: u64 = 1 << 18;
-
 const TS_MASK: u64 = (1 << RDA_TS_BITS) - 1;
 
 /// Interval 0 of a fresh Verilated core `M` configured as `cfg` by register
@@ -46,31 +44,22 @@ pub fn rtl_synopsis<M: RdaRtl>(
     if !runs(&M::config(), cfg) {
         return Err(format!("{} was built for another RDA geometry, sum width or hash seed", M::NAME));
     }
-    let mut m = M::create();
-    let mut cycles = 0u64;
+    let mut d = Driver::<M>::new();
     let mut readout = RdaReadout::new(cfg);
     let mut found: Option<RdaSynopsis> = None;
-    let mut step = |m: &mut M, i: &RdaInputs, found: &mut Option<RdaSynopsis>| -> Result<RdaOutputs, String> {
-        cycles += 1;
-        let o = m.cycle(i);
-        if i.ro_ready
-            && let Some(s) = readout.take(&o).map_err(|e| format!("{}: {e}", M::NAME))?
+    // Every output goes through the read-out (the core closes intervals by
+    // itself); whether interval 0 has been read out.
+    let mut watch = |o: &RdaOutputs| -> Result<bool, String> {
+        if let Some(s) = readout.take(o).map_err(|e| format!("{}: {e}", M::NAME))?
             && s.interval == 0
         {
-            *found = Some(s);
+            found = Some(s);
         }
-        Ok(o)
+        Ok(found.is_some())
     };
-    let stuck = |what: &str| format!("{}: {what} for {PATIENCE} cycles", M::NAME);
     let idle = RdaInputs { ro_ready: true, ..Default::default() };
-    step(&mut m, &RdaInputs { reset: true, ..idle }, &mut found)?;
-    let mut wait = 0;
-    while !step(&mut m, &idle, &mut found)?.ready {
-        wait += 1;
-        if wait > PATIENCE {
-            return Err(stuck("no ready after reset"));
-        }
-    }
+    watch(&d.step(&RdaInputs { reset: true, ..idle }))?;
+    d.until(&idle, 0, "no ready after reset", |o| watch(o).map(|_| o.ready))?;
     // DELTA, GUARD and SAMPLE_LZ first; the T0_HI write restarts the clock at t_0.
     for (addr, data) in [
         (RDA_REG_DELTA, cfg.interval_ticks as u32),
@@ -79,35 +68,23 @@ pub fn rtl_synopsis<M: RdaRtl>(
         (RDA_REG_T0_LO, cfg.t0 as u32),
         (RDA_REG_T0_HI, (cfg.t0 >> 32) as u32),
     ] {
-        step(&mut m, &RdaInputs { csr_we: true, csr_addr: addr, csr_wdata: data, ..idle }, &mut found)?;
+        watch(&d.step(&RdaInputs { csr_we: true, csr_addr: addr, csr_wdata: data, ..idle }))?;
     }
     // Whether interval 0 holds a packet (the stream is in time order): only then does it flip.
     let end0 = (cfg.t0 + cfg.interval_ticks) & TS_MASK;
     let mut in_interval0 = false;
-    for (id, ts) in stream {
+    let packets = stream.map(|(id, ts)| {
         in_interval0 |= ts_ge(ts, cfg.t0) && !ts_ge(ts, end0);
-        let i = RdaInputs { valid: true, id, ts, ..idle };
-        let mut wait = 0;
-        while !step(&mut m, &i, &mut found)?.ready {
-            wait += 1;
-            if wait > PATIENCE {
-                return Err(stuck("ready held low"));
-            }
-        }
-    }
+        RdaInputs { valid: true, id, ts, ..idle }
+    });
+    d.feed(packets, |o| watch(o).map(|_| o.ready))?;
     let close = RdaInputs { now_valid: true, now: now_end & TS_MASK, ..idle };
-    let mut wait = 0;
-    loop {
-        let o = step(&mut m, &close, &mut found)?;
-        if o.live_interval != 0 && (found.is_some() || !in_interval0) {
-            break;
-        }
-        wait += 1;
-        if wait > PATIENCE + (cfg.banks * cfg.buckets) as u64 {
-            return Err(stuck("interval 0 not closed and read out"));
-        }
-    }
-    Ok((found.unwrap_or_else(|| RdaSynopsis::empty(cfg, 0)), cycles))
+    let rows = (cfg.banks * cfg.buckets) as u64;
+    d.until(&close, rows, "interval 0 not closed and read out", |o| {
+        let read = watch(o)?;
+        Ok(o.live_interval != 0 && (read || !in_interval0))
+    })?;
+    Ok((found.unwrap_or_else(|| RdaSynopsis::empty(cfg, 0)), d.cycles()))
 }
 
 fn pair_on<M: RdaRtl>(cfg: &RdaConfig, iv: &IntervalTrace) -> Result<(RdaPair, RtlRunCycles), String> {

@@ -1,5 +1,6 @@
 //! Verilated SVBF store cores: cycle-by-cycle co-simulation against [`SvbfCycle`].
 
+use crate::driver::{Driver, PATIENCE};
 use crate::models::{SvbfDefault, SvbfSmall, SvbfTiny};
 use crate::{CoreRtl, Mismatch, cosim_model, differ, lane};
 use netmeas_sim::prng::SplitMix64;
@@ -237,36 +238,34 @@ pub fn cosim_svbf<M: SvbfRtl>(p: SvbfStimulus, seed: u64, cycles: u64) -> Result
 /// the core has refined its center table. The core breaks ties and refines;
 /// the host only gives an empty chosen center its value ([`port_answer`]).
 pub struct RtlSvbfEngine<M: SvbfRtl> {
-    m: M,
-    /// Clock cycles so far.
-    pub cycles: u64,
+    d: Driver<M>,
 }
 
 impl<M: SvbfRtl> RtlSvbfEngine<M> {
     /// A fresh core (its memories clear themselves after power-up).
     pub fn new() -> Self {
-        Self { m: M::create(), cycles: 0 }
+        Self { d: Driver::new() }
     }
 
-    fn step(&mut self, i: &SvbfInputs) -> SvbfOutputs {
-        self.cycles += 1;
-        self.m.cycle(i)
+    /// Clock cycles so far.
+    pub fn cycles(&self) -> u64 {
+        self.d.cycles()
     }
 
     /// Releases a held epoch (if any), then flips. The center rows of the
     /// epoch frozen before stream out meanwhile and are dropped.
     fn flip(&mut self) -> Result<(), String> {
         let idle = SvbfInputs { ro_ready: true, ..Default::default() };
-        let mut held = self.step(&idle).held;
-        for _ in 0..1_000_000 {
+        let mut held = self.d.step(&idle).held;
+        for _ in 0..=PATIENCE {
             let i = SvbfInputs { flip: !held, release: held, ..idle };
-            let o = self.step(&i);
+            let o = self.d.step(&i);
             if i.flip && o.flip_ready {
                 return Ok(());
             }
             held = o.held;
         }
-        Err("the SVBF core never became ready to flip".into())
+        Err(format!("{}: flip not taken for {PATIENCE} cycles", M::NAME))
     }
 }
 
@@ -286,30 +285,33 @@ impl<M: SvbfRtl> SvbfEngine for RtlSvbfEngine<M> {
         // Boundaries into the shadow registers, active from the flip.
         let bounds = centers.bounds();
         for (j, &b) in bounds.iter().enumerate() {
-            self.step(&SvbfInputs { csr_we: true, csr_addr: j as u32, csr_wdata: b, ..idle });
+            self.d.step(&SvbfInputs { csr_we: true, csr_addr: j as u32, csr_wdata: b, ..idle });
         }
-        self.step(&SvbfInputs { csr_we: true, csr_addr: SVBF_REG_NBOUNDS, csr_wdata: bounds.len() as u32, ..idle });
+        self.d.step(&SvbfInputs { csr_we: true, csr_addr: SVBF_REG_NBOUNDS, csr_wdata: bounds.len() as u32, ..idle });
         self.flip()?;
         // Packets, one per clock.
-        for &(key, lat) in packets {
-            let i = SvbfInputs { valid: true, key, latency: lat.min(u32::MAX as u64) as u32, ..idle };
-            while !self.step(&i).ready {}
-        }
+        let inputs = packets.iter().map(|&(key, lat)| SvbfInputs {
+            valid: true,
+            key,
+            latency: lat.min(u32::MAX as u64) as u32,
+            ..idle
+        });
+        self.d.feed(inputs, |o| Ok(o.ready))?;
         // Freeze them: after the drain the center counters stream out into the
         // core's table and to the host, the partitions are held, and queries
         // are taken once the table is refined.
         self.flip()?;
         let mut rows = Vec::new();
-        let mut o = self.step(&idle);
-        while rows.len() < 64 || !o.q_ready {
-            if o.ro_valid {
+        self.d.until(&idle, 64, "center read-out and refinement unfinished", |o| {
+            let ready = rows.len() >= 64 && o.q_ready;
+            if !ready && o.ro_valid {
                 rows.push((o.ro_count as u64, o.ro_sum));
             }
-            if rows.len() > 64 || self.cycles > u64::MAX / 2 {
-                return Err("the center read-out did not end after 64 rows".into());
+            if rows.len() > 64 {
+                return Err(format!("{}: the center read-out did not end after 64 rows", M::NAME));
             }
-            o = self.step(&idle);
-        }
+            Ok(ready)
+        })?;
         let counts: Vec<u64> = rows.iter().take(centers.len()).map(|r| r.0).collect();
         let sums: Vec<u64> = rows.iter().take(centers.len()).map(|r| r.1).collect();
         // Every key, one query per clock; results come back in order, twenty clocks later.
@@ -322,7 +324,7 @@ impl<M: SvbfRtl> SvbfEngine for RtlSvbfEngine<M> {
                 return Err(format!("{} of {} query results never came", packets.len() - answers.len(), packets.len()));
             }
             let q = sent < packets.len();
-            let o = self.step(&SvbfInputs {
+            let o = self.d.step(&SvbfInputs {
                 q_valid: q,
                 q_key: if q { packets[sent].0 } else { 0 },
                 q_tag: sent as u16,
@@ -378,7 +380,10 @@ pub fn rtl_svbf_engine(cfg: &SvbfConfig) -> Result<Box<dyn SvbfEngine>, String> 
 /// [`crate::CoreRtl`] for a Verilated SVBF store (`build.rs` invokes it per variant).
 macro_rules! core_rtl {
     ($t:ident, $tin:ident, $tout:ident) => {
-        $crate::impl_core_rtl!($t, $tin, $tout,
+        $crate::impl_core_rtl!(
+            $t,
+            $tin,
+            $tout,
             netmeas_sim::svbf::SvbfConfig,
             netmeas_sim::svbf::cycle::SvbfInputs,
             netmeas_sim::svbf::cycle::SvbfOutputs,

@@ -126,6 +126,24 @@ fn lda_default_stimulus_exercises_the_core() {
     assert!(st.epochs_read > 20 && st.busy_rows > 1_000 && st.packets > 150_000, "{st:?}");
 }
 
+/// The stream driver resets a core until it is ready, and a wait the core
+/// never ends stops after the one patience limit with an error naming it.
+#[test]
+fn the_stream_driver_waits_at_most_its_patience() {
+    use netmeas_sim::lda::LdaInputs;
+    use netmeas_testbench::driver::{Driver, PATIENCE};
+    let mut d = Driver::<LdaSmall>::new();
+    let idle = LdaInputs { ro_ready: true, ..Default::default() };
+    d.reset(&LdaInputs { reset: true, ..idle }, &idle, |o| o.ready).unwrap();
+    let after_reset = d.cycles();
+    assert!((2..PATIENCE).contains(&after_reset), "{after_reset} cycles to ready");
+    let e = d.until(&idle, 5, "no answer", |_| Ok(false)).unwrap_err();
+    assert_eq!(e, format!("{}: no answer for {} cycles", LdaSmall::NAME, PATIENCE + 5));
+    assert_eq!(d.cycles(), after_reset + PATIENCE + 6);
+    let e = d.until(&idle, 0, "never", |_| Err("the watcher refused".to_string())).unwrap_err();
+    assert_eq!(e, "the watcher refused");
+}
+
 /// The default stimulus really exercises what the tests claim: hazards at every
 /// forwarding distance, flips, complete read-outs, resets and overflows.
 #[test]

@@ -80,7 +80,6 @@ pub struct CounterBank<const A: usize, const CW: usize, const TW: usize, const W
     word_new: Signal<Local, Bits<W>>,
 }
 
-
 impl<const A: usize, const CW: usize, const TW: usize, const W: usize, const IW: usize> CounterBank<A, CW, TW, W, IW> {
     /// The bank for `cfg` (whose widths must match the type's).
     pub fn new(cfg: &CounterBankConfig) -> Self {

@@ -1,7 +1,7 @@
 //! The EXPB core in the core registry (Uyeda et al., NSDI 2011, §3.2, §3.3).
 
-use crate::export::{Port, generate};
 use crate::expb::ExpbCore;
+use crate::export::{Port, generate};
 use crate::registry::{CoreSpec, FieldOp, Kind, Reference, RmwGeometry, Target};
 use netmeas_sim::ConfigError;
 use netmeas_sim::dbm::ExpbConfig;

@@ -619,7 +619,7 @@ impl<L: ByteLink> EngineReader<L> {
         let dbm = self.check_dbm(t).map_err(|err| format!("epoch {}: {err}", e.sender.seq))?;
         let est = estimate(&e.sender, &e.receiver).map_err(|err| format!("epoch {}: {err}", e.sender.seq))?;
         let truth = t.truth();
-        let rel = |a: f64, b: f64| (a - b).abs() / b.abs();
+        let rel = crate::stats::rel_error;
         Ok(EpochReport {
             seq: e.sender.seq,
             start: e.start,

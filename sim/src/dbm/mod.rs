@@ -21,8 +21,7 @@ pub use expb::{ExpbGolden, ExpbPeriod, ScaleStats, run_expb};
 pub use expb_cycle::{ExpbCycle, ExpbInputs, ExpbOutputs};
 pub use model::{Bucket, DbmFlags, DbmGolden, DbmPeriod, merge_key, run_dbm};
 pub use query::{
-    SeriesStats, coarsest_exceeding, dbm_mass, dbm_series, expb_scale, expb_stats, quantile, rel_error, series_stats,
-    true_mass, true_series,
+    SeriesStats, coarsest_exceeding, dbm_mass, dbm_series, expb_scale, expb_stats, series_stats, true_mass, true_series,
 };
 pub use radix_min::RadixMin;
 pub use stream::{BwInputs, PeriodCore, TimeOrder, run_periods};

@@ -10,6 +10,7 @@ use super::config::ExpbConfig;
 use super::expb::ExpbPeriod;
 use super::model::Bucket;
 use super::traffic::BwPacket;
+use crate::stats::quantile;
 
 /// Statistics of a series S_Δ.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -24,17 +25,6 @@ pub struct SeriesStats {
     pub std: f64,
     /// 95th percentile (nearest rank).
     pub p95: f64,
-}
-
-/// The q-quantile of `s` by nearest rank (`s` need not be sorted; q in (0, 1]).
-pub fn quantile(s: &[f64], q: f64) -> f64 {
-    if s.is_empty() {
-        return 0.0;
-    }
-    let mut v = s.to_vec();
-    v.sort_by(f64::total_cmp);
-    let rank = ((q * v.len() as f64).ceil() as usize).clamp(1, v.len());
-    v[rank - 1]
 }
 
 /// Mean, max, standard deviation and 95th percentile of a series.
@@ -140,11 +130,6 @@ pub fn coarsest_exceeding(candidates: &[u64], rate: f64, max_at: impl Fn(u64) ->
     candidates.iter().copied().filter(|&d| max_at(d).is_some_and(|m| m / d as f64 > rate)).max()
 }
 
-/// |estimate − truth| / truth (0 when both are 0, infinite when only the truth is).
-pub fn rel_error(estimate: f64, truth: f64) -> f64 {
-    if truth == 0.0 { if estimate == 0.0 { 0.0 } else { f64::INFINITY } } else { (estimate - truth).abs() / truth }
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::config::DbmConfig;
@@ -224,14 +209,9 @@ mod tests {
     }
 
     #[test]
-    fn quantile_and_coarsest() {
-        let s: Vec<f64> = (1..=100).map(|v| v as f64).collect();
-        assert_eq!(quantile(&s, 0.95), 95.0);
-        assert_eq!(quantile(&s, 1.0), 100.0);
-        assert_eq!(quantile(&s, 0.001), 1.0);
+    fn coarsest_scale_exceeding_a_rate() {
         // Peak rate 10/Δ at Δ = 1, 2, 4: only Δ ≤ 2 exceeds rate 4.
         assert_eq!(coarsest_exceeding(&[1, 2, 4], 4.0, |_| Some(10.0)), Some(2));
         assert_eq!(coarsest_exceeding(&[1, 2, 4], 40.0, |_| Some(10.0)), None);
-        assert_eq!(rel_error(1.1, 1.0), 0.10000000000000009);
     }
 }

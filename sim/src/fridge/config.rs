@@ -4,9 +4,9 @@
 //! IDS/TS/CTR arrays, 32-bit IDs and the PRNG threshold for p).
 
 use super::factor::CorrectionRegs;
+use crate::csr::RegisterDesc;
 use crate::error::ConfigError;
 use crate::h3::{H3, H3Config};
-use crate::csr::RegisterDesc;
 use serde::{Deserialize, Serialize};
 
 /// Fridge counts the RTL is built for (§4.2; the paper evaluates one and two).

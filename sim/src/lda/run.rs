@@ -54,7 +54,7 @@ pub struct LdaOutcome {
 /// Estimates from `pair` and their error against `truth`.
 pub fn outcome(pair: &LdaPair, truth: Truth) -> Result<LdaOutcome, PairError> {
     let e = estimate(&pair.sender, &pair.receiver)?;
-    let rel = |est: f64, t: f64| (est - t).abs() / t.abs();
+    let rel = crate::stats::rel_error;
     Ok(LdaOutcome {
         rel_error: RelError { mean: rel(e.mean, truth.mean), std: rel(e.std, truth.std) },
         estimates: e,

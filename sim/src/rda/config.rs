@@ -4,9 +4,9 @@
 //! clock, t_{i+1} = t_i + δ).
 
 use super::hash::{BucketHash, sample_hash_config};
+use crate::csr::RegisterDesc;
 use crate::error::{ConfigError, check_one_of};
 use crate::h3::H3;
-use crate::csr::RegisterDesc;
 use crate::lda::lz_mask;
 use serde::{Deserialize, Serialize};
 

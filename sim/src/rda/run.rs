@@ -257,10 +257,7 @@ pub fn closing_time(iv: &IntervalTrace, cfg: &RdaConfig) -> u64 {
 /// cores' config for the interval ([`IntervalTrace::core_config`]).
 pub fn golden_pair(cfg: &RdaConfig, iv: &IntervalTrace) -> RdaPair {
     let now = closing_time(iv, cfg);
-    RdaPair {
-        sender: golden_synopsis(cfg, &iv.sender, now),
-        receiver: golden_synopsis(cfg, &iv.receiver, now),
-    }
+    RdaPair { sender: golden_synopsis(cfg, &iv.sender, now), receiver: golden_synopsis(cfg, &iv.receiver, now) }
 }
 
 /// How the decode did against the truth.
@@ -317,7 +314,7 @@ pub fn outcome(
         exact: lost == truth.lost && reordered == truth.reordered,
         wrong_ids: wrong,
     };
-    let rel = |est: f64, t: f64| (est - t).abs() / t.abs();
+    let rel = crate::stats::rel_error;
     Ok(RdaOutcome {
         rel_error: RelError { mean: rel(e.mean, truth.mean), std: rel(e.std, truth.std) },
         estimates: e,

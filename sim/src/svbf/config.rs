@@ -4,9 +4,9 @@
 //! so that every hash function owns one block-RAM bank and an insert sets
 //! one bit in each bank in the same clock.
 
+use crate::csr::RegisterDesc;
 use crate::error::ConfigError;
 use crate::h3::{H3, H3Matrix};
-use crate::csr::RegisterDesc;
 use serde::{Deserialize, Serialize};
 
 /// Most delay centers (the query window is one 64-bit word: k ≤ 64).

@@ -58,7 +58,7 @@ fn pcts(v: &mut [f64]) -> Pcts {
         return Pcts::default();
     }
     v.sort_by(f64::total_cmp);
-    let at = |q: f64| v[((v.len() - 1) as f64 * q).round() as usize];
+    let at = |q: f64| crate::stats::quantile_sorted_rounded(v, q);
     Pcts { p50: at(0.5), p90: at(0.9), p99: at(0.99) }
 }
 

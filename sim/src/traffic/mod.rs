@@ -9,7 +9,7 @@ pub mod pcap;
 pub mod trace;
 
 pub use delay::DelayDist;
+pub use key::pack_key;
 pub use loss::{LossModel, LossProcess};
 pub use pcap::{PcapFrame, PcapPacket, PcapTrace, ipv4_packet, parse_pcap, pcap_frames, read_pcap, write_pcap};
-pub use key::pack_key;
 pub use trace::{Source, Trace, TracePacket, TrafficSpec, Truth};

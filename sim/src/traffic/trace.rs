@@ -4,8 +4,8 @@
 //! Timestamps are nanoseconds (the §V hardware's 40-bit ns timestamps).
 
 use super::delay::DelayDist;
-use super::loss::{LossModel, LossProcess};
 use super::key::pack_key;
+use super::loss::{LossModel, LossProcess};
 use super::pcap::PcapTrace;
 use crate::prng::SplitMix64;
 use serde::Serialize;
