@@ -1,5 +1,16 @@
 //! `netmeas`: export, co-simulate, synthesize and benchmark the netmeas blocks.
 
+/// Every line the CLI prints goes through [`output::print_line`]: a full
+/// disk is a one-line error, not a panic in `std::io::stdio`.
+macro_rules! println {
+    () => {
+        $crate::output::print_line(format_args!(""))
+    };
+    ($($arg:tt)*) => {
+        $crate::output::print_line(format_args!($($arg)*))
+    };
+}
+
 mod args;
 mod board_cmd;
 mod dbm_cmd;
@@ -446,6 +457,7 @@ fn bench_rtl_alone(cycles: u64) -> f64 {
 }
 
 fn main() -> ExitCode {
+    output::default_sigpipe();
     let cli = Cli::parse();
     let r = match cli.cmd {
         Cmd::Export { block, config, out } => block_config(&block, config.as_deref(), None).and_then(|cfg| {

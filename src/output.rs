@@ -28,15 +28,42 @@ pub fn stamped(v: impl serde::Serialize) -> Result<Value, String> {
     })
 }
 
-/// Prints `v` as one JSON line on stdout with the provenance stamp. A closed
-/// stdout (`| head`) ends the process quietly; any other write error is an error.
+/// Prints `v` as one JSON line on stdout with the provenance stamp.
 pub fn print_json(v: impl serde::Serialize) -> Result<(), String> {
     let line = stamped(v)?.to_string();
+    print_line(format_args!("{line}"));
+    Ok(())
+}
+
+/// Writes one line on stdout (what the crate's `println!` does). A closed
+/// stdout ends the process as a closed pipe ends any Unix tool; any other
+/// write error (`> /dev/full`) ends it with a one-line error and status 1,
+/// never a panic. Output files are written whole or not at all
+/// ([`write_atomic`]), so nothing half-written is left behind.
+pub fn print_line(args: std::fmt::Arguments) {
     let mut out = std::io::stdout().lock();
-    match writeln!(out, "{line}").and_then(|()| out.flush()) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
-        Err(e) => Err(format!("cannot write to stdout: {e}")),
+    if let Err(e) = out.write_fmt(args).and_then(|()| out.write_all(b"\n")).and_then(|()| out.flush()) {
+        stdout_failed(&e)
+    }
+}
+
+/// Ends the process after a failed write to stdout (see [`print_line`]).
+fn stdout_failed(e: &std::io::Error) -> ! {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        // 128 + SIGPIPE: what a shell reports for a tool whose reader went away.
+        std::process::exit(141);
+    }
+    eprintln!("netmeas: error: cannot write to stdout: {e}");
+    std::process::exit(1)
+}
+
+/// Restores the default action of SIGPIPE (the Rust runtime ignores it), so
+/// that `netmeas … | head` ends quietly when `head` has read enough, as any
+/// Unix tool does, instead of failing on its next write.
+pub fn default_sigpipe() {
+    // SAFETY: called once at the start of main, before any thread exists.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }
 
