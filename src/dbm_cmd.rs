@@ -104,6 +104,21 @@ fn parse_base_us(flag: &str, us: f64) -> Result<u64, String> {
     Ok(t as u64)
 }
 
+/// A bandwidth run's JSON report: `run` (core, engine, config, synopsis
+/// match), the traffic, the query asked, and `rest` (periods, result, timing).
+fn report_json(q: &BwQuery, run: Value, source: &str, packets: &[BwPacket], rest: Value) -> Value {
+    let mut v = run;
+    let bytes: u64 = packets.iter().map(|p| p.len as u64).sum();
+    v["units"] = json!("ns, bytes");
+    v["traffic"] = json!({ "source": source, "packets": packets.len(), "bytes": bytes });
+    v["query"] = json!(q.query);
+    v["timescale_us"] = json!(q.timescale_us);
+    if let (Some(m), Value::Object(r)) = (v.as_object_mut(), rest) {
+        m.extend(r);
+    }
+    v
+}
+
 fn summary_json(answers: &[Answer]) -> Value {
     let errs: Vec<f64> = answers.iter().map(|a| rel_error(a.estimate, a.truth)).collect();
     let finite: Vec<f64> = errs.iter().copied().filter(|e| e.is_finite()).collect();
@@ -234,22 +249,23 @@ pub fn run_dbm_cmd(a: &RunDbm) -> Result<(), String> {
     let mode = if cfg.base_ticks == 0 { "per packet".to_string() } else { format!("base {} ns", cfg.base_ticks) };
     drop(progress);
     if a.query.json {
-        crate::output::print_json(json!({
-            "core": "dbm", "engine": a.engine, "config": cfg, "units": "ns, bytes",
-            "traffic": { "source": source, "packets": packets.len(),
-                         "bytes": packets.iter().map(|p| p.len as u64).sum::<u64>() },
-            "query": a.query.query, "timescale_us": a.query.timescale_us,
-            "synopsis_match": synopsis_match,
-            "periods": periods.iter().map(|p| json!({
-                "index": p.index, "packets": p.packets, "buckets": p.buckets.len(), "merges": p.merges,
-                "tail_joins": p.tail_joins,
-                "key_saturated": p.flags.key_saturated, "mass_saturated": p.flags.mass_saturated,
-                "interval_saturated": p.flags.interval_saturated,
-                "culprit": culprit_json(p),
-            })).collect::<Vec<_>>(),
-            "result": summary_json(&answers),
-            "timing": timing,
-        }))?;
+        crate::output::print_json(report_json(
+            &a.query,
+            json!({ "core": "dbm", "engine": a.engine, "config": cfg, "synopsis_match": synopsis_match }),
+            &source,
+            &packets,
+            json!({
+                "periods": periods.iter().map(|p| json!({
+                    "index": p.index, "packets": p.packets, "buckets": p.buckets.len(), "merges": p.merges,
+                    "tail_joins": p.tail_joins,
+                    "key_saturated": p.flags.key_saturated, "mass_saturated": p.flags.mass_saturated,
+                    "interval_saturated": p.flags.interval_saturated,
+                    "culprit": culprit_json(p),
+                })).collect::<Vec<_>>(),
+                "result": summary_json(&answers),
+                "timing": timing,
+            }),
+        ))?;
     } else {
         println!(
             "dbm-{}, {} buckets, {mode}, period {} ns; {} packets in {} period(s) ({source}); engine {}",
@@ -433,22 +449,23 @@ pub fn run_expb_cmd(a: &RunExpb) -> Result<(), String> {
         .collect();
     drop(progress);
     if a.query.json {
-        crate::output::print_json(json!({
-            "core": "expb", "engine": a.engine, "config": cfg, "units": "ns, bytes",
-            "traffic": { "source": source, "packets": packets.len(),
-                         "bytes": packets.iter().map(|p| p.len as u64).sum::<u64>() },
-            "query": a.query.query, "timescale_us": a.query.timescale_us,
-            "synopsis_match": synopsis_match,
-            "periods": periods.iter().map(|p| json!({
-                "index": p.index, "packets": p.packets, "interval_saturated": p.interval_saturated,
-                "scales": p.scales.iter().enumerate().map(|(j, s)| json!({
-                    "delta_ns": cfg.scale_ticks(j), "count": s.count, "sum": s.sum, "max": s.max,
-                    "max_index": s.max_index, "std": s.std(), "culprit": s.max_flow,
+        crate::output::print_json(report_json(
+            &a.query,
+            json!({ "core": "expb", "engine": a.engine, "config": cfg, "synopsis_match": synopsis_match }),
+            &source,
+            &packets,
+            json!({
+                "periods": periods.iter().map(|p| json!({
+                    "index": p.index, "packets": p.packets, "interval_saturated": p.interval_saturated,
+                    "scales": p.scales.iter().enumerate().map(|(j, s)| json!({
+                        "delta_ns": cfg.scale_ticks(j), "count": s.count, "sum": s.sum, "max": s.max,
+                        "max_index": s.max_index, "std": s.std(), "culprit": s.max_flow,
+                    })).collect::<Vec<_>>(),
                 })).collect::<Vec<_>>(),
-            })).collect::<Vec<_>>(),
-            "result": summary_json(&answers),
-            "timing": timing,
-        }))?;
+                "result": summary_json(&answers),
+                "timing": timing,
+            }),
+        ))?;
     } else {
         println!(
             "expb, {} scales from {} ns, period {} ns; {} packets in {} period(s) ({source}); engine {}",
