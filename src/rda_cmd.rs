@@ -172,7 +172,7 @@ pub fn lda_on_same_streams(
     let s = golden_synopsis(&cfg, iv.sender_in_interval().map(|(id, t)| (id as u128, t)));
     let r = golden_synopsis(&cfg, iv.receiver_in_interval().map(|(id, t)| (id as u128, t)));
     let e = lda_estimate(&s, &r).map_err(|e| e.to_string())?;
-    let rel = |est: f64, t: f64| (est - t).abs() / t.abs();
+    let rel = netmeas_sim::stats::rel_error;
     let err = RelError { mean: rel(e.mean, truth.mean), std: rel(e.std, truth.std) };
     Ok((cfg, e, err))
 }
