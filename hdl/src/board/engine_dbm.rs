@@ -262,16 +262,3 @@ impl Logic for EngineDbm {
         }
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Both builds lint clean: with the default engine DBM, and tied off.
-    #[test]
-    fn engine_dbm_is_synthesizable() {
-        let cfg = engine_dbm_default();
-        crate::export::lint_block(EngineDbm::new(Some(&cfg), 5), "engine_dbm").unwrap();
-        crate::export::lint_block(EngineDbm::new(None, 5), "engine_dbm_off").unwrap();
-    }
-}

@@ -224,16 +224,3 @@ impl Logic for EngineExpb {
         }
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Both builds lint clean: with the default engine EXPB, and tied off.
-    #[test]
-    fn engine_expb_is_synthesizable() {
-        let cfg = engine_expb_default();
-        crate::export::lint_block(EngineExpb::new(Some(&cfg), 4), "engine_expb").unwrap();
-        crate::export::lint_block(EngineExpb::new(None, 4), "engine_expb_off").unwrap();
-    }
-}

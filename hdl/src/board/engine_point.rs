@@ -261,14 +261,3 @@ impl<const K: usize, const RB: usize, const A: usize> Logic for EnginePoint<K, R
         }
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn engine_point_is_synthesizable() {
-        let lda = LdaConfig { key_bits: 64, ..LdaConfig::default() };
-        crate::export::lint_block(EnginePoint::<64, 9, 10>::new(&lda, 1, 1), "engine_point").unwrap();
-    }
-}

@@ -112,13 +112,3 @@ impl<const A: usize> Logic for ReadoutWindow<A> {
         }
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn readout_window_is_synthesizable() {
-        crate::export::lint_block(ReadoutWindow::<10>::new(1), "readout_window").unwrap();
-    }
-}

@@ -455,13 +455,3 @@ impl Logic for TrafficSource {
         }
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn traffic_source_is_synthesizable() {
-        crate::export::lint_block(TrafficSource::default(), "traffic_source").unwrap();
-    }
-}

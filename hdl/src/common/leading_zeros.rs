@@ -39,13 +39,3 @@ impl Logic for LeadingZeros16 {
         }
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn leading_zeros_is_synthesizable() {
-        crate::export::lint_block(LeadingZeros16::default(), "leading_zeros16").unwrap();
-    }
-}

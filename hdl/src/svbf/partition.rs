@@ -346,15 +346,3 @@ impl<const P: usize, const WA: usize, const A: usize> Logic for SvbfPartition<P,
         self.odd_sink_data.sig.next = self.odd.m_ro_data.val();
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The partition alone passes `verilator --lint-only -Wall`.
-    #[test]
-    fn partition_is_synthesizable() {
-        crate::export::lint_block(SvbfPartition::<10, 4, 3>::default(), "svbf_partition_p10").unwrap();
-        crate::export::lint_block(SvbfPartition::<8, 2, 1>::default(), "svbf_partition_p8").unwrap();
-    }
-}

@@ -1,7 +1,7 @@
 //! Every supported width combination exports; the exported files are lint-clean
 //! under `verilator --lint-only -Wall`; impossible configs are refused by field.
 
-use netmeas_hdl::export::{BlockConfig, Dir, export};
+use netmeas_hdl::export::{BlockConfig, Dir, export, has_zero_extension_idiom};
 use netmeas_hdl::tools;
 use netmeas_sim::counter_bank::{CB_COUNT_BITS, CB_TSUM_BITS, CounterBankConfig};
 use netmeas_sim::h3::{H3_KEY_BITS, H3_OUT_BITS, H3Config};
@@ -317,4 +317,13 @@ fn the_host_link_exports_at_both_baud_rates_lints_clean_and_bad_rates_are_refuse
     };
     assert_eq!(bad(UartConfig { clock_hz: 25_000_000, baud: 3_000_000 }, 100), "uart.baud");
     assert_eq!(bad(UartConfig::default(), 0), "bridge.timeout_clocks");
+}
+
+#[test]
+fn zero_extension_idiom_is_recognised_exactly() {
+    assert!(has_zero_extension_idiom("a = ((c) & 72'hffffffffffffffffff) | b;"));
+    assert!(has_zero_extension_idiom("a = ((c) & 6'h3f);"));
+    assert!(!has_zero_extension_idiom("a = ((c) & 72'hfffffffffffffffffe);"));
+    assert!(!has_zero_extension_idiom("a = c & 8'hff | d;"));
+    assert!(!has_zero_extension_idiom("a = b & c;"));
 }

@@ -1,0 +1,7 @@
+use netmeas_hdl::common::leading_zeros::*;
+use rust_hdl::prelude::*;
+
+#[test]
+fn leading_zeros_is_synthesizable() {
+    netmeas_hdl::export::lint_block(LeadingZeros16::default(), "leading_zeros16").unwrap();
+}

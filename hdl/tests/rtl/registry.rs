@@ -1,0 +1,44 @@
+use netmeas_hdl::export::Port;
+use netmeas_hdl::registry::*;
+use netmeas_sim::ConfigError;
+use netmeas_sim::csr::RegisterDesc;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use std::any::Any;
+use std::fmt::Debug;
+use std::marker::PhantomData;
+use std::path::Path;
+use std::sync::Arc;
+
+#[test]
+fn names_are_unique_and_lookups_find_each_entry() {
+    let n = names();
+    let mut sorted = n.clone();
+    sorted.sort();
+    sorted.dedup();
+    assert_eq!(sorted.len(), n.len(), "{n:?}");
+    for c in CORES {
+        assert_eq!(core(c.name()).unwrap().name(), c.name());
+        assert!(Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(c.datasheet()).is_file(), "{}", c.name());
+    }
+    let e = core("ldaa").err().unwrap();
+    assert!(e.contains("unknown block `ldaa`") && e.contains("counter-bank") && e.contains("engine"), "{e}");
+}
+
+#[test]
+fn every_default_config_is_valid_and_knows_its_entry() {
+    for c in CORES {
+        for t in [None, Some(Target::Ecp5_85k), Some(Target::Ice40Hx8k)] {
+            match (c.default_config(t), t.and_then(|t| c.unfit_for(t))) {
+                (Ok(cfg), None) => {
+                    assert_eq!(cfg.block_name(), c.name());
+                    assert_eq!(cfg, cfg.clone());
+                    let back = c.config_from_json(&cfg.to_json().to_string()).unwrap();
+                    assert_eq!(back, cfg, "{}", c.name());
+                }
+                (Err(why), Some(unfit)) => assert_eq!(why, unfit),
+                (r, u) => panic!("{}: {:?} vs {u:?}", c.name(), r.map(|c| c.top_name())),
+            }
+        }
+    }
+}

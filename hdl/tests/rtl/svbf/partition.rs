@@ -1,0 +1,13 @@
+use netmeas_hdl::common::kept_reg::KeptReg;
+use netmeas_hdl::common::rmw_bank::RmwBank;
+use netmeas_hdl::common::unused::Unused;
+use netmeas_hdl::svbf::partition::*;
+use netmeas_sim::svbf::cycle::SVBF_PART_READ_STAGES;
+use rust_hdl::prelude::*;
+
+/// The partition alone passes `verilator --lint-only -Wall`.
+#[test]
+fn partition_is_synthesizable() {
+    netmeas_hdl::export::lint_block(SvbfPartition::<10, 4, 3>::default(), "svbf_partition_p10").unwrap();
+    netmeas_hdl::export::lint_block(SvbfPartition::<8, 2, 1>::default(), "svbf_partition_p8").unwrap();
+}
