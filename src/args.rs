@@ -205,7 +205,7 @@ impl BwTraffic {
     /// The packets and the name of their source.
     pub fn packets(&self) -> Result<(Vec<BwPacket>, String), String> {
         if let Some(p) = &self.pcap {
-            let data = std::fs::read(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
+            let data = netmeas_sim::files::read_input(p)?;
             let packets = pcap_bandwidth(&data).map_err(|e| format!("{}: {e}", p.display()))?;
             return Ok((packets, p.display().to_string()));
         }

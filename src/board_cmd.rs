@@ -72,7 +72,8 @@ pub struct BoardRead {
     /// Probability that a delivered packet is held back (reordering; it may cross into the next epoch).
     #[arg(long, default_value_t = 0.0)]
     reorder: f64,
-    /// PRNG seed of the source.
+    /// PRNG seed of the source, 1 to 2^63: every seed gives its own traffic (the source's
+    /// generators keep 63 bits of state, so the registers get 2 (seed − 1)).
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// With `--port sim`: probability that a bit on the simulated line is inverted.
@@ -278,6 +279,16 @@ fn read_sim<M: EngineRtl>(
     }
 }
 
+/// The source's seed register for `--seed S`: 2 (S − 1). The generators load
+/// `seed | 1` (bit 0 of their state is always set), so this keeps every S in
+/// 1..=2^63 apart, and seed 1 is the register value 0.
+fn register_seed(seed: u64) -> Result<u64, String> {
+    if !(1..=1 << 63).contains(&seed) {
+        return Err(format!("--seed {seed}: outside 1..=2^63 (the source's generators keep 63 bits)"));
+    }
+    Ok((seed - 1) << 1)
+}
+
 /// `netmeas board read`.
 pub fn read(a: &BoardRead) -> Result<(), String> {
     let board = a.board;
@@ -295,7 +306,7 @@ pub fn read(a: &BoardRead) -> Result<(), String> {
         return Err("--bit-errors takes a probability below 0.5, and only with --port sim".into());
     }
     let settings = SourceSettings {
-        seed: a.seed,
+        seed: register_seed(a.seed)?,
         epoch_packets: a.packets,
         gap: a.gap,
         loss: SourceSettings::threshold(a.loss),
@@ -588,4 +599,24 @@ pub fn build(a: &BoardBuild) -> Result<(), String> {
         println!("bitstream: {}", r.bitstream.display());
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use netmeas_sim::board::source::source_prng_states;
+
+    /// Neighbouring seeds (2k, 2k + 1) load different generator states; seed 1
+    /// loads what it always has; seeds outside 1..=2^63 are refused.
+    #[test]
+    fn every_seed_gives_its_own_generator_states() {
+        let states = |s: u64| source_prng_states(register_seed(s).unwrap());
+        assert_eq!(states(1), source_prng_states(1));
+        for s in [2, 3, 4, 5, 1 << 40, (1 << 40) + 1, (1 << 63) - 1, 1 << 63] {
+            assert_ne!(states(s), states(s - 1), "{s}");
+            assert_ne!(states(s).0, states(s - 1).0, "{s}");
+        }
+        assert!(register_seed(0).is_err());
+        assert!(register_seed((1 << 63) + 1).unwrap_err().contains("outside 1..=2^63"));
+    }
 }

@@ -88,6 +88,28 @@ fn period_packets(packets: &[BwPacket], t0: u64, period: u64) -> &[BwPacket] {
     &packets[a..b]
 }
 
+/// Most periods one run may measure (each keeps its buckets for the answer).
+const MAX_PERIODS: u64 = 1 << 20;
+
+/// Refuses a run whose periods could not be held, and a query time scale
+/// longer than the period (no interval of it fits in one).
+fn check_span(packets: &[BwPacket], period_ticks: u64, delta: u64, q: Query) -> Result<(), String> {
+    let periods = packets.last().map_or(1, |p| p.ts / period_ticks + 1);
+    if periods > MAX_PERIODS {
+        return Err(format!(
+            "--period {period_ticks} ns: the traffic spans {periods} periods, more than the {MAX_PERIODS} one run holds"
+        ));
+    }
+    if !matches!(q, Query::Coarsest(_)) && delta > period_ticks {
+        return Err(format!(
+            "--timescale-us {}: longer than the period of {} us, so no interval of it fits in one",
+            delta as f64 / 1e3,
+            period_ticks as f64 / 1e3
+        ));
+    }
+    Ok(())
+}
+
 fn parse_period(s: &str) -> Result<u64, String> {
     let t = parse_duration_ns(s)?;
     if t.fract() != 0.0 {
@@ -165,9 +187,9 @@ pub struct RunDbm {
     /// Default: 0 for mm, 78.125 (§4.1) for mr and mv.
     #[arg(long)]
     pub base_us: Option<f64>,
-    /// Aggregation period T (§4.1: 2 s).
-    #[arg(long, default_value = "2s")]
-    pub period: String,
+    /// Aggregation period T (default: the config's, §4.1: 2 s).
+    #[arg(long)]
+    pub period: Option<String>,
     /// Seed of the culprit PRNG (§3.3).
     #[arg(long)]
     pub culprit_seed: Option<u32>,
@@ -202,7 +224,9 @@ impl RunDbm {
         if let Some(b) = self.base_us {
             c.base_ticks = parse_base_us("--base-us", b)?;
         }
-        c.period_ticks = parse_period(&self.period)?;
+        if let Some(t) = &self.period {
+            c.period_ticks = parse_period(t)?;
+        }
         if let Some(s) = self.culprit_seed {
             c.seed = s;
         }
@@ -222,6 +246,7 @@ pub fn run_dbm_cmd(a: &RunDbm) -> Result<(), String> {
         check_rtl_dbm_config(&cfg)?;
     }
     let (packets, source) = a.traffic.packets()?;
+    check_span(&packets, cfg.period_ticks, delta, q)?;
     let (periods, synopsis_match, timing) = run_dbm_engines(&cfg, &packets, engine)?;
     let answers: Vec<Answer> = periods
         .iter()
@@ -381,9 +406,9 @@ pub struct RunExpb {
     /// Δ_1 in µs (§4.1: 78.125).
     #[arg(long)]
     pub base_us: Option<f64>,
-    /// Aggregation period T, a multiple of Δ_m (§4.1: 2 s).
-    #[arg(long, default_value = "2s")]
-    pub period: String,
+    /// Aggregation period T, a multiple of Δ_m (default: the config's, §4.1: 2 s).
+    #[arg(long)]
+    pub period: Option<String>,
     /// Engine: golden (the bit-exact model), rtl (the Verilated core, for the
     /// configs it was built for: the paper's 11 scales from 78.125 µs over 2 s,
     /// and the test variants) or both (synopses compared bit for bit).
@@ -408,7 +433,9 @@ pub fn run_expb_cmd(a: &RunExpb) -> Result<(), String> {
     if let Some(b) = a.base_us {
         cfg.base_ticks = parse_base_us("--base-us", b)?;
     }
-    cfg.period_ticks = parse_period(&a.period)?;
+    if let Some(t) = &a.period {
+        cfg.period_ticks = parse_period(t)?;
+    }
     cfg.validate().map_err(|e| e.to_string())?;
     let (q, delta) = a.query.parse()?;
     if q == Query::P95 {
@@ -428,6 +455,7 @@ pub fn run_expb_cmd(a: &RunExpb) -> Result<(), String> {
         check_rtl_expb_config(&cfg)?;
     }
     let (packets, source) = a.traffic.packets()?;
+    check_span(&packets, cfg.period_ticks, delta, q)?;
     let (periods, synopsis_match, timing) = run_expb_engines(&cfg, &packets, engine)?;
     let answers: Vec<Answer> = periods
         .iter()

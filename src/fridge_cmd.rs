@@ -30,9 +30,9 @@ pub struct RunFridge {
     #[arg(long)]
     pub entries: Option<String>,
     /// log2 p_k per fridge, separated by commas, or `auto` (§5.2: fridge k's lifetime M/p aims at
-    /// --max-delay / 8^k at the trace's request rate).
-    #[arg(long, default_value = "auto", allow_hyphen_values = true)]
-    pub entry_prob_log2: String,
+    /// --max-delay / 8^k at the trace's request rate). Default: the config file's, else `auto`.
+    #[arg(long, allow_hyphen_values = true)]
+    pub entry_prob_log2: Option<String>,
     /// BIN_SHIFT: histogram bin 0 holds delays below 2^BIN_SHIFT ns.
     #[arg(long)]
     pub bin_shift: Option<u32>,
@@ -80,6 +80,14 @@ pub struct RunFridge {
 }
 
 impl RunFridge {
+    /// Whether p is tuned to the trace (`--entry-prob-log2 auto`, or neither the flag nor a config file).
+    fn tunes_probs(&self) -> bool {
+        match &self.entry_prob_log2 {
+            Some(s) => s == "auto",
+            None => self.config.is_none(),
+        }
+    }
+
     /// The core's config before `auto` p: file or default, then the flags.
     fn base_config(&self) -> Result<FridgeConfig, String> {
         let mut c = match &self.config {
@@ -106,13 +114,12 @@ impl RunFridge {
                 _ => c.entries = vec![c.entries[0]; n],
             }
         }
-        if self.entry_prob_log2 != "auto" {
-            c.entry_prob_log2 = self
-                .entry_prob_log2
+        if let Some(list) = self.entry_prob_log2.as_deref().filter(|_| !self.tunes_probs()) {
+            c.entry_prob_log2 = list
                 .split(',')
                 .map(|x| x.trim().parse::<f64>().map_err(|_| format!("--entry-prob-log2: `{x}` is not a number")))
                 .collect::<Result<_, _>>()?;
-        } else {
+        } else if self.tunes_probs() {
             c.entry_prob_log2 = vec![0.0; c.entries.len()];
         }
         c.bin_shift = self.bin_shift.unwrap_or(c.bin_shift);
@@ -125,7 +132,7 @@ impl RunFridge {
     fn trace(&self) -> Result<(FridgeTrace, String), String> {
         match &self.pcap {
             Some(p) => {
-                let data = std::fs::read(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
+                let data = netmeas_sim::files::read_input(p)?;
                 Ok((pcap_pairs(&data).map_err(|e| format!("{}: {e}", p.display()))?, p.display().to_string()))
             }
             None => {
@@ -246,7 +253,7 @@ pub fn run(a: &RunFridge) -> Result<(), String> {
     if trace.truth.is_empty() {
         return Err(format!("{source}: no request/response pair in the stream, nothing to measure"));
     }
-    if a.entry_prob_log2 == "auto" {
+    if a.tunes_probs() {
         cfg.entry_prob_log2 = auto_probs(&cfg, &trace, max_delay);
         cfg.validate().map_err(|e| e.to_string())?;
     }

@@ -4,10 +4,12 @@
 //! check; and the host estimators on saved synopses.
 
 use crate::args::{Engine, TrafficArgs, cycles_json, run_engines};
-use crate::output::write_atomic;
+use crate::output::write_set;
 use clap::Args;
 use netmeas_sim::error::load_config;
-use netmeas_sim::lda::{LdaConfig, LdaOutcome, LdaPair, LdaSynopsis, estimate, golden_pair, outcome};
+use netmeas_sim::lda::{
+    LdaConfig, LdaOutcome, LdaPair, LdaSynopsis, check_delay_range, estimate, golden_pair, outcome,
+};
 use netmeas_sim::traffic::{Trace, TrafficSpec};
 use netmeas_testbench::lda_stream::{check_rtl_config, rtl_pair};
 use serde_json::{Value, json};
@@ -110,12 +112,17 @@ fn first_difference(g: &LdaPair, r: &LdaPair) -> Option<String> {
     None
 }
 
+/// Writes `sender.json` and `receiver.json` as one set, each marked with its
+/// end (`"end": "sender"`), so that a swapped pair is refused by name.
 fn write_synopses(dir: &Path, pair: &LdaPair) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    for (name, s) in [("sender.json", &pair.sender), ("receiver.json", &pair.receiver)] {
-        write_atomic(dir, name, &serde_json::to_string(s).map_err(|e| e.to_string())?)?;
+    let mut set = Vec::new();
+    for (end, s) in [("sender", &pair.sender), ("receiver", &pair.receiver)] {
+        let mut v = serde_json::to_value(s).map_err(|e| e.to_string())?;
+        v.as_object_mut().expect("a synopsis is an object").insert("end".into(), end.into());
+        set.push((dir.join(format!("{end}.json")), v.to_string()));
     }
-    Ok(())
+    write_set(&set)
 }
 
 fn print_outcome(o: &LdaOutcome) {
@@ -150,6 +157,7 @@ pub fn run(a: &RunLda) -> Result<(), String> {
         check_rtl_config(&cfg)?;
     }
     let trace = Trace::build(&spec)?;
+    check_delay_range(&trace)?;
     let (pair, matched, timing) = run_pair(&cfg, &trace, engine)?;
     let o = outcome(&pair, trace.truth()).map_err(|e| e.to_string())?;
     if let Some(dir) = &a.save_synopses {
@@ -193,17 +201,26 @@ pub fn run(a: &RunLda) -> Result<(), String> {
     Ok(())
 }
 
-fn load_synopsis(p: &Path) -> Result<LdaSynopsis, String> {
-    let text = std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
-    let s: LdaSynopsis =
-        serde_json::from_str(&text).map_err(|e| format!("{}: not an LDA synopsis: {e}", p.display()))?;
+/// Reads a synopsis saved as the `end` ("sender" or "receiver") of the pair;
+/// one marked as the other end is refused (a file without the mark, as the
+/// board reader's, is taken as given).
+fn load_synopsis(p: &Path, end: &str) -> Result<LdaSynopsis, String> {
+    let text = netmeas_sim::files::read_input_text(p)?;
+    let not = |e: &dyn std::fmt::Display| format!("{}: not an LDA synopsis: {e}", p.display());
+    let mut v: Value = serde_json::from_str(&text).map_err(|e| not(&e))?;
+    match v.as_object_mut().and_then(|o| o.remove("end")) {
+        None => {}
+        Some(Value::String(e)) if e == end => {}
+        Some(e) => return Err(format!("{}: the {e} end's synopsis, given as the {end}'s (swapped?)", p.display())),
+    }
+    let s: LdaSynopsis = serde_json::from_value(v).map_err(|e| not(&e))?;
     s.config.validate().map_err(|e| format!("{}: {e}", p.display()))?;
     Ok(s)
 }
 
 /// `netmeas estimate lda SENDER RECEIVER`: the §III-D/E estimates of a saved pair.
 pub fn estimate_files(sender: &Path, receiver: &Path, as_json: bool) -> Result<(), String> {
-    let (a, b) = (load_synopsis(sender)?, load_synopsis(receiver)?);
+    let (a, b) = (load_synopsis(sender, "sender")?, load_synopsis(receiver, "receiver")?);
     let e = estimate(&a, &b).map_err(|e| e.to_string())?;
     if as_json {
         crate::output::print_json(json!({ "core": "lda", "units": "ns", "estimates": e }))?;

@@ -11,7 +11,7 @@
 use crate::args::{Engine, LossModelArg};
 use crate::lda_cmd::run_pair;
 use clap::Args;
-use netmeas_sim::lda::{LdaConfig, LdaOutcome, golden_pair, outcome, tuned_prob_log2};
+use netmeas_sim::lda::{LdaConfig, LdaOutcome, check_delay_range, golden_pair, outcome, tuned_prob_log2};
 use netmeas_sim::prng::SplitMix64;
 use netmeas_sim::traffic::{DelayDist, Source, Trace, TrafficSpec, Truth};
 use netmeas_testbench::lda_stream::check_rtl_config;
@@ -192,6 +192,7 @@ pub fn run(a: &ReproduceLda) -> Result<(), String> {
             seed: a.seed,
         };
         let trace = Trace::build(&spec)?;
+        check_delay_range(&trace)?;
         let truth = trace.truth();
         let mut points = BTreeMap::new();
         for (name, cfg) in configs(a.packets as f64 * loss) {

@@ -462,7 +462,7 @@ fn main() -> ExitCode {
     let r = match cli.cmd {
         Cmd::Export { block, config, out } => block_config(&block, config.as_deref(), None).and_then(|cfg| {
             let e = export(&cfg).map_err(|e| e.to_string())?;
-            for f in e.write(&out).map_err(|e| format!("cannot write {}: {e}", out.display()))? {
+            for f in e.write(&out)? {
                 println!("{}", f.display());
             }
             Ok(())

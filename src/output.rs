@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The provenance stamp of every `--json` object: `{version, git_revision, timestamp}`.
 pub fn provenance() -> Value {
@@ -67,13 +67,22 @@ pub fn default_sigpipe() {
     }
 }
 
-/// Writes `text` to `dir/name` through a temporary file, so a failed run
-/// never leaves a partial file behind.
+/// Writes `text` to `dir/name` whole or not at all (see [`write_set`]).
 pub fn write_atomic(dir: &Path, name: &str, text: &str) -> Result<(), String> {
-    let path = dir.join(name);
-    let tmp = dir.join(format!(".{name}.tmp"));
-    std::fs::write(&tmp, text).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
-    std::fs::rename(&tmp, &path).map_err(|e| format!("cannot write {}: {e}", path.display()))
+    write_set(&[(dir.join(name), text.to_string())])
+}
+
+/// Writes a set of output files, all of them or none
+/// ([`netmeas_sim::files::write_all_or_none`]: nothing half-written, no half
+/// of a set, a symlinked target followed), and says on stderr which existing
+/// files it replaced.
+pub fn write_set(files: &[(PathBuf, String)]) -> Result<(), String> {
+    for w in netmeas_sim::files::write_all_or_none(files)? {
+        if w.replaced {
+            let _ = writeln!(std::io::stderr(), "netmeas: replaced {}", w.path.display());
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@
 //! the same memory on the same streams.
 
 use crate::args::{Engine, TrafficArgs, cycles_json, run_engines};
-use crate::output::write_atomic;
+use crate::output::write_set;
 use clap::Args;
 use netmeas_sim::error::load_config;
 use netmeas_sim::lda::{
@@ -190,14 +190,15 @@ fn write_outputs(dir: &Path, pair: &RdaPair, o: &RdaOutcome) -> Result<(), Strin
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let ids = json!({ "lost": o.estimates.decode.lost, "reordered": o.estimates.decode.reordered,
                       "complete": o.estimates.decode.complete });
+    let mut set = Vec::new();
     for (name, text) in [
         ("sender.json", serde_json::to_string(&pair.sender)),
         ("receiver.json", serde_json::to_string(&pair.receiver)),
         ("decoded.json", serde_json::to_string(&ids)),
     ] {
-        write_atomic(dir, name, &text.map_err(|e| e.to_string())?)?;
+        set.push((dir.join(name), text.map_err(|e| e.to_string())?));
     }
-    Ok(())
+    write_set(&set)
 }
 
 /// The estimates without the ID lists (they go to `decoded.json`).
@@ -329,7 +330,7 @@ pub fn run(a: &RunRda) -> Result<(), String> {
 }
 
 fn load_synopsis(p: &Path) -> Result<RdaSynopsis, String> {
-    let text = std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
+    let text = netmeas_sim::files::read_input_text(p)?;
     let s: RdaSynopsis =
         serde_json::from_str(&text).map_err(|e| format!("{}: not an RDA synopsis: {e}", p.display()))?;
     s.config.validate().map_err(|e| format!("{}: {e}", p.display()))?;

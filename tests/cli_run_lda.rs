@@ -76,6 +76,24 @@ fn saved_synopses_estimate_the_same_and_mismatched_pairs_are_refused() {
     let o2 = dir.join("other.json");
     std::fs::write(&o2, other.to_string()).unwrap();
     assert_refused(&["estimate", "lda", s.to_str().unwrap(), o2.to_str().unwrap()], "epoch");
+    // Swapped ends: each file says which end it is.
+    assert_refused(&["estimate", "lda", r.to_str().unwrap(), s.to_str().unwrap()], "(swapped?)");
+    // Swapped without the marks: the receiver cannot count more packets than the sender.
+    let unmarked = |p: &std::path::Path, name: &str| {
+        let mut v: serde_json::Value = serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap();
+        v.as_object_mut().unwrap().remove("end");
+        let q = dir.join(name);
+        std::fs::write(&q, v.to_string()).unwrap();
+        (q, v)
+    };
+    let ((us, _), (ur, mut rv)) = (unmarked(&s, "us.json"), unmarked(&r, "ur.json"));
+    let (us, ur) = (us.to_str().unwrap(), ur.to_str().unwrap());
+    assert_refused(&["estimate", "lda", ur, us], "more than the sender's");
+    // A row count no 32-bit register can hold.
+    rv["rows"][3][0] = (1u64 << 32).into();
+    let wide = dir.join("wide.json");
+    std::fs::write(&wide, rv.to_string()).unwrap();
+    assert_refused(&["estimate", "lda", us, wide.to_str().unwrap()], "wider than 32 / 40 bits");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -71,6 +71,15 @@ fn saved_synopses_decode_the_same_without_timestamps() {
     x["config"]["buckets"] = 2499.into();
     std::fs::write(&other, x.to_string()).unwrap();
     assert_refused(&["estimate", "rda", s.to_str().unwrap(), other.to_str().unwrap()], "other.json");
+    // A bucket with a field no core has, and a count no 32-bit register holds.
+    let mut x: serde_json::Value = serde_json::from_slice(&std::fs::read(&r).unwrap()).unwrap();
+    x["buckets"][5]["colour"] = "red".into();
+    std::fs::write(&other, x.to_string()).unwrap();
+    assert_refused(&["estimate", "rda", s.to_str().unwrap(), other.to_str().unwrap()], "unknown field `colour`");
+    let mut x: serde_json::Value = serde_json::from_slice(&std::fs::read(&r).unwrap()).unwrap();
+    x["buckets"][5]["count"] = (1u64 << 32).into();
+    std::fs::write(&other, x.to_string()).unwrap();
+    assert_refused(&["estimate", "rda", s.to_str().unwrap(), other.to_str().unwrap()], "wider than 32");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

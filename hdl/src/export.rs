@@ -70,9 +70,11 @@ impl Exported {
         )
     }
 
-    /// Writes `<top>.v`, `<top>.interface.json` and `<top>.core` into `dir`.
-    pub fn write(&self, dir: &Path) -> std::io::Result<Vec<PathBuf>> {
-        std::fs::create_dir_all(dir)?;
+    /// Writes `<top>.v`, `<top>.interface.json`, `<top>.core` and the block's
+    /// register map and extra files into `dir`, all of them or none
+    /// ([`netmeas_sim::files::write_all_or_none`]).
+    pub fn write(&self, dir: &Path) -> Result<Vec<PathBuf>, String> {
+        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
         let files = [
             (format!("{}.v", self.top), self.verilog.clone()),
             (format!("{}.interface.json", self.top), self.interface_json()),
@@ -91,16 +93,9 @@ impl Exported {
                 .expect("serializes"),
             )
         });
-        let mut written = Vec::new();
-        for (name, text) in files.into_iter().chain(csr).chain(extra) {
-            // Written beside and renamed: an interrupted export leaves no half-written file.
-            let p = dir.join(&name);
-            let tmp = dir.join(format!(".{name}.tmp"));
-            std::fs::write(&tmp, text)?;
-            std::fs::rename(&tmp, &p)?;
-            written.push(p);
-        }
-        Ok(written)
+        let set: Vec<(PathBuf, String)> =
+            files.into_iter().chain(csr).chain(extra).map(|(name, text)| (dir.join(name), text)).collect();
+        Ok(netmeas_sim::files::write_all_or_none(&set)?.into_iter().map(|w| w.path).collect())
     }
 }
 

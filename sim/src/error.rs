@@ -46,8 +46,7 @@ pub fn check_one_of(field: &str, value: usize, allowed: &[usize]) -> Result<(), 
 /// Unknown fields are errors, so a typo never silently falls back to a default.
 pub fn load_config<T: serde::de::DeserializeOwned>(path: &std::path::Path) -> Result<T, ConfigError> {
     let field = path.display().to_string();
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| ConfigError::new(field.clone(), format!("cannot read config file: {e}")))?;
+    let text = crate::files::read_input_text(path).map_err(|e| ConfigError::new(field.clone(), e))?;
     if path.extension().is_some_and(|e| e == "json") {
         serde_json::from_str(&text).map_err(|e| ConfigError::new(field, format!("bad JSON: {e}")))
     } else {

@@ -10,6 +10,7 @@ pub mod counter_bank;
 pub mod csr;
 pub mod dbm;
 pub mod error;
+pub mod files;
 pub mod fridge;
 pub mod h3;
 pub mod lda;

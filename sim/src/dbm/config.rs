@@ -189,7 +189,8 @@ impl ExpbConfig {
         if self.base_ticks == 0 {
             return Err(ConfigError::new("expb.base_ticks", "the finest time scale must be at least one tick"));
         }
-        let coarsest = self.base_ticks.checked_shl(self.scales as u32 - 1).filter(|c| *c < 1 << TS_BITS);
+        // checked_shl refuses only shifts past the word, not bits shifted out: multiply.
+        let coarsest = self.base_ticks.checked_mul(1 << (self.scales - 1)).filter(|c| *c < 1 << TS_BITS);
         let Some(coarsest) = coarsest else {
             return Err(ConfigError::new("expb.base_ticks", "the coarsest scale does not fit the timestamp"));
         };
@@ -247,6 +248,9 @@ mod tests {
         assert_eq!(bad(ExpbConfig { scales: 0, ..Default::default() }), "expb.scales");
         assert_eq!(bad(ExpbConfig { scales: 12, ..Default::default() }), "expb.period_ticks");
         assert_eq!(bad(ExpbConfig { base_ticks: 0, ..Default::default() }), "expb.base_ticks");
+        // 2^49 + 1 shifted by 15 leaves 2^15 in a u64: still refused, not wrapped.
+        assert_eq!(bad(ExpbConfig { scales: 16, base_ticks: (1 << 49) + 1, ..Default::default() }), "expb.base_ticks");
+        assert_eq!(bad(ExpbConfig { scales: 16, base_ticks: 1 << 33, ..Default::default() }), "expb.base_ticks");
         // 2 s in ns has 2^10 · 5^9 · 2 = 2^11 · 5^9: Δ_1 = 5^7 ns allows 11 scales (§4.1), not 12.
         assert!(ExpbConfig { scales: 11, ..Default::default() }.validate().is_ok());
         assert_eq!(MergeRule::parse("mv"), Ok(MergeRule::Mv));

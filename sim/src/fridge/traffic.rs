@@ -83,8 +83,12 @@ fn mix32(mut x: u32) -> u32 {
 impl SyntheticSpec {
     /// Checks the parameters.
     pub fn validate(&self) -> Result<(), String> {
-        if self.requests == 0 || self.requests > 1 << 32 {
-            return Err(format!("requests {} is outside 1..=2^32", self.requests));
+        if self.requests == 0 || self.requests > crate::traffic::trace::MAX_PACKETS {
+            return Err(format!(
+                "requests {} is outside 1..={} (one trace is held in memory)",
+                self.requests,
+                crate::traffic::trace::MAX_PACKETS
+            ));
         }
         if !(self.rate_per_s > 0.0 && self.rate_per_s.is_finite()) {
             return Err(format!("request rate {} is not positive", self.rate_per_s));

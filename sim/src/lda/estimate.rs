@@ -2,7 +2,7 @@
 //! bound, §III-E second moment and standard deviation by collapsing adjacent
 //! rows, eq. (3)-(5)), combined across all banks.
 
-use super::config::LDA_TS_BITS;
+use super::config::{LDA_COUNT_BITS, LDA_EPOCH_COUNT_BITS, LDA_TS_BITS};
 use super::model::LdaSynopsis;
 use serde::Serialize;
 
@@ -22,6 +22,14 @@ pub enum PairError {
     Malformed(String),
     /// A row count wrapped at one end.
     Overflow,
+    /// The receiver counted more packets than the sender: the two are swapped,
+    /// or come from different segments.
+    MoreReceivedThanSent {
+        /// Packets at the sender.
+        sent: u64,
+        /// Packets at the receiver.
+        received: u64,
+    },
 }
 
 impl std::fmt::Display for PairError {
@@ -35,6 +43,11 @@ impl std::fmt::Display for PairError {
             }
             PairError::Malformed(m) => write!(f, "malformed synopsis: {m}"),
             PairError::Overflow => write!(f, "a row packet count overflowed: the interval is unusable"),
+            PairError::MoreReceivedThanSent { sent, received } => write!(
+                f,
+                "the receiver counted {received} packets, more than the sender's {sent}: \
+                 are sender and receiver swapped?"
+            ),
         }
     }
 }
@@ -94,6 +107,34 @@ pub fn hoeffding_half_width(sigma: f64, samples: u64, delta: f64) -> f64 {
     sigma * (2.0 * (2.0 / delta).ln() / samples as f64).sqrt()
 }
 
+/// Checks that every value of a synopsis fits the register it was read from:
+/// row counts in 32 bits, timestamp sums in 40, epoch counters in 48, and no
+/// more packets sampled than classified.
+fn check_ranges(who: &str, s: &LdaSynopsis) -> Result<(), String> {
+    let bits = |v: u64, w: u32| v >> w == 0;
+    if !bits(s.packets, LDA_EPOCH_COUNT_BITS) || !bits(s.sampled, LDA_EPOCH_COUNT_BITS) {
+        return Err(format!(
+            "{who}'s packet counters {} / {} exceed {LDA_EPOCH_COUNT_BITS} bits",
+            s.packets, s.sampled
+        ));
+    }
+    if s.sampled > s.packets {
+        return Err(format!("{who} sampled {} of {} packets", s.sampled, s.packets));
+    }
+    if let Some((i, (c, t))) =
+        s.rows.iter().enumerate().find(|(_, (c, t))| !bits(*c, LDA_COUNT_BITS) || !bits(*t, LDA_TS_BITS))
+    {
+        return Err(format!(
+            "{who}'s row {i} holds count {c} and timestamp sum {t}, wider than {LDA_COUNT_BITS} / {LDA_TS_BITS} bits"
+        ));
+    }
+    let counted: u64 = s.rows.iter().map(|r| r.0).sum();
+    if counted > s.sampled {
+        return Err(format!("{who}'s rows count {counted} packets, more than the {} it sampled", s.sampled));
+    }
+    Ok(())
+}
+
 /// Checks that two synopses describe the same interval of the same segment.
 pub fn check_pair(a: &LdaSynopsis, b: &LdaSynopsis) -> Result<(), PairError> {
     if !a.config.same_measurement(&b.config) {
@@ -107,6 +148,12 @@ pub fn check_pair(a: &LdaSynopsis, b: &LdaSynopsis) -> Result<(), PairError> {
         if s.rows.len() != n {
             return Err(PairError::Malformed(format!("{who} has {} rows, config says {n}", s.rows.len())));
         }
+    }
+    for (who, s) in [("sender", a), ("receiver", b)] {
+        check_ranges(who, s).map_err(PairError::Malformed)?;
+    }
+    if b.packets > a.packets {
+        return Err(PairError::MoreReceivedThanSent { sent: a.packets, received: b.packets });
     }
     if a.config.rows % 2 != 0 {
         return Err(PairError::Malformed(format!("{} rows per bank cannot be collapsed in pairs", a.config.rows)));
@@ -196,6 +243,33 @@ mod tests {
         assert_eq!(e.samples, 8);
         assert_eq!(e.mean, 11.25);
         assert_eq!((e.sent, e.received), (18, 17));
+    }
+
+    /// Values no core can have read out, and a swapped pair, are refused by name.
+    #[test]
+    fn impossible_synopses_and_swapped_ends_are_refused() {
+        let a = syn(&[(5, 120), (10, 234), (2, 15), (1, 6)], 4);
+        let b = syn(&[(5, 180), (9, 348), (2, 37), (1, 14)], 4);
+        assert_eq!(estimate(&b, &a).unwrap_err(), PairError::MoreReceivedThanSent { sent: 17, received: 18 });
+        let malformed = |s: &LdaSynopsis| match estimate(s, &b) {
+            Err(PairError::Malformed(m)) => m,
+            other => panic!("{other:?}"),
+        };
+        let mut wide = a.clone();
+        wide.rows[1].0 = 1 << 32;
+        assert!(malformed(&wide).contains("row 1 holds count 4294967296"));
+        let mut wide = a.clone();
+        wide.rows[2].1 = 1 << 40;
+        assert!(malformed(&wide).contains("row 2"));
+        let mut wide = a.clone();
+        wide.packets = 1 << 48;
+        assert!(malformed(&wide).contains("exceed 48 bits"));
+        let mut over = a.clone();
+        over.sampled = over.packets + 1;
+        assert!(malformed(&over).contains("sampled 19 of 18"));
+        let mut over = a.clone();
+        over.sampled -= 1;
+        assert!(malformed(&over).contains("rows count 18 packets, more than the 17"));
     }
 
     #[test]

@@ -9,4 +9,6 @@ pub mod run;
 pub use config::*;
 pub use estimate::{LdaEstimate, PairError, estimate};
 pub use model::*;
-pub use run::{LdaOutcome, LdaPair, RelError, golden_pair, golden_synopsis, outcome, tuned_prob_log2};
+pub use run::{
+    LdaOutcome, LdaPair, RelError, check_delay_range, golden_pair, golden_synopsis, outcome, tuned_prob_log2,
+};

@@ -2,7 +2,7 @@
 //! the receiver's LDA over a FIFO segment's trace, the §III-D/E estimates and
 //! their error against the ground truth; and the §III-D tuning rule.
 
-use super::config::{LDA_SAMPLE_BITS, LdaConfig};
+use super::config::{LDA_SAMPLE_BITS, LDA_TS_BITS, LdaConfig};
 use super::estimate::{LdaEstimate, PairError, estimate};
 use super::model::{LdaGolden, LdaPacket, LdaSynopsis};
 use crate::traffic::{Trace, Truth};
@@ -29,6 +29,22 @@ pub fn golden_synopsis(cfg: &LdaConfig, stream: impl Iterator<Item = (u128, u64)
 /// Sender and receiver synopses of `trace` on the golden model.
 pub fn golden_pair(cfg: &LdaConfig, trace: &Trace) -> LdaPair {
     LdaPair { sender: golden_synopsis(cfg, trace.sender()), receiver: golden_synopsis(cfg, trace.receiver()) }
+}
+
+/// Checks that the LDA can measure `trace` exactly: a row's timestamp sums are
+/// modular (40 bits) and their difference is read as signed, so the delays a
+/// row holds must add up to less than 2^39 ns (about 9 minutes). The check is
+/// on all received packets together, which bounds every row.
+pub fn check_delay_range(trace: &Trace) -> Result<(), String> {
+    let total: u128 = trace.packets.iter().filter_map(|p| p.received.map(|b| (b - p.sent) as u128)).sum();
+    let limit = 1u128 << (LDA_TS_BITS - 1);
+    if total >= limit {
+        return Err(format!(
+            "the trace's delays add up to {total} ns, past the 2^39 ns that the 40-bit timestamp sums of a row \
+             can carry (§III-D): shorter delays or fewer packets"
+        ));
+    }
+    Ok(())
 }
 
 /// |estimate − truth| / |truth| of the mean and the standard deviation.

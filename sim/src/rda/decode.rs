@@ -4,7 +4,7 @@
 //! the mean over the usable buckets of all banks, and the standard deviation
 //! by selective collapse (Algorithm 2) and Algorithm 3.
 
-use super::config::RdaHashes;
+use super::config::{RDA_COUNT_BITS, RDA_EPOCH_COUNT_BITS, RdaHashes};
 use super::model::{RdaRecord, RdaSynopsis};
 use serde::Serialize;
 use std::collections::HashMap;
@@ -261,8 +261,43 @@ pub fn check_pair(a: &RdaSynopsis, b: &RdaSynopsis) -> Result<(), RdaPairError> 
             return Err(RdaPairError::Malformed(format!("{who} has {} buckets, config says {n}", s.buckets.len())));
         }
     }
+    for (who, s) in [("sender", a), ("receiver", b)] {
+        check_ranges(who, s).map_err(RdaPairError::Malformed)?;
+    }
     if a.overflow || b.overflow {
         return Err(RdaPairError::Overflow);
+    }
+    Ok(())
+}
+
+/// Checks that every value of a synopsis fits the register it was read from:
+/// bucket counts in 32 bits, timestamp sums in the config's width, interval
+/// counters in 48 bits, no more packets sampled than seen, and no bank
+/// counting more packets than were sampled.
+fn check_ranges(who: &str, s: &RdaSynopsis) -> Result<(), String> {
+    let fits = |v: u64, w: u32| w >= 64 || v >> w == 0;
+    if !fits(s.packets, RDA_EPOCH_COUNT_BITS) || !fits(s.sampled, RDA_EPOCH_COUNT_BITS) {
+        return Err(format!(
+            "{who}'s packet counters {} / {} exceed {RDA_EPOCH_COUNT_BITS} bits",
+            s.packets, s.sampled
+        ));
+    }
+    if s.sampled > s.packets {
+        return Err(format!("{who} sampled {} of {} packets", s.sampled, s.packets));
+    }
+    let tsum_bits = s.config.tsum_bits as u32;
+    let wide = |r: &RdaRecord| !fits(r.count, RDA_COUNT_BITS) || !fits(r.tsum, tsum_bits);
+    if let Some((i, r)) = s.buckets.iter().enumerate().find(|(_, r)| wide(r)) {
+        return Err(format!(
+            "{who}'s bucket {i} holds count {} and timestamp sum {}, wider than {RDA_COUNT_BITS} / {tsum_bits} bits",
+            r.count, r.tsum
+        ));
+    }
+    for l in 0..s.config.banks {
+        let counted: u64 = s.bank(l).iter().map(|r| r.count).sum();
+        if counted > s.sampled {
+            return Err(format!("{who}'s bank {l} counts {counted} packets, more than the {} it sampled", s.sampled));
+        }
     }
     Ok(())
 }
@@ -409,6 +444,33 @@ mod tests {
             c.tsum += t;
             c.count += 1;
         }
+    }
+
+    /// Values no core can have read out are refused by name.
+    #[test]
+    fn impossible_synopses_are_refused() {
+        let cfg = crate::rda::config::RdaConfig::default();
+        let a = RdaSynopsis::empty(&cfg, 3);
+        check_pair(&a, &a).unwrap();
+        let malformed = |s: &RdaSynopsis| match check_pair(&a, s) {
+            Err(RdaPairError::Malformed(m)) => m,
+            other => panic!("{other:?}"),
+        };
+        let mut b = a.clone();
+        b.buckets[7].count = 1 << 32;
+        assert!(malformed(&b).contains("bucket 7 holds count 4294967296"), "{}", malformed(&b));
+        let mut b = a.clone();
+        b.buckets[9].tsum = 1 << cfg.tsum_bits;
+        assert!(malformed(&b).contains("bucket 9"));
+        let mut b = a.clone();
+        b.packets = 1 << 48;
+        assert!(malformed(&b).contains("exceed 48 bits"));
+        let mut b = a.clone();
+        (b.packets, b.sampled) = (4, 5);
+        assert!(malformed(&b).contains("sampled 5 of 4"));
+        let mut b = a.clone();
+        (b.packets, b.sampled, b.buckets[0].count) = (4, 2, 3);
+        assert!(malformed(&b).contains("bank 0 counts 3 packets, more than the 2"));
     }
 
     /// Fig. 3 and 4: five buckets, two hashes; P3 and P5 lost, P9 reordered.

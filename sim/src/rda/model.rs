@@ -30,6 +30,7 @@ pub struct RdaLayout {
 /// One RDA bucket (§V-A): XOR of the IDs, modular sum of the timestamps and
 /// the packet count Δ. Packed as `{id, tsum, count}`, count in the low 32 bits.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct RdaRecord {
     /// XOR of the IDs of the packets in the bucket.
     pub id: u64,

@@ -62,8 +62,11 @@ impl IntervalTrace {
         if !(0.0..1.0).contains(&spec.reorder_rate) {
             return Err(format!("reorder rate {} is not in [0, 1)", spec.reorder_rate));
         }
-        if spec.window_ns == 0 {
-            return Err("the reordering window must be at least 1 ns".into());
+        if spec.window_ns == 0 || spec.window_ns > MAX_INTERVAL_TICKS {
+            return Err(format!(
+                "the reordering window of {} ns is outside 1..={MAX_INTERVAL_TICKS} ns (one interval at most)",
+                spec.window_ns
+            ));
         }
         if let crate::traffic::Source::Synthetic { packets, rate_pps, .. } = spec.base.source
             && rate_pps > 0.0
@@ -85,6 +88,13 @@ impl IntervalTrace {
         if delta > MAX_INTERVAL_TICKS {
             return Err(format!(
                 "the trace spans {delta} ns; one interval holds at most {MAX_INTERVAL_TICKS} ticks (use fewer packets or a higher rate)"
+            ));
+        }
+        if spec.window_ns > delta {
+            return Err(format!(
+                "the reordering window of {} ns is longer than the interval of {delta} ns: a packet moved across \
+                 one edge would cross the other",
+                spec.window_ns
             ));
         }
         let end = t0 + delta;

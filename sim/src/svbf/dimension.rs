@@ -18,7 +18,8 @@ pub fn p_fp_partitioned(m: f64, n: f64, h: f64) -> f64 {
 /// SVBF classification failure, eq. (3): 1 − (1 − p)^{k−1} for the
 /// false-positive probability `p` of one window offset.
 pub fn p_cf_svbf(p: f64, k: usize) -> f64 {
-    1.0 - (1.0 - p).powi(k as i32 - 1)
+    // −expm1((k−1)·ln(1−p)): exact where 1 − (1 − p)^{k−1} would round to 0.
+    -((k as f64 - 1.0) * (-p).ln_1p()).exp_m1()
 }
 
 /// PBF classification failure, eq. (1): groups of `m_i` bits holding `n_i` packets.
@@ -38,7 +39,8 @@ pub fn p_cf_comb(m: f64, n: f64, h: f64, f: usize, theta: usize) -> f64 {
 /// Lower bound on h for a target classification failure ε with k groups
 /// (§3.4.2, Table 2): −log2(1 − (1 − ε)^{1/(k−1)}).
 pub fn h_lower_bound(k: usize, eps: f64) -> f64 {
-    -(1.0 - (1.0 - eps).powf(1.0 / (k as f64 - 1.0))).log2()
+    // 1 − (1 − ε)^{1/(k−1)} as −expm1(ln(1−ε)/(k−1)): finite for any ε in (0, 1).
+    -(-((-eps).ln_1p() / (k as f64 - 1.0)).exp_m1()).log2()
 }
 
 /// A dimensioning: hash functions and memory per stored packet.
@@ -68,6 +70,16 @@ pub fn dimension(k: usize, eps: f64) -> Result<Dimensioning, crate::ConfigError>
     }
     let h_bound = h_lower_bound(k, eps);
     let hashes = h_bound.ceil().max(1.0) as usize;
+    let most = *super::config::SVBF_HASHES.end();
+    if hashes > most {
+        return Err(crate::ConfigError::new(
+            "target-failure",
+            format!(
+                "{eps} needs h ≥ {h_bound:.3} hash functions; the core has at most {most}, which reach {:.3e} with k = {k}",
+                p_cf_svbf(0.5f64.powi(most as i32), k)
+            ),
+        ));
+    }
     Ok(Dimensioning {
         centers: k,
         target: eps,
@@ -92,6 +104,22 @@ mod tests {
         // At the paper's 12.8 bits/packet eq. (3) gives just under 10 %.
         let p = p_cf_svbf(p_fp(12.8e6, 1e6, 9.0), 50);
         assert!((0.095..0.1).contains(&p), "{p}");
+    }
+
+    /// Tiny targets stay finite (no 1 − (1 − ε) rounding to 0) and are refused
+    /// past the core's 16 hash functions.
+    #[test]
+    fn tiny_targets_are_exact_or_refused() {
+        let d = dimension(50, 1e-3).unwrap();
+        assert_eq!(d.hashes, 16);
+        assert!(d.expected_failure > 0.0 && d.expected_failure <= 1e-3, "{d:?}");
+        let h = h_lower_bound(50, 1e-300);
+        assert!((1002.0..1002.5).contains(&h), "{h}");
+        let e = dimension(50, 1e-300).unwrap_err();
+        assert!(e.message.contains("needs h ≥ 1002.193") && e.message.contains("at most 16"), "{e}");
+        // Where 1 − (1 − p)^49 rounds to 0, the failure rate is still ≈ 49 p.
+        let p = p_cf_svbf(1e-20, 50);
+        assert!((p / 49e-20 - 1.0).abs() < 1e-9, "{p}");
     }
 
     #[test]
@@ -119,6 +147,6 @@ mod tests {
         assert_eq!(dimension(1, 0.1).unwrap_err().field, "centers");
         assert_eq!(dimension(50, 0.0).unwrap_err().field, "target-failure");
         assert_eq!(dimension(50, 1.5).unwrap_err().field, "target-failure");
-        assert!(dimension(50, 1e-5).unwrap().hashes > dimension(50, 0.1).unwrap().hashes);
+        assert!(dimension(50, 1e-3).unwrap().hashes > dimension(50, 0.1).unwrap().hashes);
     }
 }

@@ -156,8 +156,15 @@ pub fn run(spec: &SvbfRunSpec, engine: &mut dyn SvbfEngine) -> Result<SvbfRunRep
     if spec.epochs < 3 {
         return Err(format!("epochs {}: need at least 3 (two train the clustering)", spec.epochs));
     }
-    if spec.packets == 0 || spec.flows == 0 || spec.flows as u64 > 1 << 47 {
-        return Err("packets and flows must be positive (flows < 2^47)".into());
+    let limit = crate::traffic::trace::MAX_PACKETS;
+    if spec.packets == 0 || spec.flows == 0 || spec.flows as u64 > limit {
+        return Err(format!("packets and flows must be positive, flows at most {limit}"));
+    }
+    if (spec.packets as u64).saturating_mul(spec.epochs as u64) > limit {
+        return Err(format!(
+            "{} packets × {} epochs: at most {limit} in one run (every measured packet is kept for the answer)",
+            spec.packets, spec.epochs
+        ));
     }
     if !(0.0..1.0).contains(&spec.drift) {
         return Err(format!("drift {} is outside [0, 1)", spec.drift));

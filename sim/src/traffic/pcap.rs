@@ -24,6 +24,8 @@ pub struct PcapTrace {
 }
 
 const MAX_RECORD: usize = 1 << 18;
+/// Longest span of record times from the first record: the cores' 48-bit timestamps.
+const MAX_SPAN_NS: u64 = 1 << 48;
 
 fn u16be(b: &[u8], o: usize) -> u16 {
     u16::from_be_bytes([b[o], b[o + 1]])
@@ -76,7 +78,7 @@ fn ipv4_key(f: &[u8], o: usize) -> Option<u128> {
 /// cooked v1/v2). Truncated or malformed files are errors; pcapng is refused
 /// with a hint.
 pub fn read_pcap(path: &Path) -> Result<PcapTrace, String> {
-    let data = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let data = crate::files::read_input(path)?;
     parse_pcap(&data).map_err(|e| format!("{}: {e}", path.display()))
 }
 
@@ -115,6 +117,7 @@ pub fn pcap_frames(data: &[u8]) -> Result<(u32, Vec<PcapFrame<'_>>), String> {
         return Err(format!("link type {link} is not supported (Ethernet 1, raw IP 101/228, Linux cooked 113/276)"));
     }
     let mut frames = Vec::new();
+    let mut first_ts = None;
     let mut o = 24;
     while o < data.len() {
         if data.len() - o < 16 {
@@ -129,7 +132,20 @@ pub fn pcap_frames(data: &[u8]) -> Result<(u32, Vec<PcapFrame<'_>>), String> {
         }
         let body = data.get(o + 16..o + 16 + caplen).ok_or_else(|| format!("truncated record at byte {o}"))?;
         let ts_ns = sec * 1_000_000_000 + if nanos { frac } else { frac * 1000 };
+        let first = *first_ts.get_or_insert(ts_ns);
+        if ts_ns.abs_diff(first) >= MAX_SPAN_NS {
+            return Err(format!(
+                "record at byte {o} is {} ns from the first: a capture may span less than 2^48 ns (about 78 h), \
+                 the cores' timestamp width",
+                ts_ns.abs_diff(first)
+            ));
+        }
         let orig_len = rd(o + 12).max(caplen as u32);
+        if orig_len as usize > MAX_RECORD {
+            return Err(format!(
+                "record at byte {o} claims a wire length of {orig_len} bytes (more than {MAX_RECORD}): corrupt file"
+            ));
+        }
         frames.push(PcapFrame { ts_ns, body, orig_len });
         o += 16 + caplen;
     }
@@ -255,6 +271,15 @@ mod tests {
         let mut huge = good.clone();
         huge[24 + 8..24 + 12].copy_from_slice(&u32::MAX.to_le_bytes());
         assert!(parse_pcap(&huge).unwrap_err().contains("corrupt"));
+        // A wire length of 4 GiB, and a record 2^48 ns after the first.
+        let mut wire = good.clone();
+        wire[24 + 12..24 + 16].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert!(parse_pcap(&wire).unwrap_err().contains("wire length of 4294967295 bytes"));
+        let mut late = sample();
+        late[7].ts_ns = late[0].ts_ns + (1 << 48);
+        assert!(parse_pcap(&write_pcap(&late)).unwrap_err().contains("span less than 2^48 ns"));
+        late[7].ts_ns -= 1;
+        parse_pcap(&write_pcap(&late)).unwrap();
         let mut link = good.clone();
         link[20] = 105;
         assert!(parse_pcap(&link).unwrap_err().contains("link type"));

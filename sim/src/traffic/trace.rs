@@ -91,10 +91,35 @@ fn ns(us: f64) -> u64 {
 /// than packets is fine, each packet then picks one of them.
 pub const MAX_PACKETS: u64 = 100_000_000;
 
-/// Exponential gap of mean `mean` ns, whole nanoseconds.
+/// Times (send and arrival, ns from the trace's start) stay below this: the
+/// cores' packet timestamps are 48 bits wide (about 78 hours of nanoseconds).
+pub const MAX_TIME_NS: u64 = 1 << 48;
+
+/// Exponential gap of mean `mean` ns, whole nanoseconds (saturating far past [`MAX_TIME_NS`]).
 #[inline]
 fn exp_gap(rng: &mut SplitMix64, mean: f64) -> u64 {
     (-rng.unit_open().ln() * mean).round() as u64
+}
+
+/// One delay of `spec` in whole ns, refused when it is not a finite time below [`MAX_TIME_NS`].
+fn delay_ns(spec: &TrafficSpec, rng: &mut SplitMix64) -> Result<u64, String> {
+    let us = spec.delay.sample(rng);
+    if !(us.is_finite() && us >= 0.0 && us * 1000.0 < MAX_TIME_NS as f64) {
+        return Err(format!(
+            "delay {}: a delay of {us} us does not fit the cores' 48-bit timestamps (below 2^48 ns, about 78 h)",
+            spec.delay
+        ));
+    }
+    Ok(ns(us))
+}
+
+/// `t`, refused once it is no longer a 48-bit timestamp.
+fn in_time(t: u64, what: &str) -> Result<u64, String> {
+    if t < MAX_TIME_NS {
+        Ok(t)
+    } else {
+        Err(format!("{what}: the trace runs past 2^48 ns (about 78 h), beyond the cores' 48-bit timestamps"))
+    }
 }
 
 impl Trace {
@@ -138,13 +163,14 @@ impl Trace {
                 let (mut a, mut b_prev) = (1_000u64, 0u64);
                 for x in 0..*n {
                     if x > 0 {
-                        a = (a + exp_gap(&mut keys, mean_gap)).max(b_prev + 1);
+                        let gap = exp_gap(&mut keys, mean_gap).min(MAX_TIME_NS);
+                        a = in_time((a + gap).max(b_prev + 1), &format!("rate {rate_pps} packets/s"))?;
                     }
                     let f = keys.below(*flows as u64) as usize;
                     let (s, d, sp, dp, pr, _) = tuples[f];
                     let key = pack_key(s, d, sp, dp, pr, ipid[f]);
                     ipid[f] = ipid[f].wrapping_add(1);
-                    let b = a + ns(spec.delay.sample(&mut delays));
+                    let b = in_time(a + delay_ns(spec, &mut delays)?, &format!("delay {}", spec.delay))?;
                     b_prev = b;
                     let lost = loss.lost(&mut losses);
                     packets.push(TracePacket { key, sent: a, received: (!lost).then_some(b) });
@@ -155,8 +181,8 @@ impl Trace {
                 let t0 = trace.packets.first().map_or(0, |p| p.ts_ns);
                 let (mut a, mut b_prev) = (0u64, 0u64);
                 for p in &trace.packets[..n] {
-                    a = a.max(p.ts_ns.saturating_sub(t0) + 1_000);
-                    let b = (a + ns(spec.delay.sample(&mut delays))).max(b_prev);
+                    a = in_time(a.max(p.ts_ns.saturating_sub(t0) + 1_000), "the capture")?;
+                    let b = in_time((a + delay_ns(spec, &mut delays)?).max(b_prev), &format!("delay {}", spec.delay))?;
                     b_prev = b;
                     let lost = loss.lost(&mut losses);
                     packets.push(TracePacket { key: p.key, sent: a, received: (!lost).then_some(b) });
