@@ -244,11 +244,13 @@ fn pair_entry(a: &impl serde::Serialize, b: &impl serde::Serialize) -> Vec<u8> {
     v
 }
 
-fn halves(d: &[u8]) -> (&[u8], &[u8]) {
-    match d.iter().position(|&b| b == 0) {
+/// Both halves of a [`pair_entry`], when both still parse as `T`.
+fn pair<T: serde::de::DeserializeOwned>(d: &[u8]) -> Option<(T, T)> {
+    let (a, b) = match d.iter().position(|&b| b == 0) {
         Some(i) => (&d[..i], &d[i + 1..]),
-        None => (d, &[]),
-    }
+        None => (d, &[][..]),
+    };
+    Some((serde_json::from_slice(a).ok()?, serde_json::from_slice(b).ok()?))
 }
 
 #[test]
@@ -262,14 +264,11 @@ fn lda_synopsis_loader() {
         })
         .collect();
     fuzz("lda synopsis", 20_000, &corpus, |d| {
-        let (a, b) = halves(d);
-        let (Ok(a), Ok(b)) = (serde_json::from_slice::<LdaSynopsis>(a), serde_json::from_slice::<LdaSynopsis>(b))
+        let Some((a, b)) =
+            pair::<LdaSynopsis>(d).filter(|(a, b)| a.config.validate().is_ok() && b.config.validate().is_ok())
         else {
             return Ok(());
         };
-        if a.config.validate().is_err() || b.config.validate().is_err() {
-            return Ok(());
-        }
         if let Ok(e) = netmeas_sim::lda::estimate(&a, &b) {
             prop_assert!(e.received <= e.sent && e.samples <= a.sampled);
             prop_assert!(e.mean.is_nan() || e.mean.abs() < (1u64 << 39) as f64);
@@ -301,14 +300,11 @@ fn rda_synopsis_loader() {
         .collect();
     let hashes = RdaHashes::new(&cfg);
     fuzz("rda synopsis", 10_000, &corpus, |d| {
-        let (a, b) = halves(d);
-        let (Ok(a), Ok(b)) = (serde_json::from_slice::<RdaSynopsis>(a), serde_json::from_slice::<RdaSynopsis>(b))
+        let Some((a, b)) =
+            pair::<RdaSynopsis>(d).filter(|(a, b)| a.config.validate().is_ok() && b.config.validate().is_ok())
         else {
             return Ok(());
         };
-        if a.config.validate().is_err() || b.config.validate().is_err() {
-            return Ok(());
-        }
         let other;
         let h = if (a.config.banks, a.config.buckets, a.config.seed) == (cfg.banks, cfg.buckets, cfg.seed) {
             &hashes

@@ -12,5 +12,6 @@ mod board;
 mod common;
 mod dbm;
 mod export;
+mod formal;
 mod registry;
 mod svbf;

@@ -2,6 +2,7 @@
 
 mod block_ram;
 mod clear_sequence;
+mod counter_bank;
 mod h3;
 mod kept_reg;
 mod leading_zeros;
