@@ -1,14 +1,5 @@
-use netmeas_hdl::export::Port;
 use netmeas_hdl::registry::*;
-use netmeas_sim::ConfigError;
-use netmeas_sim::csr::RegisterDesc;
-use serde::Serialize;
-use serde::de::DeserializeOwned;
-use std::any::Any;
-use std::fmt::Debug;
-use std::marker::PhantomData;
 use std::path::Path;
-use std::sync::Arc;
 
 #[test]
 fn names_are_unique_and_lookups_find_each_entry() {

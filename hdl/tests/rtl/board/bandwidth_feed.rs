@@ -1,5 +1,4 @@
 use netmeas_hdl::board::bandwidth_feed::*;
-use netmeas_hdl::common::leading_zeros::LeadingZeros16;
 use rust_hdl::prelude::*;
 
 /// Lint clean, and its packets are `bandwidth_packet`'s in rust-hdl's simulator.

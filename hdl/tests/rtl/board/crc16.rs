@@ -1,6 +1,5 @@
 use netmeas_hdl::board::crc16::*;
 use netmeas_sim::board::link::crc16_update;
-use rust_hdl::prelude::*;
 
 #[test]
 fn the_xor_map_equals_the_bitwise_crc() {

@@ -1,14 +1,5 @@
-use netmeas_hdl::board::bandwidth_feed::BandwidthFeed;
-use netmeas_hdl::board::engine::*;
-use netmeas_hdl::board::engine_dbm::EngineDbm;
-use netmeas_hdl::board::engine_expb::EngineExpb;
-use netmeas_hdl::board::engine_fridge::EngineFridge;
-use netmeas_hdl::board::engine_point::EnginePoint;
-use netmeas_hdl::board::link_top::LinkTop;
-use netmeas_hdl::board::traffic_source::TrafficSource;
 use netmeas_hdl::export::{BlockConfig, export};
-use netmeas_sim::board::engine::{ENGINE_ID, EngineConfig, reg};
-use rust_hdl::prelude::*;
+use netmeas_sim::board::engine::EngineConfig;
 
 #[test]
 fn engine_is_synthesizable() {

@@ -1,9 +1,5 @@
 use netmeas_hdl::board::engine_dbm::*;
-use netmeas_hdl::common::unused::Unused;
-use netmeas_hdl::dbm::DbmCore;
-use netmeas_sim::board::engine::{engine_dbm_default, reg};
-use netmeas_sim::dbm::DbmConfig;
-use rust_hdl::prelude::*;
+use netmeas_sim::board::engine::engine_dbm_default;
 
 /// Both builds lint clean: with the default engine DBM, and tied off.
 #[test]

@@ -1,8 +1,5 @@
 use netmeas_hdl::board::engine_expb::*;
-use netmeas_hdl::expb::ExpbCore;
-use netmeas_sim::board::engine::{engine_expb_default, reg};
-use netmeas_sim::dbm::ExpbConfig;
-use rust_hdl::prelude::*;
+use netmeas_sim::board::engine::engine_expb_default;
 
 /// Both builds lint clean: with the default engine EXPB, and tied off.
 #[test]

@@ -1,10 +1,5 @@
 use netmeas_hdl::board::engine_fridge::*;
-use netmeas_hdl::board::readout_window::ReadoutWindow;
-use netmeas_hdl::common::unused::Unused;
-use netmeas_hdl::fridge::FridgeCore;
-use netmeas_sim::board::engine::{ENGINE_FRIDGE_ADDR_BITS, FRIDGE_TS_SHIFT, engine_fridge_default};
-use netmeas_sim::fridge::{FRIDGE_REG_FLIP, FRIDGE_REG_HIST_POP, FridgeConfig};
-use rust_hdl::prelude::*;
+use netmeas_sim::board::engine::engine_fridge_default;
 
 /// Both builds lint clean: with the default engine fridge, and tied off.
 #[test]

@@ -1,8 +1,5 @@
 use netmeas_hdl::board::engine_point::*;
-use netmeas_hdl::board::readout_window::ReadoutWindow;
-use netmeas_hdl::lda::LdaCore;
 use netmeas_sim::lda::LdaConfig;
-use rust_hdl::prelude::*;
 
 #[test]
 fn engine_point_is_synthesizable() {

@@ -1,7 +1,4 @@
 use netmeas_hdl::board::link_top::*;
-use netmeas_hdl::board::reg_bridge::RegBridge;
-use netmeas_hdl::board::uart_rx::UartRx;
-use netmeas_hdl::board::uart_tx::UartTx;
 use netmeas_sim::board::link::LinkConfig;
 use netmeas_sim::board::link::{BridgeConfig, LinkCycle, LinkInputs, LinkOutputs, LinkRequest};
 use netmeas_sim::board::uart::{UartConfig, UartTxCycle, UartTxInputs};

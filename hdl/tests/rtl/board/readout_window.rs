@@ -1,5 +1,4 @@
 use netmeas_hdl::board::readout_window::*;
-use rust_hdl::prelude::*;
 
 #[test]
 fn readout_window_is_synthesizable() {

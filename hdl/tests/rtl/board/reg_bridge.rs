@@ -1,8 +1,5 @@
-use netmeas_hdl::board::crc16::Crc16Byte;
 use netmeas_hdl::board::reg_bridge::*;
-use netmeas_sim::board::link::{
-    BridgeConfig, LINK_BUS_WAIT, LINK_CMD_READ, LINK_CMD_WRITE, LINK_REQUEST_SYNC, LINK_RESPONSE_SYNC, LinkStatus,
-};
+use netmeas_sim::board::link::BridgeConfig;
 use netmeas_sim::board::link::{BridgeCycle, BridgeInputs, BridgeOutputs, LinkRequest, crc16};
 use netmeas_sim::prng::SplitMix64;
 use rust_hdl::prelude::*;

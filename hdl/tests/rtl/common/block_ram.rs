@@ -1,7 +1,4 @@
 use netmeas_hdl::common::block_ram::*;
-use netmeas_hdl::common::index_bits::index_bits;
-use netmeas_hdl::common::ram_ports::{ram_port_timing, unused_high_address};
-use rust_hdl::prelude::*;
 
 #[test]
 fn slices_cover_the_depth_and_select_after_their_registers() {

@@ -1,6 +1,5 @@
 use netmeas_hdl::common::h3::*;
-use netmeas_sim::h3::{H3, H3Config};
-use rust_hdl::prelude::*;
+use netmeas_sim::h3::H3Config;
 
 fn cfg(registered: bool) -> H3Config {
     H3Config { key_bits: 64, out_bits: 17, seed: 0x5eed, registered, name: None }

@@ -1,5 +1,4 @@
 use netmeas_hdl::common::leading_zeros::*;
-use rust_hdl::prelude::*;
 
 #[test]
 fn leading_zeros_is_synthesizable() {

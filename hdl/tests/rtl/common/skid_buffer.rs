@@ -1,4 +1,3 @@
-use netmeas_hdl::common::kept_reg::KeptReg;
 use netmeas_hdl::common::skid_buffer::*;
 use rust_hdl::prelude::*;
 use std::collections::VecDeque;

@@ -1,7 +1,4 @@
-use netmeas_hdl::common::index_bits::index_bits;
-use netmeas_hdl::common::ram_ports::{ram_port_timing, unused_high_address};
 use netmeas_hdl::common::sync_ram::*;
-use rust_hdl::prelude::*;
 
 #[test]
 fn the_verilog_indexes_only_the_rows_it_has() {

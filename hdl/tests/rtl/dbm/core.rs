@@ -1,8 +1,5 @@
-use netmeas_hdl::common::sync_ram::SyncRam;
-use netmeas_hdl::common::unused::Unused;
 use netmeas_hdl::dbm::core::*;
 use netmeas_sim::dbm::DbmConfig;
-use netmeas_sim::dbm::dbm_cycle::DBM_MERGE_CYCLES;
 use netmeas_sim::dbm::{BwPacket, DbmCycle, DbmInputs, DbmOutputs};
 use netmeas_sim::prng::SplitMix64;
 use rust_hdl::prelude::*;

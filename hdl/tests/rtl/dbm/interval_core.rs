@@ -1,8 +1,6 @@
-use netmeas_hdl::common::sync_ram::SyncRam;
-use netmeas_hdl::common::unused::Unused;
 use netmeas_hdl::dbm::interval_core::*;
 use netmeas_sim::dbm::{BwPacket, DbmInputs, DbmOutputs, drive_dbm, run_dbm};
-use netmeas_sim::dbm::{DBM_BASE_INSERT_CLOCKS, DbmConfig, MergeRule};
+use netmeas_sim::dbm::{DbmConfig, MergeRule};
 use netmeas_sim::prng::SplitMix64;
 use rust_hdl::prelude::*;
 

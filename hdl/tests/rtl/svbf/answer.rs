@@ -1,8 +1,4 @@
-use netmeas_hdl::common::block_ram::BlockRam;
-use netmeas_hdl::common::kept_reg::KeptReg;
-use netmeas_hdl::common::unused::Unused;
 use netmeas_hdl::svbf::answer::*;
-use rust_hdl::prelude::*;
 
 /// The unit alone passes `verilator --lint-only -Wall`.
 #[test]

@@ -1,16 +1,5 @@
-use netmeas_hdl::common::clear_sequence::ClearSequence;
-use netmeas_hdl::common::h3::H3Unit;
-use netmeas_hdl::common::kept_reg::KeptReg;
-use netmeas_hdl::common::rmw_bank::{RmwBank, flip_to_held};
-use netmeas_hdl::common::skid_buffer::SkidBuffer;
-use netmeas_hdl::common::unused::Unused;
-use netmeas_hdl::svbf::answer::SvbfAnswer;
 use netmeas_hdl::svbf::core::*;
-use netmeas_hdl::svbf::partition::SvbfPartition;
-use netmeas_sim::h3::H3Config;
 use netmeas_sim::svbf::SvbfConfig;
-use netmeas_sim::svbf::cycle::SVBF_PART_READ_STAGES;
-use rust_hdl::prelude::*;
 
 /// The core alone passes `verilator --lint-only -Wall` (the exports of
 /// every build are linted in `export.rs`).

@@ -1,9 +1,4 @@
-use netmeas_hdl::common::kept_reg::KeptReg;
-use netmeas_hdl::common::rmw_bank::RmwBank;
-use netmeas_hdl::common::unused::Unused;
 use netmeas_hdl::svbf::partition::*;
-use netmeas_sim::svbf::cycle::SVBF_PART_READ_STAGES;
-use rust_hdl::prelude::*;
 
 /// The partition alone passes `verilator --lint-only -Wall`.
 #[test]
