@@ -90,7 +90,7 @@ fn apply(corpus: &[Vec<u8>], seed: &[u8], edits: &[Mutation]) -> Vec<u8> {
 }
 
 /// Runs `target` on mutated corpus entries; prints executions per second.
-fn fuzz(name: &str, default_cases: u32, corpus: &[Vec<u8>], target: impl Fn(&[u8]) -> Result<(), TestCaseError>) {
+fn fuzz(name: &str, default_cases: u32, corpus: &[Vec<u8>], target: impl Fn(&[u8]) -> Result<bool, TestCaseError>) {
     let cases = std::env::var("NETMEAS_FUZZ_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(default_cases);
     let config = Config {
         cases,
@@ -104,14 +104,18 @@ fn fuzz(name: &str, default_cases: u32, corpus: &[Vec<u8>], target: impl Fn(&[u8
     );
     let strategy = (0..corpus.len(), prop::collection::vec(mutation(), 0..8));
     let start = Instant::now();
-    let runs = std::cell::Cell::new(0u64);
+    let (runs, accepted) = (std::cell::Cell::new(0u64), std::cell::Cell::new(0u64));
     let r = runner.run(&strategy, |(k, edits)| {
         runs.set(runs.get() + 1);
-        target(&apply(corpus, &corpus[k], &edits))
+        accepted.set(accepted.get() + target(&apply(corpus, &corpus[k], &edits))? as u64);
+        Ok(())
     });
     let s = start.elapsed().as_secs_f64();
-    let runs = runs.get();
-    eprintln!("fuzz {name}: {runs} executions in {s:.2} s ({:.0} per second)", runs as f64 / s);
+    let (runs, accepted) = (runs.get(), accepted.get());
+    eprintln!(
+        "fuzz {name}: {runs} executions in {s:.2} s ({:.0} per second), {accepted} inputs got past the parser",
+        runs as f64 / s
+    );
     if let Err(e) = r {
         panic!("fuzz {name}: {e}");
     }
@@ -152,8 +156,10 @@ fn pcap_reader() {
     for c in &corpus {
         parse_pcap(c).unwrap();
     }
-    fuzz("pcap", 100_000, &corpus, |d| {
+    fuzz("pcap", 1_000_000, &corpus, |d| {
+        let mut accepted = false;
         if let Ok(t) = parse_pcap(d) {
+            accepted = true;
             let t0 = t.packets.first().map_or(0, |p| p.ts_ns);
             prop_assert!(t.packets.iter().all(|p| p.ts_ns.abs_diff(t0) < 1 << 48));
         }
@@ -164,7 +170,7 @@ fn pcap_reader() {
         if let Ok(f) = pcap_pairs(d) {
             prop_assert!(f.packets.iter().all(|p| p.ts < 1 << 48));
         }
-        Ok(())
+        Ok(accepted)
     });
 }
 
@@ -195,41 +201,46 @@ fn config_loader() {
     fuzz("config", 20_000, &corpus, |d| {
         std::fs::write(&path, d).unwrap();
         // Each loader either refuses (naming the file or a field) or gives a config that validates or is refused.
+        let mut valid = 0;
         if let Ok(c) = load_config::<LdaConfig>(&path)
             && c.validate().is_ok()
         {
+            valid += 1;
             let pair = golden_pair(&c, &trace);
             prop_assert_eq!(pair.sender.rows.len(), c.total_rows());
         }
         if let Ok(c) = load_config::<RdaConfig>(&path) {
-            let _ = c.validate();
+            valid += c.validate().is_ok() as u32;
         }
         if let Ok(c) = load_config::<FridgeConfig>(&path)
             && c.validate().is_ok()
         {
+            valid += 1;
             prop_assert!(c.entry_prob_log2.iter().all(|p| p.is_finite() && *p <= 0.0));
         }
         if let Ok(c) = load_config::<DbmConfig>(&path)
             && c.validate().is_ok()
         {
+            valid += 1;
             prop_assert!(c.period_ticks > 0 && c.period_ticks < 1 << 48);
         }
         if let Ok(c) = load_config::<ExpbConfig>(&path)
             && c.validate().is_ok()
         {
+            valid += 1;
             prop_assert!(c.scale_ticks(c.scales - 1) < 1 << 48);
             prop_assert!(c.period_ticks.is_multiple_of(c.scale_ticks(c.scales - 1)));
         }
         if let Ok(c) = load_config::<SvbfConfig>(&path) {
-            let _ = c.validate();
+            valid += c.validate().is_ok() as u32;
         }
         if let Ok(c) = load_config::<CounterBankConfig>(&path) {
-            let _ = c.validate();
+            valid += c.validate().is_ok() as u32;
         }
         if let Ok(c) = load_config::<H3Config>(&path) {
-            let _ = c.validate();
+            valid += c.validate().is_ok() as u32;
         }
-        Ok(())
+        Ok(valid > 0)
     });
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -263,17 +274,17 @@ fn lda_synopsis_loader() {
             pair_entry(&p.sender, &p.receiver)
         })
         .collect();
-    fuzz("lda synopsis", 20_000, &corpus, |d| {
+    fuzz("lda synopsis", 200_000, &corpus, |d| {
         let Some((a, b)) =
             pair::<LdaSynopsis>(d).filter(|(a, b)| a.config.validate().is_ok() && b.config.validate().is_ok())
         else {
-            return Ok(());
+            return Ok(false);
         };
         if let Ok(e) = netmeas_sim::lda::estimate(&a, &b) {
             prop_assert!(e.received <= e.sent && e.samples <= a.sampled);
             prop_assert!(e.mean.is_nan() || e.mean.abs() < (1u64 << 39) as f64);
         }
-        Ok(())
+        Ok(true)
     });
 }
 
@@ -299,11 +310,11 @@ fn rda_synopsis_loader() {
         })
         .collect();
     let hashes = RdaHashes::new(&cfg);
-    fuzz("rda synopsis", 10_000, &corpus, |d| {
+    fuzz("rda synopsis", 200_000, &corpus, |d| {
         let Some((a, b)) =
             pair::<RdaSynopsis>(d).filter(|(a, b)| a.config.validate().is_ok() && b.config.validate().is_ok())
         else {
-            return Ok(());
+            return Ok(false);
         };
         let other;
         let h = if (a.config.banks, a.config.buckets, a.config.seed) == (cfg.banks, cfg.buckets, cfg.seed) {
@@ -315,7 +326,7 @@ fn rda_synopsis_loader() {
         if let Ok(e) = reconcile(&a, &b, h, None) {
             prop_assert!(e.usable_buckets <= a.buckets.len());
         }
-        Ok(())
+        Ok(true)
     });
 }
 
@@ -334,7 +345,7 @@ fn uart_frame_decoder() {
         })
         .collect();
     let cfg = BridgeConfig { timeout_clocks: 64 };
-    fuzz("uart frames", 30_000, &corpus, |d| {
+    fuzz("uart frames", 300_000, &corpus, |d| {
         // Every CRC-good request frame the stream holds, at any offset.
         let good: Vec<LinkRequest> = (0..d.len())
             .flat_map(|i| {
@@ -384,6 +395,6 @@ fn uart_frame_decoder() {
         for w in d.windows(LINK_RESPONSE_BYTES) {
             let _ = decode_response(w);
         }
-        Ok(())
+        Ok(!good.is_empty())
     });
 }

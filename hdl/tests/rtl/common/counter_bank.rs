@@ -2,14 +2,14 @@ use crate::formal::{self, Status};
 use netmeas_hdl::export::{BlockConfig, export};
 use netmeas_sim::counter_bank::CounterBankConfig;
 
-/// The proofs of `hdl/src/common/counter_bank.sby` on a 4-row bank: every row
+/// The proofs of `hdl/src/common/counter_bank.sby` on a 2-row bank: every row
 /// read out equals the shadow of its epoch's updates, the read-out keeps the
 /// stream rule, `s_upd_ready` drops only for a reset, and a non-empty
 /// read-out is reached. Disabling one forwarding path (distance 1 at the s3
 /// mux, or distance 2 at the s2 select) must break the first.
 #[test]
 fn counter_bank_proofs_hold_and_fail_without_a_forwarding_path() {
-    let cfg = CounterBankConfig { rows: 4, count_bits: 16, tsum_bits: 32, ..Default::default() };
+    let cfg = CounterBankConfig { rows: 2, count_bits: 16, tsum_bits: 32, ..Default::default() };
     let e = export(&BlockConfig::new(cfg)).unwrap();
     let prove = |name: &str, verilog: &str, task: &str| {
         let dir = formal::proof_dir(name);
