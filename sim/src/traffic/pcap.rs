@@ -24,8 +24,6 @@ pub struct PcapTrace {
 }
 
 const MAX_RECORD: usize = 1 << 18;
-/// Longest span of record times from the first record: the cores' 48-bit timestamps.
-const MAX_SPAN_NS: u64 = 1 << 48;
 
 fn u16be(b: &[u8], o: usize) -> u16 {
     u16::from_be_bytes([b[o], b[o + 1]])
@@ -133,7 +131,7 @@ pub fn pcap_frames(data: &[u8]) -> Result<(u32, Vec<PcapFrame<'_>>), String> {
         let body = data.get(o + 16..o + 16 + caplen).ok_or_else(|| format!("truncated record at byte {o}"))?;
         let ts_ns = sec * 1_000_000_000 + if nanos { frac } else { frac * 1000 };
         let first = *first_ts.get_or_insert(ts_ns);
-        if ts_ns.abs_diff(first) >= MAX_SPAN_NS {
+        if ts_ns.abs_diff(first) >= super::trace::MAX_TIME_NS {
             return Err(format!(
                 "record at byte {o} is {} ns from the first: a capture may span less than 2^48 ns (about 78 h), \
                  the cores' timestamp width",

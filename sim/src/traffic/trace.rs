@@ -113,12 +113,13 @@ fn delay_ns(spec: &TrafficSpec, rng: &mut SplitMix64) -> Result<u64, String> {
     Ok(ns(us))
 }
 
-/// `t`, refused once it is no longer a 48-bit timestamp.
-fn in_time(t: u64, what: &str) -> Result<u64, String> {
+/// `t`, refused once it is no longer a 48-bit timestamp; `what` names the
+/// cause, and is formatted only then (this runs for every packet).
+fn in_time(t: u64, what: impl FnOnce() -> String) -> Result<u64, String> {
     if t < MAX_TIME_NS {
         Ok(t)
     } else {
-        Err(format!("{what}: the trace runs past 2^48 ns (about 78 h), beyond the cores' 48-bit timestamps"))
+        Err(format!("{}: the trace runs past 2^48 ns (about 78 h), beyond the cores' 48-bit timestamps", what()))
     }
 }
 
@@ -164,13 +165,13 @@ impl Trace {
                 for x in 0..*n {
                     if x > 0 {
                         let gap = exp_gap(&mut keys, mean_gap).min(MAX_TIME_NS);
-                        a = in_time((a + gap).max(b_prev + 1), &format!("rate {rate_pps} packets/s"))?;
+                        a = in_time((a + gap).max(b_prev + 1), || format!("rate {rate_pps} packets/s"))?;
                     }
                     let f = keys.below(*flows as u64) as usize;
                     let (s, d, sp, dp, pr, _) = tuples[f];
                     let key = pack_key(s, d, sp, dp, pr, ipid[f]);
                     ipid[f] = ipid[f].wrapping_add(1);
-                    let b = in_time(a + delay_ns(spec, &mut delays)?, &format!("delay {}", spec.delay))?;
+                    let b = in_time(a + delay_ns(spec, &mut delays)?, || format!("delay {}", spec.delay))?;
                     b_prev = b;
                     let lost = loss.lost(&mut losses);
                     packets.push(TracePacket { key, sent: a, received: (!lost).then_some(b) });
@@ -181,8 +182,9 @@ impl Trace {
                 let t0 = trace.packets.first().map_or(0, |p| p.ts_ns);
                 let (mut a, mut b_prev) = (0u64, 0u64);
                 for p in &trace.packets[..n] {
-                    a = in_time(a.max(p.ts_ns.saturating_sub(t0) + 1_000), "the capture")?;
-                    let b = in_time((a + delay_ns(spec, &mut delays)?).max(b_prev), &format!("delay {}", spec.delay))?;
+                    a = in_time(a.max(p.ts_ns.saturating_sub(t0) + 1_000), || "the capture".into())?;
+                    let b =
+                        in_time((a + delay_ns(spec, &mut delays)?).max(b_prev), || format!("delay {}", spec.delay))?;
                     b_prev = b;
                     let lost = loss.lost(&mut losses);
                     packets.push(TracePacket { key: p.key, sent: a, received: (!lost).then_some(b) });
