@@ -102,6 +102,8 @@ pub struct BoardBuild {
 struct SerialPort {
     file: std::fs::File,
     timeout: Duration,
+    /// The end of the open response window.
+    window_end: Instant,
 }
 
 impl SerialPort {
@@ -147,7 +149,7 @@ impl SerialPort {
         if !ok {
             return Err(format!("{path} is not a serial port that takes 8N1 at {baud} baud"));
         }
-        Ok(Self { file, timeout })
+        Ok(Self { file, timeout, window_end: Instant::now() })
     }
 }
 
@@ -156,11 +158,14 @@ impl ByteLink for SerialPort {
         self.file.write_all(bytes).map_err(|e| format!("serial write: {e}"))
     }
 
+    fn open_window(&mut self) {
+        self.window_end = Instant::now() + self.timeout;
+    }
+
     fn receive(&mut self, n: usize) -> Result<Vec<u8>, String> {
-        let end = Instant::now() + self.timeout;
         let mut out = vec![0u8; n];
         let mut got = 0;
-        while got < n && Instant::now() < end {
+        while got < n && Instant::now() < self.window_end {
             got += self.file.read(&mut out[got..]).map_err(|e| format!("serial read: {e}"))?;
         }
         out.truncate(got);
@@ -201,6 +206,12 @@ fn session<L: ByteLink, R>(
 ) -> Result<Session<R>, String> {
     let progress = crate::progress::Progress::bar(epochs as u64, "board read", quiet);
     progress.message("configuring the engine and filling the first epoch");
+    // Retries show as they happen: the link's count and the last reason.
+    let epoch = std::rc::Rc::new(std::cell::Cell::new(1u32));
+    let (say, at) = (progress.messenger(), epoch.clone());
+    reader
+        .host_mut()
+        .on_retry(Box::new(move |s, why| say(format!("epoch {}: {} retries, last after {why}", at.get(), s.retries))));
     let mut reports = Vec::new();
     let (mut t0, mut c0) = (Instant::now(), clocks(reader.host_mut()));
     let (mut span_t, mut span_c) = (0.0, 0u64);
@@ -215,6 +226,7 @@ fn session<L: ByteLink, R>(
         (t0, c0) = (t1, c1);
         reports.push(r);
         progress.inc();
+        epoch.set(k + 2);
         progress.message(format!("epoch {}", k + 2));
     }
     let n = if epochs > 1 { epochs - 1 } else { 1 } as f64;

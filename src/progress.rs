@@ -47,6 +47,12 @@ impl Progress {
         self.0.set_message(msg.into());
     }
 
+    /// A handle that sets the message from elsewhere (a callback).
+    pub fn messenger(&self) -> impl Fn(String) + 'static {
+        let pb = self.0.clone();
+        move |m| pb.set_message(m)
+    }
+
     /// One step done.
     pub fn inc(&self) {
         self.0.inc(1);

@@ -5,6 +5,7 @@
 
 mod common;
 use common::{assert_refused, netmeas};
+use netmeas_sim::fridge::{Exchange, write_exchange_pcap};
 use std::path::{Path, PathBuf};
 
 fn scratch(name: &str) -> PathBuf {
@@ -117,6 +118,23 @@ fn times_beyond_the_timestamps_are_refused() {
     // Each delay fits, but 1000 delays of 1 s do not fit a 40-bit row sum.
     lda(&["--delay", "const:1e6"], "past the 2^39 ns");
     assert_refused(&["run", "rda", "--packets", "1000", "--delay", "const:1e13"], "48-bit timestamps");
+    // A fridge response 2^48 ns after its request (it would wrap in the
+    // core's 48-bit timestamps to a short delay): the capture is refused.
+    let d = scratch("fridge-wrap");
+    let exchange = |t_ns, tag, answer_after_ns| Exchange {
+        t_ns,
+        client: 0x0a00_0001,
+        server: 0x0a00_0002,
+        client_port: 40_000 + tag as u16,
+        tag,
+        dns: false,
+        answer_after_ns,
+    };
+    let pcap = d.join("late.pcap");
+    std::fs::write(&pcap, write_exchange_pcap(&[exchange(0, 1, Some(1 << 48)), exchange(1000, 2, Some(1_930_000))]))
+        .unwrap();
+    assert_refused(&["run", "fridge", "--pcap", pcap.to_str().unwrap()], "span less than 2^48 ns");
+    let _ = std::fs::remove_dir_all(&d);
     // 100 delays of 1 s do fit: measured exactly.
     let v = common::json(&netmeas(&["run", "lda", "--packets", "100", "--delay", "const:1e6", "--json"]));
     assert_eq!(v["estimates"]["mean"], 1e9, "{v}");

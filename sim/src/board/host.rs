@@ -17,10 +17,15 @@ use crate::prng::SplitMix64;
 pub trait ByteLink {
     /// Sends `bytes`.
     fn send(&mut self, bytes: &[u8]) -> Result<(), String>;
-    /// Returns the bytes received until `n` have come or the link's response
-    /// timeout has passed (then fewer).
+    /// Opens the response window of a request just sent: it ends one response
+    /// timeout of the link from now.
+    fn open_window(&mut self);
+    /// Returns the bytes received until `n` have come or the response window
+    /// has ended (then fewer; none once it has ended). Noise on the line can
+    /// bring bytes, but never keep a request waiting past its window.
     fn receive(&mut self, n: usize) -> Result<Vec<u8>, String>;
-    /// Drops whatever has been received and not read (a late response).
+    /// Drops whatever has been received and not read (a late response),
+    /// within a bounded time however noisy the line.
     fn discard_input(&mut self) -> Result<(), String>;
 }
 
@@ -33,17 +38,28 @@ pub struct LinkStats {
     pub retries: u64,
 }
 
-/// Register access over a [`ByteLink`] with up to `attempts` tries a request.
+/// Called on every retry with the stats so far and why the attempt before failed.
+pub type RetryObserver = Box<dyn FnMut(&LinkStats, &str)>;
+
+/// Register access over a [`ByteLink`] with up to `attempts` tries a request,
+/// each bounded by the link's response window: a request ends, answered or
+/// given up with an error, within `attempts` windows and discards.
 pub struct LinkHost<L> {
     link: L,
     attempts: u32,
     stats: LinkStats,
+    on_retry: Option<RetryObserver>,
 }
 
 impl<L: ByteLink> LinkHost<L> {
     /// A host on `link` trying each request up to `attempts` times (at least 1).
     pub fn new(link: L, attempts: u32) -> Self {
-        Self { link, attempts: attempts.max(1), stats: LinkStats::default() }
+        Self { link, attempts: attempts.max(1), stats: LinkStats::default(), on_retry: None }
+    }
+
+    /// Calls `f` on every retry (to show retries as they happen).
+    pub fn on_retry(&mut self, f: RetryObserver) {
+        self.on_retry = Some(f);
     }
 
     /// Reads the register at `addr`.
@@ -73,9 +89,13 @@ impl<L: ByteLink> LinkHost<L> {
         for attempt in 0..self.attempts {
             if attempt > 0 {
                 self.stats.retries += 1;
+                if let Some(f) = self.on_retry.as_mut() {
+                    f(&self.stats, &format!("{req:?}: {last}"));
+                }
                 self.link.discard_input()?;
             }
             self.link.send(&frame)?;
+            self.link.open_window();
             match self.response()? {
                 Ok(v) => {
                     self.stats.requests += 1;
@@ -91,9 +111,10 @@ impl<L: ByteLink> LinkHost<L> {
         Err(format!("{req:?}: no good response in {} attempts (last: {last})", self.attempts))
     }
 
-    /// The next good response, hunting for its sync byte: bytes before a
-    /// sync byte (noise on an idle line) are skipped, and so is a sync byte
-    /// whose frame fails its CRC. A refusal by the board is a response.
+    /// The next good response within the response window, hunting for its
+    /// sync byte: bytes before a sync byte (noise on an idle line) are
+    /// skipped, and so is a sync byte whose frame fails its CRC. A refusal by
+    /// the board is a response.
     fn response(&mut self) -> Result<Result<u32, LinkError>, String> {
         let mut buf: Vec<u8> = Vec::new();
         let mut last = LinkError::Truncated(0);
@@ -214,8 +235,10 @@ pub struct SimulatedLine<S> {
     pub board: S,
     to_send: std::collections::VecDeque<u8>,
     received: std::collections::VecDeque<u8>,
-    /// Clocks a `receive` waits for its bytes.
+    /// Clocks of a response window.
     timeout_clocks: u64,
+    /// The clock the open response window ends at.
+    window_end: u64,
     /// Probability (parts per 2^32) that a clock of the line is inverted, each direction.
     flip: u32,
     flip_left: [u64; 2],
@@ -261,6 +284,7 @@ impl<S: SerialSide> SimulatedLine<S> {
             rng: SplitMix64::new(1),
             divisor,
             clocks: 0,
+            window_end: 0,
         })
     }
 
@@ -313,19 +337,23 @@ impl<S: SerialSide> ByteLink for SimulatedLine<S> {
         Ok(())
     }
 
+    fn open_window(&mut self) {
+        self.window_end = self.clocks + self.timeout_clocks;
+    }
+
     fn receive(&mut self, n: usize) -> Result<Vec<u8>, String> {
-        let mut waited = 0;
-        while self.received.len() < n && waited < self.timeout_clocks {
+        while self.received.len() < n && self.clocks < self.window_end {
             self.clock();
-            waited += 1;
         }
         let k = n.min(self.received.len());
         Ok(self.received.drain(..k).collect())
     }
 
     fn discard_input(&mut self) -> Result<(), String> {
-        // Until the line from the board has been quiet for two frames.
-        loop {
+        // Until the line from the board has been quiet for two frames, or
+        // for at most one response window on a line noisy enough to never be.
+        let end = self.clocks + self.timeout_clocks;
+        while self.clocks < end {
             let before = self.received.len();
             for _ in 0..20 * self.divisor {
                 self.clock();
@@ -378,6 +406,26 @@ mod tests {
         // About one frame in 40 is hit at this bit-error rate.
         let s = host.stats();
         assert!(s.retries > 10, "{s:?}");
+    }
+
+    #[test]
+    fn a_line_too_noisy_to_answer_is_given_up_within_the_attempts_windows() {
+        // Noise brings a byte every few bit times: an attempt must still end
+        // with its response window, and the discard with one more.
+        let mut host = LinkHost::new(board(3_000_000, 16), 4);
+        host.link_mut().set_bit_errors(0.3, 5);
+        let seen = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+        let log = seen.clone();
+        host.on_retry(Box::new(move |s, why| log.borrow_mut().push((s.retries, why.to_string()))));
+        let t0 = host.link_mut().clocks;
+        let e = host.read(3).unwrap_err();
+        assert!(e.contains("no good response in 4 attempts"), "{e}");
+        let window = host.link_mut().timeout_clocks;
+        let spent = host.link_mut().clocks - t0;
+        assert!(spent <= 4 * window + 3 * window, "{spent} clocks for 4 attempts of {window}");
+        let seen = seen.borrow();
+        assert_eq!(seen.iter().map(|r| r.0).collect::<Vec<_>>(), vec![1, 2, 3], "{seen:?}");
+        assert!(seen.iter().all(|r| r.1.starts_with("Read(3): ")), "{seen:?}");
     }
 
     #[test]
