@@ -207,11 +207,10 @@ fn session<L: ByteLink, R>(
     let progress = crate::progress::Progress::bar(epochs as u64, "board read", quiet);
     progress.message("configuring the engine and filling the first epoch");
     // Retries show as they happen: the link's count and the last reason.
-    let epoch = std::rc::Rc::new(std::cell::Cell::new(1u32));
-    let (say, at) = (progress.messenger(), epoch.clone());
-    reader
-        .host_mut()
-        .on_retry(Box::new(move |s, why| say(format!("epoch {}: {} retries, last after {why}", at.get(), s.retries))));
+    let say = progress.messenger();
+    reader.host_mut().on_retry(Box::new(move |s, why| {
+        say(&|done| format!("epoch {}: {} retries, last after {why}", done + 1, s.retries))
+    }));
     let mut reports = Vec::new();
     let (mut t0, mut c0) = (Instant::now(), clocks(reader.host_mut()));
     let (mut span_t, mut span_c) = (0.0, 0u64);
@@ -226,7 +225,6 @@ fn session<L: ByteLink, R>(
         (t0, c0) = (t1, c1);
         reports.push(r);
         progress.inc();
-        epoch.set(k + 2);
         progress.message(format!("epoch {}", k + 2));
     }
     let n = if epochs > 1 { epochs - 1 } else { 1 } as f64;

@@ -47,10 +47,11 @@ impl Progress {
         self.0.set_message(msg.into());
     }
 
-    /// A handle that sets the message from elsewhere (a callback).
-    pub fn messenger(&self) -> impl Fn(String) + 'static {
+    /// A handle that sets the message from elsewhere (a callback), made from
+    /// the steps done so far.
+    pub fn messenger(&self) -> impl Fn(&dyn Fn(u64) -> String) + 'static {
         let pb = self.0.clone();
-        move |m| pb.set_message(m)
+        move |m| pb.set_message(m(pb.position()))
     }
 
     /// One step done.
