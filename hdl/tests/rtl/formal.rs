@@ -21,6 +21,33 @@ pub fn write_dut(dir: &Path, verilog: &str, top: &str) {
     std::fs::write(dir.join("dut.v"), renamed).unwrap();
 }
 
+/// Yosys has no `bind`: the `bind dut <module> <instance> (...);` statements
+/// of `dir/<checker>` are taken out of it and their instances placed at the
+/// end of module `dut` in `dir/dut.v`, which is what `bind` means.
+pub fn apply_binds(dir: &Path, checker: &str) {
+    let sv = std::fs::read_to_string(dir.join(checker)).unwrap();
+    let mut dut = std::fs::read_to_string(dir.join("dut.v")).unwrap();
+    let mut rest = String::new();
+    let mut instances = String::new();
+    let mut it = sv.split_inclusive(';');
+    while let Some(part) = it.next() {
+        match part.find("bind dut ") {
+            Some(at) => {
+                rest.push_str(&part[..at]);
+                instances.push_str(&part[at + "bind dut ".len()..]);
+                instances.push('\n');
+            }
+            None => rest.push_str(part),
+        }
+    }
+    assert!(!instances.is_empty(), "{checker} binds nothing into dut");
+    let start = dut.find("module dut(").expect("module dut is in dut.v");
+    let end = start + dut[start..].find("endmodule").expect("module dut ends");
+    dut.insert_str(end, &instances);
+    std::fs::write(dir.join("dut.v"), dut).unwrap();
+    std::fs::write(dir.join(checker), rest).unwrap();
+}
+
 /// Copies `hdl/src/<path>` into `dir`.
 pub fn copy_source(dir: &Path, path: &str) {
     let src = tools::repo_root().join("hdl/src").join(path);
@@ -66,4 +93,103 @@ pub fn run(dir: &Path, sby: &str, task: &str) -> (Status, f64) {
     };
     eprintln!("sby {sby} {task}: {status:?} in {secs:.1} s");
     (status, secs)
+}
+
+/// The valid/ready streams of a port list: each `P_valid` with a `P_ready`,
+/// as (prefix, the block drives `P_valid`).
+pub fn streams(ports: &[netmeas_hdl::export::Port]) -> Vec<(String, bool)> {
+    use netmeas_hdl::export::Dir;
+    ports
+        .iter()
+        .filter_map(|p| {
+            let prefix = p.name.strip_suffix("_valid")?;
+            let ready = ports.iter().find(|q| q.name == format!("{prefix}_ready"))?;
+            (ready.dir != p.dir).then(|| (prefix.to_string(), p.dir == Dir::Out))
+        })
+        .collect()
+}
+
+/// A SymbiYosys checker of the stream rule for an exported block (renamed
+/// `dut`), generated from its ports: every input is free, but a stream into
+/// the block keeps its item until taken; the first cycle is a reset. Every
+/// stream out of the block (`P_valid` driven by it) must keep an item it
+/// presents, with every `P_*` output unchanged, until it is taken; each
+/// stream in `ready_after_reset` must keep `P_ready` high once it is high,
+/// `reset_latency` clocks after the last reset, until the next reset (its
+/// datasheet: low only while clearing after a reset). Each stream out is
+/// covered (a beat taken).
+pub fn stream_checker(ports: &[netmeas_hdl::export::Port], ready_after_reset: &[&str], reset_latency: usize) -> String {
+    use netmeas_hdl::export::Dir;
+    use std::fmt::Write;
+    let width = |bits: usize| if bits > 1 { format!("[{}:0] ", bits - 1) } else { String::new() };
+    let mut v = String::from("`default_nettype none\nmodule stream_formal (\n");
+    let inputs: Vec<_> = ports.iter().filter(|p| p.dir == Dir::In).collect();
+    for (i, p) in inputs.iter().enumerate() {
+        let sep = if i + 1 < inputs.len() { "," } else { "" };
+        writeln!(v, "    input wire {}{}{sep}", width(p.bits), p.name).unwrap();
+    }
+    v.push_str(");\n");
+    for p in ports.iter().filter(|p| p.dir == Dir::Out) {
+        writeln!(v, "    wire {}{};", width(p.bits), p.name).unwrap();
+    }
+    v.push_str("    dut block (\n");
+    for (i, p) in ports.iter().enumerate() {
+        let sep = if i + 1 < ports.len() { "," } else { "" };
+        writeln!(v, "        .{0}({0}){sep}", p.name).unwrap();
+    }
+    v.push_str("    );\n\n");
+    // Clocks since the last reset, saturating past the reset latency.
+    writeln!(
+        v,
+        "    reg started = 1'b0;\n    always @(posedge clock) started <= 1'b1;\n    always @(*) if (!started) assume(reset);\n    \
+         reg [7:0] since_reset = 0;\n    always @(posedge clock) since_reset <= reset ? 8'd0 : (since_reset == 8'd255 ? 8'd255 : since_reset + 8'd1);\n    \
+         wire settled = started && !reset && since_reset > {reset_latency};\n"
+    )
+    .unwrap();
+    for (prefix, out) in streams(ports) {
+        let dir = if out { Dir::Out } else { Dir::In };
+        let fields: Vec<_> = ports
+            .iter()
+            .filter(|p| p.dir == dir && p.name.starts_with(&format!("{prefix}_")) && p.name != format!("{prefix}_valid"))
+            .collect();
+        let stalled = format!("$past({prefix}_valid && !{prefix}_ready)");
+        if out {
+            writeln!(v, "    // {prefix}: a presented item stays, unchanged, until taken.").unwrap();
+            writeln!(v, "    always @(posedge clock) if (settled && $past(settled) && {stalled}) begin").unwrap();
+            writeln!(v, "        assert({prefix}_valid);").unwrap();
+            for f in &fields {
+                writeln!(v, "        assert({0} == $past({0}));", f.name).unwrap();
+            }
+            v.push_str("    end\n");
+            writeln!(v, "    always @(*) cover(settled && {prefix}_valid && {prefix}_ready);\n").unwrap();
+        } else {
+            writeln!(v, "    // {prefix}: the source keeps an item until it is taken.").unwrap();
+            writeln!(v, "    always @(posedge clock) if (started && !$past(reset) && {stalled}) begin").unwrap();
+            writeln!(v, "        assume({prefix}_valid);").unwrap();
+            for f in &fields {
+                writeln!(v, "        assume({0} == $past({0}));", f.name).unwrap();
+            }
+            v.push_str("    end\n");
+            if ready_after_reset.contains(&prefix.as_str()) {
+                writeln!(v, "    // {prefix}_ready is low only while clearing after a reset.").unwrap();
+                writeln!(
+                    v,
+                    "    always @(posedge clock) if (settled && $past(settled) && $past({prefix}_ready)) assert({prefix}_ready);\n"
+                )
+                .unwrap();
+            }
+        }
+    }
+    v.push_str("endmodule\n`default_nettype wire\n");
+    v
+}
+
+/// A SymbiYosys script for the checker of [`stream_checker`] in `stream_formal.sv`
+/// and `dut.v`: bounded model check to `depth` (`bmc`) and the covers (`cover`).
+pub fn stream_sby(depth: usize) -> String {
+    format!(
+        "[tasks]\nbmc\ncover\n\n[options]\nbmc: mode bmc\nbmc: depth {depth}\ncover: mode cover\ncover: depth {depth}\n\n\
+         [engines]\nsmtbmc z3\n\n[script]\nread_verilog -formal dut.v\nread_verilog -formal -sv stream_formal.sv\n\
+         prep -top stream_formal\nopt -fast\n\n[files]\ndut.v\nstream_formal.sv\n"
+    )
 }

@@ -116,3 +116,26 @@ fn rust_hdl_simulation_equals_the_per_clock_model() {
 fn bridge_is_synthesizable() {
     netmeas_hdl::export::lint_block(RegBridge::new(&BridgeConfig::default()), "reg_bridge").unwrap();
 }
+
+/// The proofs of `hdl/src/board/reg_bridge.sby` on a bridge with a 3-clock
+/// timeout: the register bus is strobed, and a request answered "done", only
+/// for a frame whose CRC checks, with its own fields; the response keeps the
+/// stream rule. Taking the CRC check out of the bridge must break the proof.
+#[test]
+fn bridge_proofs_hold_and_fail_without_the_crc_check() {
+    let (verilog, _) = netmeas_hdl::export::generate(RegBridge::new(&BridgeConfig { timeout_clocks: 3 }));
+    let prove = |name: &str, verilog: &str, task: &str| {
+        let dir = crate::formal::proof_dir(name);
+        crate::formal::write_dut(&dir, verilog, "top");
+        crate::formal::copy_source(&dir, "board/reg_bridge.sby");
+        crate::formal::copy_source(&dir, "board/reg_bridge_formal.sv");
+        crate::formal::apply_binds(&dir, "reg_bridge_formal.sv");
+        crate::formal::run(&dir, "reg_bridge.sby", task).0
+    };
+    assert_eq!(prove("reg_bridge", &verilog, "prove"), crate::formal::Status::Pass);
+    assert_eq!(prove("reg_bridge_cover", &verilog, "cover"), crate::formal::Status::Pass);
+    let check = "(crc_byte$crc_out != zero16)";
+    assert!(verilog.contains(check), "`{check}` is not in the export");
+    let mutant = verilog.replacen(check, "(1'b0)", 1);
+    assert_eq!(prove("reg_bridge_no_crc", &mutant, "bmc"), crate::formal::Status::Fail);
+}
