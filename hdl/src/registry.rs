@@ -100,6 +100,31 @@ pub enum Reference {
     Without(&'static str),
 }
 
+/// What a block's datasheet says of its valid/ready streams beyond the
+/// stream rule itself (a presented item stays, unchanged, until taken): the
+/// stream-rule proofs (`hdl/tests/rtl/stream_rule.rs`) check it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StreamRule {
+    /// Streams into the block (`P_valid`, `P_ready`) whose `P_ready` is low
+    /// only while the block clears after a reset: once high, it stays high
+    /// until the next reset.
+    pub ready_after_reset: Vec<&'static str>,
+    /// Register writes that take the item a stream out of the block presents,
+    /// as its `P_ready` does: (stream, register address).
+    pub register_takes: Vec<(&'static str, u64)>,
+    /// Clocks from a reset's edge to the ports showing it (1: the next clock).
+    pub reset_latency: usize,
+}
+
+/// Whether the stream-rule proof of a block runs, and if not, why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StreamProof {
+    /// k-induction at this depth closes on the block's formal config.
+    Induction(usize),
+    /// Not proven formally: why (the co-simulation checks the rule).
+    Skipped(&'static str),
+}
+
 /// One block of the library, implemented on its config type: what every tool
 /// needs to know about it. The config lives in `netmeas-sim` so that the
 /// golden model reads the same parameters.
@@ -144,6 +169,18 @@ pub trait CoreSpec: Clone + Debug + PartialEq + Serialize + DeserializeOwned + S
     fn reference(&self) -> Reference;
     /// The Verilog (module `top`) and port list of the validated config.
     fn generate(&self) -> (String, Vec<Port>);
+    /// The datasheet's rules on the block's streams.
+    fn stream_rule(&self) -> StreamRule {
+        StreamRule { reset_latency: 1, ..Default::default() }
+    }
+    /// How the stream rule is proven on [`CoreSpec::formal_config`].
+    fn stream_proof() -> StreamProof {
+        StreamProof::Induction(3)
+    }
+    /// The config the formal proofs run on (default: the paper's sizes).
+    fn formal_config() -> Self {
+        Self::default_for(None)
+    }
 }
 
 /// A validated-or-not config of any registered block, as the tools pass it.
@@ -166,6 +203,8 @@ pub trait AnyConfig: Debug + Send + Sync {
     fn reference(&self) -> Reference;
     /// See [`CoreSpec::generate`].
     fn generate(&self) -> (String, Vec<Port>);
+    /// See [`CoreSpec::stream_rule`].
+    fn stream_rule(&self) -> StreamRule;
     /// The config as JSON (as written into the Verilog header and interface file).
     fn to_json(&self) -> serde_json::Value;
     /// For downcasting to the config type.
@@ -201,6 +240,9 @@ impl<C: CoreSpec> AnyConfig for C {
     }
     fn generate(&self) -> (String, Vec<Port>) {
         CoreSpec::generate(self)
+    }
+    fn stream_rule(&self) -> StreamRule {
+        CoreSpec::stream_rule(self)
     }
     fn to_json(&self) -> serde_json::Value {
         serde_json::to_value(self).expect("configs serialize")
@@ -272,6 +314,10 @@ pub trait Core: Sync {
     fn config_from_json(&self, json: &str) -> Result<BlockConfig, String>;
     /// A config from a file (TOML, or JSON when it ends in `.json`).
     fn load_config(&self, path: &Path) -> Result<BlockConfig, String>;
+    /// The config the formal proofs run on.
+    fn formal_config(&self) -> BlockConfig;
+    /// How the stream rule is proven.
+    fn stream_proof(&self) -> StreamProof;
 }
 
 /// The [`Core`] of config type `C`.
@@ -314,6 +360,12 @@ impl<C: CoreSpec> Core for Entry<C> {
     }
     fn load_config(&self, path: &Path) -> Result<BlockConfig, String> {
         netmeas_sim::error::load_config::<C>(path).map(BlockConfig::new).map_err(|e| e.to_string())
+    }
+    fn formal_config(&self) -> BlockConfig {
+        BlockConfig::new(C::formal_config())
+    }
+    fn stream_proof(&self) -> StreamProof {
+        C::stream_proof()
     }
 }
 

@@ -5,7 +5,7 @@
 use crate::board::engine::Engine;
 use crate::export::{Port, generate};
 use crate::lda::spec::lda_geometry;
-use crate::registry::{CoreSpec, Kind, Reference, Target};
+use crate::registry::{CoreSpec, Kind, Reference, StreamProof, Target};
 use netmeas_sim::ConfigError;
 use netmeas_sim::board::engine::{EngineConfig, engine_registers, engine_registers_markdown};
 
@@ -80,6 +80,9 @@ impl CoreSpec for EngineConfig {
     /// The engine's memories are its LDA cores' counter memories.
     fn reference(&self) -> Reference {
         Reference::Rmw(lda_geometry(&self.lda))
+    }
+    fn stream_proof() -> StreamProof {
+        StreamProof::Skipped("its only streams go into its two LDA cores, whose own proof covers them")
     }
     fn generate(&self) -> (String, Vec<Port>) {
         match self.lda.key_bits {

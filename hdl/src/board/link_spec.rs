@@ -3,7 +3,7 @@
 
 use crate::board::link_top::LinkTop;
 use crate::export::{Port, generate};
-use crate::registry::{CoreSpec, Kind, Reference, Target};
+use crate::registry::{CoreSpec, Kind, Reference, StreamProof, Target};
 use netmeas_sim::ConfigError;
 use netmeas_sim::board::link::LinkConfig;
 
@@ -29,6 +29,9 @@ impl CoreSpec for LinkConfig {
     }
     fn reference(&self) -> Reference {
         Reference::Without("no memory: the host link's clock is the engine's")
+    }
+    fn stream_proof() -> StreamProof {
+        StreamProof::Skipped("no valid/ready stream on its ports (UART pins and the register bus; the register bridge has its own proof)")
     }
     fn generate(&self) -> (String, Vec<Port>) {
         generate(LinkTop::new(self))

@@ -3,7 +3,7 @@
 
 use crate::common::counter_bank::CounterBank;
 use crate::export::{Port, generate};
-use crate::registry::{CoreSpec, FieldOp, Kind, Reference, RmwGeometry, Target};
+use crate::registry::{CoreSpec, FieldOp, Kind, Reference, RmwGeometry, StreamRule, Target};
 use netmeas_sim::ConfigError;
 use netmeas_sim::counter_bank::CounterBankConfig;
 
@@ -67,6 +67,10 @@ impl CoreSpec for CounterBankConfig {
     }
     fn reference(&self) -> Reference {
         Reference::Rmw(counter_bank_geometry(self))
+    }
+    /// `s_upd_ready` is low only while the rows clear after reset (docs/cores/counter-bank.md).
+    fn stream_rule(&self) -> StreamRule {
+        StreamRule { ready_after_reset: vec!["s_upd"], register_takes: vec![], reset_latency: 1 }
     }
     fn generate(&self) -> (String, Vec<Port>) {
         match (self.count_bits, self.tsum_bits) {

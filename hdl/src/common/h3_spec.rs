@@ -2,7 +2,7 @@
 
 use crate::common::h3::H3Unit;
 use crate::export::{Port, generate};
-use crate::registry::{CoreSpec, Kind, Reference, Target};
+use crate::registry::{CoreSpec, Kind, Reference, StreamProof, Target};
 use netmeas_sim::ConfigError;
 use netmeas_sim::h3::H3Config;
 
@@ -45,6 +45,9 @@ impl CoreSpec for H3Config {
     }
     fn reference(&self) -> Reference {
         Reference::Without("no memory: the H3 unit is XOR trees between registers")
+    }
+    fn stream_proof() -> StreamProof {
+        StreamProof::Skipped("no valid/ready stream: one key per clock in, one hash per clock out, no back-pressure")
     }
     fn generate(&self) -> (String, Vec<Port>) {
         h3_key!(self; 8, 16, 24, 32, 48, 64, 96, 104, 112, 120, 128)

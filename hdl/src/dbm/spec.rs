@@ -4,7 +4,7 @@
 
 use crate::dbm::{DbmCore, DbmIntervalCore};
 use crate::export::{Port, generate};
-use crate::registry::{CoreSpec, Kind, Reference, Target};
+use crate::registry::{CoreSpec, Kind, Reference, StreamProof, Target};
 use netmeas_sim::ConfigError;
 use netmeas_sim::dbm::DbmConfig;
 
@@ -45,6 +45,12 @@ impl CoreSpec for DbmConfig {
     }
     fn reference(&self) -> Reference {
         Reference::Without("none: the DBM core's goal is an absolute packet rate (§5), not a RAM loop's")
+    }
+    fn stream_proof() -> StreamProof {
+        StreamProof::Skipped(
+            "the induction step does not finish in ten minutes with z3, even at 8 buckets (the 32x32-bit \
+             squares and the radix-32 merge keys); the co-simulation checks the read-out under back-pressure",
+        )
     }
     fn generate(&self) -> (String, Vec<Port>) {
         if self.base_ticks == 0 { generate(DbmCore::new(self)) } else { generate(DbmIntervalCore::new(self)) }

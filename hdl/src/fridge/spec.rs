@@ -2,10 +2,10 @@
 
 use crate::export::{Port, generate};
 use crate::fridge::FridgeCore;
-use crate::registry::{CoreSpec, FieldOp, Kind, Reference, RmwGeometry, Target};
+use crate::registry::{CoreSpec, FieldOp, Kind, Reference, RmwGeometry, StreamRule, Target};
 use netmeas_sim::ConfigError;
 use netmeas_sim::csr::RegisterDesc;
-use netmeas_sim::fridge::{FRIDGE_ENTRY_BITS, FridgeConfig, fridge_registers};
+use netmeas_sim::fridge::{FRIDGE_ENTRY_BITS, FRIDGE_REG_HIST_POP, FridgeConfig, fridge_registers};
 
 impl CoreSpec for FridgeConfig {
     const NAME: &'static str = "fridge";
@@ -51,6 +51,16 @@ impl CoreSpec for FridgeConfig {
             addr_bits: self.addr_bits(),
             fields: vec![(FRIDGE_ENTRY_BITS, FieldOp::Entry)],
         })
+    }
+    /// `s_ready` is low only while the memories clear after reset, and a
+    /// `HIST_POP` write takes the histogram row presented as `m_ro_ready`
+    /// does (docs/cores/fridge.md).
+    fn stream_rule(&self) -> StreamRule {
+        StreamRule {
+            ready_after_reset: vec!["s"],
+            register_takes: vec![("m_ro", FRIDGE_REG_HIST_POP as u64)],
+            reset_latency: 1,
+        }
     }
     fn generate(&self) -> (String, Vec<Port>) {
         match self.addr_bits() {

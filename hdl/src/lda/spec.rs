@@ -3,7 +3,7 @@
 use crate::common::counter_bank_spec::counter_bank_geometry;
 use crate::export::{Port, generate};
 use crate::lda::LdaCore;
-use crate::registry::{CoreSpec, Kind, Reference, RmwGeometry, Target};
+use crate::registry::{CoreSpec, Kind, Reference, RmwGeometry, StreamRule, Target};
 use netmeas_sim::ConfigError;
 use netmeas_sim::counter_bank::CounterBankConfig;
 use netmeas_sim::csr::RegisterDesc;
@@ -78,6 +78,10 @@ impl CoreSpec for LdaConfig {
     }
     fn reference(&self) -> Reference {
         Reference::Rmw(lda_geometry(self))
+    }
+    /// `s_ready` is low only while the counters clear after reset (docs/cores/lda.md).
+    fn stream_rule(&self) -> StreamRule {
+        StreamRule { ready_after_reset: vec!["s"], register_takes: vec![], reset_latency: 1 }
     }
     fn generate(&self) -> (String, Vec<Port>) {
         match self.key_bits {

@@ -2,6 +2,7 @@
 //! `*_formal.sv` in `hdl/src`) on exported Verilog, with the YoWASP Yosys and
 //! SymbiYosys and the z3 solver of the project's venv (`tools/setup.sh`).
 
+use netmeas_hdl::registry::StreamRule;
 use netmeas_hdl::tools;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -110,17 +111,18 @@ pub fn streams(ports: &[netmeas_hdl::export::Port]) -> Vec<(String, bool)> {
 }
 
 /// A SymbiYosys checker of the stream rule for an exported block (renamed
-/// `dut`), generated from its ports: every input is free, but a stream into
-/// the block keeps its item until taken; the first cycle is a reset. Every
-/// stream out of the block (`P_valid` driven by it) must keep an item it
-/// presents, with every `P_*` output unchanged, until it is taken; each
-/// stream in `ready_after_reset` must keep `P_ready` high once it is high,
-/// `reset_latency` clocks after the last reset, until the next reset (its
-/// datasheet: low only while clearing after a reset). Each stream out is
-/// covered (a beat taken).
-pub fn stream_checker(ports: &[netmeas_hdl::export::Port], ready_after_reset: &[&str], reset_latency: usize) -> String {
+/// `dut`), generated from its ports and its datasheet's [`StreamRule`]:
+/// every input is free, but a stream into the block keeps its item until
+/// taken; the first cycle is a reset. Every stream out of the block
+/// (`P_valid` driven by it) must keep an item it presents, with every `P_*`
+/// output unchanged, until `P_ready` (or a register write of
+/// `rule.register_takes`) takes it; each stream of `rule.ready_after_reset`
+/// must keep `P_ready` high once it is high, `rule.reset_latency` clocks
+/// after the last reset, until the next reset.
+pub fn stream_checker(ports: &[netmeas_hdl::export::Port], rule: &StreamRule) -> String {
     use netmeas_hdl::export::Dir;
     use std::fmt::Write;
+    let reset_latency = rule.reset_latency;
     let width = |bits: usize| if bits > 1 { format!("[{}:0] ", bits - 1) } else { String::new() };
     let mut v = String::from("`default_nettype none\nmodule stream_formal (\n");
     let inputs: Vec<_> = ports.iter().filter(|p| p.dir == Dir::In).collect();
@@ -152,7 +154,11 @@ pub fn stream_checker(ports: &[netmeas_hdl::export::Port], ready_after_reset: &[
             .iter()
             .filter(|p| p.dir == dir && p.name.starts_with(&format!("{prefix}_")) && p.name != format!("{prefix}_valid"))
             .collect();
-        let stalled = format!("$past({prefix}_valid && !{prefix}_ready)");
+        let mut taken = format!("{prefix}_ready");
+        for (_, addr) in rule.register_takes.iter().filter(|(p, _)| *p == prefix) {
+            write!(taken, " || (csr_we && csr_addr == {addr})").unwrap();
+        }
+        let stalled = format!("$past({prefix}_valid && !({taken}))");
         if out {
             writeln!(v, "    // {prefix}: a presented item stays, unchanged, until taken.").unwrap();
             writeln!(v, "    always @(posedge clock) if (settled && $past(settled) && {stalled}) begin").unwrap();
@@ -161,7 +167,6 @@ pub fn stream_checker(ports: &[netmeas_hdl::export::Port], ready_after_reset: &[
                 writeln!(v, "        assert({0} == $past({0}));", f.name).unwrap();
             }
             v.push_str("    end\n");
-            writeln!(v, "    always @(*) cover(settled && {prefix}_valid && {prefix}_ready);\n").unwrap();
         } else {
             writeln!(v, "    // {prefix}: the source keeps an item until it is taken.").unwrap();
             writeln!(v, "    always @(posedge clock) if (started && !$past(reset) && {stalled}) begin").unwrap();
@@ -170,7 +175,7 @@ pub fn stream_checker(ports: &[netmeas_hdl::export::Port], ready_after_reset: &[
                 writeln!(v, "        assume({0} == $past({0}));", f.name).unwrap();
             }
             v.push_str("    end\n");
-            if ready_after_reset.contains(&prefix.as_str()) {
+            if rule.ready_after_reset.contains(&prefix.as_str()) {
                 writeln!(v, "    // {prefix}_ready is low only while clearing after a reset.").unwrap();
                 writeln!(
                     v,
@@ -185,11 +190,13 @@ pub fn stream_checker(ports: &[netmeas_hdl::export::Port], ready_after_reset: &[
 }
 
 /// A SymbiYosys script for the checker of [`stream_checker`] in `stream_formal.sv`
-/// and `dut.v`: bounded model check to `depth` (`bmc`) and the covers (`cover`).
-pub fn stream_sby(depth: usize) -> String {
+/// and `dut.v`: k-induction at `depth` (task `prove`); with `induction_only`,
+/// the induction step alone (no base case).
+pub fn stream_sby(depth: usize, induction_only: bool) -> String {
+    let engine = if induction_only { "smtbmc --induction z3" } else { "smtbmc z3" };
     format!(
-        "[tasks]\nbmc\ncover\n\n[options]\nbmc: mode bmc\nbmc: depth {depth}\ncover: mode cover\ncover: depth {depth}\n\n\
-         [engines]\nsmtbmc z3\n\n[script]\nread_verilog -formal dut.v\nread_verilog -formal -sv stream_formal.sv\n\
+        "[tasks]\nprove\n\n[options]\nprove: mode prove\nprove: depth {depth}\n\n\
+         [engines]\n{engine}\n\n[script]\nread_verilog -formal dut.v\nread_verilog -formal -sv stream_formal.sv\n\
          prep -top stream_formal\nopt -fast\n\n[files]\ndut.v\nstream_formal.sv\n"
     )
 }

@@ -14,4 +14,5 @@ mod dbm;
 mod export;
 mod formal;
 mod registry;
+mod stream_rule;
 mod svbf;
