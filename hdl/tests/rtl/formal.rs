@@ -159,30 +159,27 @@ pub fn stream_checker(ports: &[netmeas_hdl::export::Port], rule: &StreamRule) ->
             write!(taken, " || (csr_we && csr_addr == {addr})").unwrap();
         }
         let stalled = format!("$past({prefix}_valid && !({taken}))");
-        if out {
-            writeln!(v, "    // {prefix}: a presented item stays, unchanged, until taken.").unwrap();
-            writeln!(v, "    always @(posedge clock) if (settled && $past(settled) && {stalled}) begin").unwrap();
-            writeln!(v, "        assert({prefix}_valid);").unwrap();
-            for f in &fields {
-                writeln!(v, "        assert({0} == $past({0}));", f.name).unwrap();
-            }
-            v.push_str("    end\n");
+        // Out of the block: the rule is asserted once settled after a reset;
+        // into it: the source is assumed to keep it.
+        let (what, when, check) = if out {
+            ("a presented item stays, unchanged, until taken", "settled && $past(settled)", "assert")
         } else {
-            writeln!(v, "    // {prefix}: the source keeps an item until it is taken.").unwrap();
-            writeln!(v, "    always @(posedge clock) if (started && !$past(reset) && {stalled}) begin").unwrap();
-            writeln!(v, "        assume({prefix}_valid);").unwrap();
-            for f in &fields {
-                writeln!(v, "        assume({0} == $past({0}));", f.name).unwrap();
-            }
-            v.push_str("    end\n");
-            if rule.ready_after_reset.contains(&prefix.as_str()) {
-                writeln!(v, "    // {prefix}_ready is low only while clearing after a reset.").unwrap();
-                writeln!(
-                    v,
-                    "    always @(posedge clock) if (settled && $past(settled) && $past({prefix}_ready)) assert({prefix}_ready);\n"
-                )
-                .unwrap();
-            }
+            ("the source keeps an item until it is taken", "started && !$past(reset)", "assume")
+        };
+        writeln!(v, "    // {prefix}: {what}.").unwrap();
+        writeln!(v, "    always @(posedge clock) if ({when} && {stalled}) begin").unwrap();
+        writeln!(v, "        {check}({prefix}_valid);").unwrap();
+        for f in &fields {
+            writeln!(v, "        {check}({0} == $past({0}));", f.name).unwrap();
+        }
+        v.push_str("    end\n");
+        if !out && rule.ready_after_reset.contains(&prefix.as_str()) {
+            writeln!(v, "    // {prefix}_ready is low only while clearing after a reset.").unwrap();
+            writeln!(
+                v,
+                "    always @(posedge clock) if (settled && $past(settled) && $past({prefix}_ready)) assert({prefix}_ready);\n"
+            )
+            .unwrap();
         }
     }
     v.push_str("endmodule\n`default_nettype wire\n");
@@ -191,11 +188,12 @@ pub fn stream_checker(ports: &[netmeas_hdl::export::Port], rule: &StreamRule) ->
 
 /// A SymbiYosys script for the checker of [`stream_checker`] in `stream_formal.sv`
 /// and `dut.v`: k-induction at `depth` (task `prove`); with `induction_only`,
-/// the induction step alone (no base case).
+/// the induction step alone (no base case). A run past 15 minutes stops
+/// with the status TIMEOUT.
 pub fn stream_sby(depth: usize, induction_only: bool) -> String {
     let engine = if induction_only { "smtbmc --induction z3" } else { "smtbmc z3" };
     format!(
-        "[tasks]\nprove\n\n[options]\nprove: mode prove\nprove: depth {depth}\n\n\
+        "[tasks]\nprove\n\n[options]\ntimeout 900\nprove: mode prove\nprove: depth {depth}\n\n\
          [engines]\n{engine}\n\n[script]\nread_verilog -formal dut.v\nread_verilog -formal -sv stream_formal.sv\n\
          prep -top stream_formal\nopt -fast\n\n[files]\ndut.v\nstream_formal.sv\n"
     )
