@@ -353,7 +353,7 @@ pub fn demo(cycles: u64, no_synth: bool) -> Result<(), String> {
         progress.message(format!("{name}: export, lint, co-simulation, estimate"));
         let cfg = block_config(name, None, None)?;
         let e = export(&cfg).map_err(|e| e.to_string())?;
-        let files = e.write(&out.join("export"))?;
+        let files = e.write(&out.join("export"), netmeas_hdl::export::DEFAULT_CLOCK_MHZ)?;
         let lint = match netmeas_hdl::tools::lint(&files[0], &e.top) {
             Ok(()) => "clean".to_string(),
             Err(m) => {

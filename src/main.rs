@@ -50,7 +50,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Cmd {
-    /// Write a block's Verilog, interface JSON and FuseSoC core file.
+    /// Write a block's Verilog, interface JSON, FuseSoC core, clock constraints and register map.
     Export {
         /// h3 | counter-bank | lda | rda | fridge | expb | dbm | svbf | link | engine
         block: String,
@@ -60,6 +60,9 @@ enum Cmd {
         /// Output folder.
         #[arg(long, default_value = "out/export")]
         out: PathBuf,
+        /// Clock frequency the constraints (.sdc, .lpf, .pcf) ask for, MHz.
+        #[arg(long, default_value_t = netmeas_hdl::export::DEFAULT_CLOCK_MHZ)]
+        clock_mhz: f64,
     },
     /// Synthesize, place and route a block and its reference RMW loop; print Fmax and resources.
     Synth {
@@ -460,9 +463,9 @@ fn main() -> ExitCode {
     output::default_sigpipe();
     let cli = Cli::parse();
     let r = match cli.cmd {
-        Cmd::Export { block, config, out } => block_config(&block, config.as_deref(), None).and_then(|cfg| {
+        Cmd::Export { block, config, out, clock_mhz } => block_config(&block, config.as_deref(), None).and_then(|cfg| {
             let e = export(&cfg).map_err(|e| e.to_string())?;
-            for f in e.write(&out)? {
+            for f in e.write(&out, clock_mhz)? {
                 println!("{}", f.display());
             }
             Ok(())

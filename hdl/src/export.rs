@@ -60,25 +60,152 @@ impl Exported {
         .expect("serializes")
     }
 
-    /// A FuseSoC (CAPI2) core file for the Verilog, with a lint target.
+    /// A FuseSoC (CAPI2) core file for the Verilog, written with a YAML
+    /// library: the `NETMEAS_ECP5` define as a parameter, and targets
+    /// `default`, `lint` (Verilator `-Wall`), `synth` (Yosys for ECP5, the
+    /// define set) and `synth_ice40` (Yosys for iCE40).
     pub fn fusesoc_core(&self) -> String {
+        use serde_yaml_ng::{Mapping, Value};
+        fn map<const N: usize>(entries: [(&str, Value); N]) -> Value {
+            Value::Mapping(entries.into_iter().map(|(k, v)| (Value::from(k), v)).collect::<Mapping>())
+        }
+        fn list(items: &[&str]) -> Value {
+            Value::Sequence(items.iter().map(|&i| Value::from(i)).collect())
+        }
+        let top = self.top.as_str();
+        let target = |extra: Vec<(&str, Value)>| {
+            let mut m: Mapping = [("filesets", list(&["rtl"])), ("toplevel", Value::from(top))]
+                .into_iter()
+                .map(|(k, v)| (Value::from(k), v))
+                .collect();
+            m.extend(extra.into_iter().map(|(k, v)| (Value::from(k), v)));
+            Value::Mapping(m)
+        };
+        let yosys = |arch: &str| map([("yosys", map([("arch", Value::from(arch))]))]);
+        let doc = map([
+            ("name", Value::from(format!("netmeas:blocks:{top}:{}", env!("CARGO_PKG_VERSION")))),
+            ("description", Value::from(self.config.summary())),
+            (
+                "filesets",
+                map([(
+                    "rtl",
+                    map([("files", list(&[&format!("{top}.v")])), ("file_type", Value::from("verilogSource"))]),
+                )]),
+            ),
+            (
+                "parameters",
+                map([(
+                    "NETMEAS_ECP5",
+                    map([
+                        ("datatype", Value::from("bool")),
+                        ("paramtype", Value::from("vlogdefine")),
+                        (
+                            "description",
+                            Value::from(
+                                "Build the memories as ECP5 DP16KD block RAMs (the project's ECP5 synthesis sets it)",
+                            ),
+                        ),
+                    ]),
+                )]),
+            ),
+            (
+                "targets",
+                map([
+                    ("default", target(vec![])),
+                    (
+                        "lint",
+                        target(vec![
+                            ("default_tool", Value::from("verilator")),
+                            (
+                                "tools",
+                                map([(
+                                    "verilator",
+                                    map([("mode", Value::from("lint-only")), ("verilator_options", list(&["-Wall"]))]),
+                                )]),
+                            ),
+                        ]),
+                    ),
+                    (
+                        "synth",
+                        target(vec![
+                            ("default_tool", Value::from("yosys")),
+                            ("parameters", list(&["NETMEAS_ECP5=true"])),
+                            ("tools", yosys("ecp5")),
+                        ]),
+                    ),
+                    ("synth_ice40", target(vec![("default_tool", Value::from("yosys")), ("tools", yosys("ice40"))])),
+                ]),
+            ),
+        ]);
+        format!("CAPI=2:\n{}", serde_yaml_ng::to_string(&doc).expect("a YAML mapping serializes"))
+    }
+
+    /// The clock constraint for tools that read SDC (Yosys/nextpnr flows
+    /// that take SDC, and commercial tools): `clock` at `clock_mhz`.
+    pub fn sdc(&self, clock_mhz: f64) -> String {
         format!(
-            "CAPI=2:\nname: netmeas:blocks:{top}:{ver}\ndescription: {desc}\n\nfilesets:\n  rtl:\n    files:\n      - {top}.v\n    file_type: verilogSource\n\ntargets:\n  default:\n    filesets: [rtl]\n    toplevel: {top}\n  lint:\n    default_tool: verilator\n    filesets: [rtl]\n    toplevel: {top}\n    tools:\n      verilator:\n        mode: lint-only\n        verilator_options: [-Wall]\n",
+            "# {top}: clock constraint (netmeas export).\ncreate_clock -name clock -period {period:.4} [get_ports clock]\n",
             top = self.top,
-            ver = env!("CARGO_PKG_VERSION"),
-            desc = self.config.summary(),
+            period = 1e3 / clock_mhz
         )
     }
 
-    /// Writes `<top>.v`, `<top>.interface.json`, `<top>.core` and the block's
-    /// register map and extra files into `dir`, all of them or none
-    /// ([`netmeas_sim::files::write_all_or_none`]).
-    pub fn write(&self, dir: &Path) -> Result<Vec<PathBuf>, String> {
+    /// The clock constraint in nextpnr-ecp5's LPF (`FREQUENCY PORT`); the
+    /// pins are the board's.
+    pub fn lpf(&self, clock_mhz: f64) -> String {
+        format!("# {}: clock constraint for nextpnr-ecp5 (netmeas export).\nFREQUENCY PORT \"clock\" {clock_mhz} MHZ;\n", self.top)
+    }
+
+    /// The clock constraint in nextpnr-ice40's PCF (`set_frequency`); the
+    /// pins are the board's.
+    pub fn pcf(&self, clock_mhz: f64) -> String {
+        format!("# {}: clock constraint for nextpnr-ice40 (netmeas export).\nset_frequency clock {clock_mhz}\n", self.top)
+    }
+
+    /// A C header with the register map (the source of `csr.json`): each
+    /// register's word address, width, field mask and reset value, as
+    /// `<TOP>_<REGISTER>_ADDR`, `_BITS`, `_MASK` and `_RESET`.
+    pub fn c_header(&self) -> String {
+        let ident = |s: &str| -> String {
+            s.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_uppercase() } else { '_' }).collect()
+        };
+        let top = ident(&self.top);
+        let mut h = format!(
+            "/* {}: register map (netmeas export; the same map as {}.csr.json). */\n\
+             /* Word addresses on csr_addr; csr_wdata is {} bits wide. */\n#ifndef {top}_H\n#define {top}_H\n\n",
+            self.top,
+            self.top,
+            self.config.csr_data_bits()
+        );
+        for r in self.config.registers() {
+            let n = format!("{top}_{}", ident(&r.name));
+            let mask = if r.bits >= 64 { u64::MAX } else { (1u64 << r.bits) - 1 };
+            h.push_str(&format!("/* {}: {} */\n", r.name, r.doc.replace("*/", "* /")));
+            h.push_str(&format!("#define {n}_ADDR 0x{:x}u\n", r.addr));
+            h.push_str(&format!("#define {n}_BITS {}u\n", r.bits));
+            h.push_str(&format!("#define {n}_MASK 0x{mask:x}ull\n"));
+            h.push_str(&format!("#define {n}_RESET 0x{:x}ull\n\n", r.reset));
+        }
+        h.push_str(&format!("#endif /* {top}_H */\n"));
+        h
+    }
+
+    /// Writes `<top>.v`, `<top>.interface.json`, `<top>.core`, the clock
+    /// constraints for `clock_mhz` (`.sdc`, `.lpf`, `.pcf`), and the block's
+    /// register map (`.csr.json`, `.h`) and extra files into `dir`, all of
+    /// them or none ([`netmeas_sim::files::write_all_or_none`]).
+    pub fn write(&self, dir: &Path, clock_mhz: f64) -> Result<Vec<PathBuf>, String> {
+        if !(clock_mhz.is_finite() && clock_mhz > 0.0 && clock_mhz <= 2000.0) {
+            return Err(format!("clock frequency {clock_mhz} MHz is out of range (0, 2000]"));
+        }
         std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
         let files = [
             (format!("{}.v", self.top), self.verilog.clone()),
             (format!("{}.interface.json", self.top), self.interface_json()),
             (format!("{}.core", self.top), self.fusesoc_core()),
+            (format!("{}.sdc", self.top), self.sdc(clock_mhz)),
+            (format!("{}.lpf", self.top), self.lpf(clock_mhz)),
+            (format!("{}.pcf", self.top), self.pcf(clock_mhz)),
         ];
         let regs = self.config.registers();
         let extra = self.config.extra_files(&self.top);
@@ -93,11 +220,17 @@ impl Exported {
                 .expect("serializes"),
             )
         });
+        let header = (!regs.is_empty()).then(|| (format!("{}.h", self.top), self.c_header()));
         let set: Vec<(PathBuf, String)> =
-            files.into_iter().chain(csr).chain(extra).map(|(name, text)| (dir.join(name), text)).collect();
+            files.into_iter().chain(csr).chain(header).chain(extra).map(|(name, text)| (dir.join(name), text)).collect();
         Ok(netmeas_sim::files::write_all_or_none(&set)?.into_iter().map(|w| w.path).collect())
     }
 }
+
+/// The clock the constraints of an export ask for unless told otherwise: a
+/// 10G Ethernet MAC's 64-bit interface clock, one beat (and one packet at
+/// most) per clock.
+pub const DEFAULT_CLOCK_MHZ: f64 = 156.25;
 
 /// Stack of the thread that builds and generates a block: rust-hdl keeps every
 /// signal of the hierarchy inline in the block's struct and walks it recursively,

@@ -1,0 +1,125 @@
+//! `netmeas export` as an integrator takes it into their own flow: every
+//! block's default export is a core FuseSoC accepts (`core-info`) whose
+//! `lint` target (Verilator `-Wall` through FuseSoC and Edalize) passes, and
+//! it carries the clock constraints and a C header of its register map that
+//! agrees with `csr.json`.
+
+mod common;
+
+use common::{assert_refused, netmeas};
+use netmeas_hdl::registry;
+use netmeas_hdl::tools;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn fresh_dir(name: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("export_flow").join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Runs the venv's FuseSoC in `dir` (Verilator's folder first on `PATH`):
+/// its status and its output.
+fn fusesoc(dir: &Path, args: &[&str]) -> (bool, String) {
+    let verilator = tools::verilator().unwrap();
+    let path = std::env::join_paths(
+        [verilator.parent().unwrap().to_path_buf(), tools::venv().join("bin")]
+            .into_iter()
+            .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
+    )
+    .unwrap();
+    let o = Command::new(tools::venv().join("bin/fusesoc"))
+        .current_dir(dir)
+        .env("PATH", path)
+        .args(["--cores-root", "."])
+        .args(args)
+        .output()
+        .expect("fusesoc runs (tools/setup.sh installs it)");
+    (o.status.success(), format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr)))
+}
+
+/// The exported top of `dir` (the `.v` file's stem).
+fn top_of(dir: &Path) -> String {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .find_map(|n| n.strip_suffix(".v").map(str::to_string))
+        .expect("a .v file")
+}
+
+#[test]
+fn every_default_export_is_a_fusesoc_core_whose_lint_target_passes() {
+    let version = env!("CARGO_PKG_VERSION");
+    for core in registry::CORES {
+        let dir = fresh_dir(core.name());
+        let o = netmeas(&["export", core.name(), "--out", dir.to_str().unwrap()]);
+        assert!(o.status.success(), "{}: {}", core.name(), String::from_utf8_lossy(&o.stderr));
+        let top = top_of(&dir);
+        let vlnv = format!("netmeas:blocks:{top}:{version}");
+        let (ok, out) = fusesoc(&dir, &["core-info", &vlnv]);
+        assert!(ok, "{}: core-info: {out}", core.name());
+        for target in ["lint", "synth", "synth_ice40"] {
+            assert!(out.contains(&format!("{target} ")), "{}: no {target} target in {out}", core.name());
+        }
+        let (ok, out) = fusesoc(&dir, &["run", "--build-root", "build", "--target", "lint", &vlnv]);
+        assert!(ok, "{}: lint: {out}", core.name());
+    }
+    // The lint target can fail: an undriven, unused wire in the top is refused.
+    let dir = fresh_dir("lint_mutant");
+    let o = netmeas(&["export", "lda", "--out", dir.to_str().unwrap()]);
+    assert!(o.status.success());
+    let top = top_of(&dir);
+    let v = dir.join(format!("{top}.v"));
+    let text = std::fs::read_to_string(&v).unwrap();
+    let at = text.find(&format!("module {top}(")).unwrap();
+    let end = at + text[at..].find(");").unwrap() + 2;
+    std::fs::write(&v, format!("{}\nwire lint_probe;\n{}", &text[..end], &text[end..])).unwrap();
+    let (ok, out) = fusesoc(&dir, &["run", "--build-root", "build", "--target", "lint", &format!("netmeas:blocks:{top}:{version}")]);
+    assert!(!ok && out.contains("lint_probe"), "the mutant passed lint: {out}");
+}
+
+#[test]
+fn an_export_carries_its_clock_constraints_and_a_c_header_of_its_register_map() {
+    let dir = fresh_dir("constraints");
+    let o = netmeas(&["export", "lda", "--out", dir.to_str().unwrap(), "--clock-mhz", "200"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let top = top_of(&dir);
+    let read = |ext: &str| std::fs::read_to_string(dir.join(format!("{top}.{ext}"))).unwrap();
+    assert!(read("sdc").contains("create_clock -name clock -period 5.0000 [get_ports clock]"), "{}", read("sdc"));
+    assert!(read("lpf").contains("FREQUENCY PORT \"clock\" 200 MHZ;"), "{}", read("lpf"));
+    assert!(read("pcf").contains("set_frequency clock 200"), "{}", read("pcf"));
+    // Every register of csr.json is in the header with its address, width, mask and reset.
+    let csr: serde_json::Value = serde_json::from_str(&read("csr.json")).unwrap();
+    let h = read("h");
+    let prefix = top.to_ascii_uppercase();
+    let regs = csr["registers"].as_array().unwrap();
+    assert!(!regs.is_empty());
+    for r in regs {
+        let name = format!("{prefix}_{}", r["name"].as_str().unwrap().to_ascii_uppercase());
+        let bits = r["bits"].as_u64().unwrap();
+        for line in [
+            format!("#define {name}_ADDR 0x{:x}u", r["addr"].as_u64().unwrap()),
+            format!("#define {name}_BITS {bits}u"),
+            format!("#define {name}_MASK 0x{:x}ull", (1u64 << bits) - 1),
+            format!("#define {name}_RESET 0x{:x}ull", r["reset"].as_u64().unwrap()),
+        ] {
+            assert!(h.contains(&line), "{line} not in the header:\n{h}");
+        }
+    }
+    // The header compiles as C.
+    let c = dir.join("use.c");
+    std::fs::write(&c, format!("#include \"{top}.h\"\nunsigned long long f(void) {{ return {prefix}_{}_MASK; }}\n", regs[0]["name"].as_str().unwrap().to_ascii_uppercase())).unwrap();
+    let cc = Command::new("cc").current_dir(&dir).args(["-std=c99", "-Wall", "-Werror", "-c", "use.c", "-o", "use.o"]).output().unwrap();
+    assert!(cc.status.success(), "{}", String::from_utf8_lossy(&cc.stderr));
+}
+
+#[test]
+fn a_clock_frequency_out_of_range_is_refused_and_writes_nothing() {
+    for f in ["0", "-5", "nan", "inf", "1e9"] {
+        let dir = fresh_dir(&format!("bad_clock_{f}"));
+        let out = dir.join("out");
+        assert_refused(&["export", "lda", "--out", out.to_str().unwrap(), &format!("--clock-mhz={f}")], "clock frequency");
+        assert!(!out.exists(), "--clock-mhz {f}: wrote {}", out.display());
+    }
+}
