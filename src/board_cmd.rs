@@ -155,11 +155,9 @@ impl SerialPort {
 
 impl ByteLink for SerialPort {
     fn send(&mut self, bytes: &[u8]) -> Result<(), String> {
-        self.file.write_all(bytes).map_err(|e| format!("serial write: {e}"))
-    }
-
-    fn open_window(&mut self) {
+        self.file.write_all(bytes).map_err(|e| format!("serial write: {e}"))?;
         self.window_end = Instant::now() + self.timeout;
+        Ok(())
     }
 
     fn receive(&mut self, n: usize) -> Result<Vec<u8>, String> {

@@ -15,11 +15,9 @@ use crate::prng::SplitMix64;
 
 /// A byte link to a board.
 pub trait ByteLink {
-    /// Sends `bytes`.
+    /// Sends `bytes` (one whole request) and opens its response window: it
+    /// ends one response timeout of the link from now.
     fn send(&mut self, bytes: &[u8]) -> Result<(), String>;
-    /// Opens the response window of a request just sent: it ends one response
-    /// timeout of the link from now.
-    fn open_window(&mut self);
     /// Returns the bytes received until `n` have come or the response window
     /// has ended (then fewer; none once it has ended). Noise on the line can
     /// bring bytes, but never keep a request waiting past its window.
@@ -95,7 +93,6 @@ impl<L: ByteLink> LinkHost<L> {
                 self.link.discard_input()?;
             }
             self.link.send(&frame)?;
-            self.link.open_window();
             match self.response()? {
                 Ok(v) => {
                     self.stats.requests += 1;
@@ -334,11 +331,8 @@ impl<S: SerialSide> SimulatedLine<S> {
 impl<S: SerialSide> ByteLink for SimulatedLine<S> {
     fn send(&mut self, bytes: &[u8]) -> Result<(), String> {
         self.to_send.extend(bytes);
-        Ok(())
-    }
-
-    fn open_window(&mut self) {
         self.window_end = self.clocks + self.timeout_clocks;
+        Ok(())
     }
 
     fn receive(&mut self, n: usize) -> Result<Vec<u8>, String> {
