@@ -1,4 +1,7 @@
 //! Running the `netmeas` binary from the CLI tests.
+//!
+//! Each test binary uses a part of these helpers.
+#![allow(dead_code)]
 
 use std::process::{Command, Output};
 
