@@ -30,8 +30,7 @@ pub fn apply_binds(dir: &Path, checker: &str) {
     let mut dut = std::fs::read_to_string(dir.join("dut.v")).unwrap();
     let mut rest = String::new();
     let mut instances = String::new();
-    let mut it = sv.split_inclusive(';');
-    while let Some(part) = it.next() {
+    for part in sv.split_inclusive(';') {
         match part.find("bind dut ") {
             Some(at) => {
                 rest.push_str(&part[..at]);
