@@ -37,11 +37,16 @@ impl Logic for Crc16Byte {
     }
 
     fn hdl(&self) -> Verilog {
-        let mut v = String::from("// CRC-16/CCITT-FALSE, one byte: crc_out[j] = ^(crc_in & C_j) ^ ^(data_in & B_j).\n");
+        // `crc_out` is declared `output reg`: driven from a combinational block, not by
+        // `assign` (which Verilog-2005 simulators such as Icarus refuse on a reg).
+        let mut v = String::from(
+            "// CRC-16/CCITT-FALSE, one byte: crc_out[j] = ^(crc_in & C_j) ^ ^(data_in & B_j).\nalways @(*) begin\n",
+        );
         for j in 0..16 {
             let (c, b) = masks(j);
-            v.push_str(&format!("assign crc_out[{j}] = ^(crc_in & 16'h{c:04x}) ^ ^(data_in & 8'h{b:02x});\n"));
+            v.push_str(&format!("   crc_out[{j}] = ^(crc_in & 16'h{c:04x}) ^ ^(data_in & 8'h{b:02x});\n"));
         }
+        v.push_str("end\n");
         Verilog::Custom(v)
     }
 

@@ -115,12 +115,13 @@ impl<const K: usize, const O: usize> Logic for H3Unit<K, O> {
             v.push_str(&format!("localparam [{}:0] Q_{j} = {K}'h{:0hex$x};\n", K - 1, m.column(j)));
         }
         if self._key_register {
-            v.push_str(
+            v.push_str(&format!(
                 "\n// Key register: one cycle of latency. `keep` stops synthesis from merging it\n\
                  // with another unit's copy of the same key (and so from sharing XOR terms).\n\
                  (* keep *)\nalways @(posedge clock) begin\n   key_q <= s_key;\nend\n\
-                 always @(posedge clock) begin\n   valid_q <= s_valid;\nend\n",
-            );
+                 always @(posedge clock) begin\n   valid_q <= s_valid;\nend\n\
+                 initial begin\n   key_q = {K}'d0;\n   valid_q = 1'b0;\nend\n",
+            ));
         } else {
             v.push_str("\n// No key register.\nalways @(*) begin\n   key_q = s_key;\n   valid_q = s_valid;\nend\n");
         }
@@ -129,10 +130,11 @@ impl<const K: usize, const O: usize> Logic for H3Unit<K, O> {
             v.push_str(&format!("assign hash[{j}] = ^(key_q & Q_{j});\n"));
         }
         if self._cfg.registered {
-            v.push_str(
-                "\n// Output register: one cycle of latency.\n\
-                 always @(posedge clock) begin\n   m_hash <= hash;\n   m_valid <= valid_q;\nend\n",
-            );
+            v.push_str(&format!(
+                "\n// Output register: one cycle of latency, cleared at power-up as every register is.\n\
+                 always @(posedge clock) begin\n   m_hash <= hash;\n   m_valid <= valid_q;\nend\n\
+                 initial begin\n   m_hash = {O}'d0;\n   m_valid = 1'b0;\nend\n",
+            ));
         } else {
             v.push_str(
                 "\n// Combinational output; the clock is unused in this configuration.\n\
