@@ -25,6 +25,7 @@ mod plot;
 mod progress;
 mod rda_cmd;
 mod rda_reproduce;
+mod sim_cmd;
 mod svbf_cmd;
 
 use clap::{Parser, Subcommand};
@@ -50,7 +51,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Cmd {
-    /// Write a block's Verilog, interface JSON, FuseSoC core, clock constraints and register map.
+    /// Write a block's Verilog, interface JSON, FuseSoC core, clock constraints, register map and testbench.
     Export {
         /// h3 | counter-bank | lda | rda | fridge | expb | dbm | svbf | link | engine
         block: String,
@@ -63,6 +64,30 @@ enum Cmd {
         /// Clock frequency the constraints (.sdc, .lpf, .pcf) ask for, MHz.
         #[arg(long, default_value_t = netmeas_hdl::export::DEFAULT_CLOCK_MHZ)]
         clock_mhz: f64,
+        /// Also write the self-checking Verilog testbench (<top>_tb.v, <top>_tb.hex) and the FuseSoC `sim` target.
+        #[arg(long)]
+        testbench: bool,
+        /// Seed of the testbench's stimulus.
+        #[arg(long, default_value_t = 1, requires = "testbench")]
+        seed: u64,
+    },
+    /// Verilate a block with its shipped testbench and run it against the golden per-clock model;
+    /// optionally write the waveform.
+    Sim {
+        /// h3 | counter-bank | lda | rda | fridge | expb | dbm | svbf | link
+        block: String,
+        /// Config file (TOML, or JSON if it ends in .json); defaults otherwise.
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// Clocks to run (default: the block's testbench length, which covers its read-outs).
+        #[arg(long)]
+        cycles: Option<usize>,
+        /// Seed of the stimulus.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Write the waveform here (.vcd or .fst).
+        #[arg(long)]
+        wave: Option<PathBuf>,
     },
     /// Synthesize, place and route a block and its reference RMW loop; print Fmax and resources.
     Synth {
@@ -463,13 +488,17 @@ fn main() -> ExitCode {
     output::default_sigpipe();
     let cli = Cli::parse();
     let r = match cli.cmd {
-        Cmd::Export { block, config, out, clock_mhz } => block_config(&block, config.as_deref(), None).and_then(|cfg| {
-            let e = export(&cfg).map_err(|e| e.to_string())?;
-            for f in e.write(&out, clock_mhz)? {
-                println!("{}", f.display());
-            }
-            Ok(())
-        }),
+        Cmd::Export { block, config, out, clock_mhz, testbench, seed } => block_config(&block, config.as_deref(), None)
+            .and_then(|cfg| {
+                let e = export(&cfg).map_err(|e| e.to_string())?;
+                let tb = testbench.then(|| e.testbench(seed, None)).transpose()?;
+                for f in e.write(&out, clock_mhz, tb.as_ref())? {
+                    println!("{}", f.display());
+                }
+                Ok(())
+            }),
+        Cmd::Sim { block, config, cycles, seed, wave } => block_config(&block, config.as_deref(), None)
+            .and_then(|cfg| sim_cmd::sim(&cfg, cycles, seed, wave.as_deref())),
         Cmd::Synth { block, target, config, json } => Target::parse(&target).and_then(|t| {
             // `all`: every block and core that fits the target (the board systems are built by `board build`).
             let blocks: Vec<&str> = if block == "all" {

@@ -286,7 +286,7 @@ fn main() {
         let mdir = dir.join("obj");
         let _ = std::fs::remove_dir_all(&mdir);
         std::fs::create_dir_all(&mdir).unwrap();
-        let files = e.write(&dir, netmeas_hdl::export::DEFAULT_CLOCK_MHZ).unwrap();
+        let files = e.write(&dir, netmeas_hdl::export::DEFAULT_CLOCK_MHZ, None).unwrap();
         let sim_top = dir.join(format!("nm_{name}_sim.v"));
         std::fs::write(&sim_top, sim_top_v(name, &e)).unwrap();
         let mut cmd = Command::new(&verilator);

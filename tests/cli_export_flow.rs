@@ -75,7 +75,10 @@ fn every_default_export_is_a_fusesoc_core_whose_lint_target_passes() {
     let at = text.find(&format!("module {top}(")).unwrap();
     let end = at + text[at..].find(");").unwrap() + 2;
     std::fs::write(&v, format!("{}\nwire lint_probe;\n{}", &text[..end], &text[end..])).unwrap();
-    let (ok, out) = fusesoc(&dir, &["run", "--build-root", "build", "--target", "lint", &format!("netmeas:blocks:{top}:{version}")]);
+    let (ok, out) = fusesoc(
+        &dir,
+        &["run", "--build-root", "build", "--target", "lint", &format!("netmeas:blocks:{top}:{version}")],
+    );
     assert!(!ok && out.contains("lint_probe"), "the mutant passed lint: {out}");
 }
 
@@ -109,8 +112,19 @@ fn an_export_carries_its_clock_constraints_and_a_c_header_of_its_register_map() 
     }
     // The header compiles as C.
     let c = dir.join("use.c");
-    std::fs::write(&c, format!("#include \"{top}.h\"\nunsigned long long f(void) {{ return {prefix}_{}_MASK; }}\n", regs[0]["name"].as_str().unwrap().to_ascii_uppercase())).unwrap();
-    let cc = Command::new("cc").current_dir(&dir).args(["-std=c99", "-Wall", "-Werror", "-c", "use.c", "-o", "use.o"]).output().unwrap();
+    std::fs::write(
+        &c,
+        format!(
+            "#include \"{top}.h\"\nunsigned long long f(void) {{ return {prefix}_{}_MASK; }}\n",
+            regs[0]["name"].as_str().unwrap().to_ascii_uppercase()
+        ),
+    )
+    .unwrap();
+    let cc = Command::new("cc")
+        .current_dir(&dir)
+        .args(["-std=c99", "-Wall", "-Werror", "-c", "use.c", "-o", "use.o"])
+        .output()
+        .unwrap();
     assert!(cc.status.success(), "{}", String::from_utf8_lossy(&cc.stderr));
 }
 
@@ -119,7 +133,10 @@ fn a_clock_frequency_out_of_range_is_refused_and_writes_nothing() {
     for f in ["0", "-5", "nan", "inf", "1e9"] {
         let dir = fresh_dir(&format!("bad_clock_{f}"));
         let out = dir.join("out");
-        assert_refused(&["export", "lda", "--out", out.to_str().unwrap(), &format!("--clock-mhz={f}")], "clock frequency");
+        assert_refused(
+            &["export", "lda", "--out", out.to_str().unwrap(), &format!("--clock-mhz={f}")],
+            "clock frequency",
+        );
         assert!(!out.exists(), "--clock-mhz {f}: wrote {}", out.display());
     }
 }

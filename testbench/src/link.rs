@@ -6,7 +6,7 @@
 use crate::models::LinkDefault;
 use crate::{CoreRtl, Mismatch, cosim_model, differ};
 use netmeas_sim::board::host::{LinkBoardSide, SimulatedBoard};
-use netmeas_sim::board::link::{LinkConfig, LinkCycle, LinkInputs, LinkOutputs, LinkRequest};
+use netmeas_sim::board::link::{LinkConfig, LinkCycle, LinkInputs, LinkOutputs, stimulus_request};
 use netmeas_sim::board::uart::{UartTxCycle, UartTxInputs};
 use netmeas_sim::prng::SplitMix64;
 
@@ -60,29 +60,13 @@ pub fn cosim_link<M: LinkRtl>(seed: u64, cycles: u64) -> Result<LinkStats, Misma
     let mut ack_in: Option<u64> = None;
     let mut last = LinkOutputs { tx: true, ..Default::default() };
     let mut st = LinkStats::default();
-    let timeout = cfg.bridge.timeout_clocks;
     let n = M::NAME;
     cosim_model::<M>(
         cycles,
         || {
             if k == bytes.len() && pause == 0 {
-                let a = rng.below(8) as u16;
-                bytes = if rng.chance(1, 2) {
-                    LinkRequest::Read(a).encode()
-                } else {
-                    LinkRequest::Write(a, rng.next_u64() as u32).encode()
-                };
-                if rng.chance(1, 8) {
-                    let j = rng.below(bytes.len() as u64) as usize;
-                    bytes[j] ^= 1 << rng.below(8);
-                }
-                if rng.chance(1, 16) {
-                    bytes.truncate(1 + rng.below(bytes.len() as u64 - 1) as usize);
-                    pause = timeout + rng.below(200);
-                } else {
-                    // Room for the response (8 bytes, 80 bit times) before the next request.
-                    pause = (90 + rng.below(40)) * cfg.uart.divisor();
-                }
+                let (flip, cut) = (rng.chance(1, 8), rng.chance(1, 16));
+                (bytes, pause) = stimulus_request(&mut rng, &cfg, flip, cut);
                 k = 0;
             }
             let offer = k < bytes.len();

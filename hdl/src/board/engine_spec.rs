@@ -92,4 +92,9 @@ impl CoreSpec for EngineConfig {
             other => unreachable!("engine key_bits {other} passed validation but has no instance"),
         }
     }
+    fn test_vectors(&self, _seed: u64, _cycles: Option<usize>) -> Result<crate::shipped_testbench::Vectors, String> {
+        Err("the engine's golden model answers whole register transactions over the link, not clocks; \
+             its parts ship their own testbenches (lda, fridge, expb, dbm, link)"
+            .into())
+    }
 }

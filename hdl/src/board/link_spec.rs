@@ -31,9 +31,14 @@ impl CoreSpec for LinkConfig {
         Reference::Without("no memory: the host link's clock is the engine's")
     }
     fn stream_proof() -> StreamProof {
-        StreamProof::Skipped("no valid/ready stream on its ports (UART pins and the register bus; the register bridge has its own proof)")
+        StreamProof::Skipped(
+            "no valid/ready stream on its ports (UART pins and the register bus; the register bridge has its own proof)",
+        )
     }
     fn generate(&self) -> (String, Vec<Port>) {
         generate(LinkTop::new(self))
+    }
+    fn test_vectors(&self, seed: u64, cycles: Option<usize>) -> Result<crate::shipped_testbench::Vectors, String> {
+        crate::board::link_vectors::link_vectors(self, seed, cycles)
     }
 }

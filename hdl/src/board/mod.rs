@@ -12,6 +12,7 @@ pub mod engine_point;
 pub mod engine_spec;
 pub mod link_spec;
 pub mod link_top;
+pub mod link_vectors;
 pub mod readout_window;
 pub mod reg_bridge;
 pub mod traffic_source;

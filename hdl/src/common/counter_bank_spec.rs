@@ -85,4 +85,7 @@ impl CoreSpec for CounterBankConfig {
             other => unreachable!("widths {other:?} passed validation but have no instance"),
         }
     }
+    fn test_vectors(&self, seed: u64, cycles: Option<usize>) -> Result<crate::shipped_testbench::Vectors, String> {
+        Ok(crate::common::counter_bank_vectors::counter_bank_vectors(self, seed, cycles))
+    }
 }

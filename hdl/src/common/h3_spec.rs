@@ -52,4 +52,7 @@ impl CoreSpec for H3Config {
     fn generate(&self) -> (String, Vec<Port>) {
         h3_key!(self; 8, 16, 24, 32, 48, 64, 96, 104, 112, 120, 128)
     }
+    fn test_vectors(&self, seed: u64, cycles: Option<usize>) -> Result<crate::shipped_testbench::Vectors, String> {
+        Ok(crate::common::h3_vectors::h3_vectors(self, seed, cycles))
+    }
 }

@@ -7,6 +7,7 @@
 pub mod core;
 pub mod interval_core;
 pub mod spec;
+pub mod vectors;
 
 pub use self::core::DbmCore;
 pub use self::interval_core::DbmIntervalCore;

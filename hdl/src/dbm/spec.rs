@@ -55,4 +55,7 @@ impl CoreSpec for DbmConfig {
     fn generate(&self) -> (String, Vec<Port>) {
         if self.base_ticks == 0 { generate(DbmCore::new(self)) } else { generate(DbmIntervalCore::new(self)) }
     }
+    fn test_vectors(&self, seed: u64, cycles: Option<usize>) -> Result<crate::shipped_testbench::Vectors, String> {
+        crate::dbm::vectors::dbm_vectors(self, seed, cycles)
+    }
 }

@@ -4,5 +4,6 @@
 
 pub mod core;
 pub mod spec;
+pub mod vectors;
 
 pub use self::core::ExpbCore;

@@ -44,4 +44,7 @@ impl CoreSpec for ExpbConfig {
     fn generate(&self) -> (String, Vec<Port>) {
         generate(ExpbCore::new(self))
     }
+    fn test_vectors(&self, seed: u64, cycles: Option<usize>) -> Result<crate::shipped_testbench::Vectors, String> {
+        crate::expb::vectors::expb_vectors(self, seed, cycles)
+    }
 }

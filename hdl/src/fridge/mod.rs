@@ -5,6 +5,7 @@
 pub mod core;
 pub mod histogram;
 pub mod spec;
+pub mod vectors;
 
 pub use self::core::FridgeCore;
 pub use histogram::FridgeHistogram;

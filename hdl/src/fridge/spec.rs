@@ -86,4 +86,7 @@ impl CoreSpec for FridgeConfig {
             }
         }
     }
+    fn test_vectors(&self, seed: u64, cycles: Option<usize>) -> Result<crate::shipped_testbench::Vectors, String> {
+        Ok(crate::fridge::vectors::fridge_vectors(self, seed, cycles))
+    }
 }

@@ -2,5 +2,6 @@
 
 pub mod core;
 pub mod spec;
+pub mod vectors;
 
 pub use self::core::LdaCore;

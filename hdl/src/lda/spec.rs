@@ -4,6 +4,7 @@ use crate::common::counter_bank_spec::counter_bank_geometry;
 use crate::export::{Port, generate};
 use crate::lda::LdaCore;
 use crate::registry::{CoreSpec, Kind, Reference, RmwGeometry, StreamRule, Target};
+use crate::shipped_testbench::Vectors;
 use netmeas_sim::ConfigError;
 use netmeas_sim::counter_bank::CounterBankConfig;
 use netmeas_sim::csr::RegisterDesc;
@@ -82,6 +83,9 @@ impl CoreSpec for LdaConfig {
     /// `s_ready` is low only while the counters clear after reset (docs/cores/lda.md).
     fn stream_rule(&self) -> StreamRule {
         StreamRule { ready_after_reset: vec!["s"], register_takes: vec![], reset_latency: 1 }
+    }
+    fn test_vectors(&self, seed: u64, cycles: Option<usize>) -> Result<Vectors, String> {
+        Ok(crate::lda::vectors::lda_vectors(self, seed, cycles))
     }
     fn generate(&self) -> (String, Vec<Port>) {
         match self.key_bits {

@@ -4,5 +4,6 @@ pub mod bucket_hash;
 pub mod core;
 pub mod lane;
 pub mod spec;
+pub mod vectors;
 
 pub use self::core::RdaCore;

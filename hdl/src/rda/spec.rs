@@ -76,4 +76,7 @@ impl CoreSpec for RdaConfig {
             other => unreachable!("RDA geometry {other:?} passed validation but has no instance"),
         }
     }
+    fn test_vectors(&self, seed: u64, cycles: Option<usize>) -> Result<crate::shipped_testbench::Vectors, String> {
+        Ok(crate::rda::vectors::rda_vectors(self, seed, cycles))
+    }
 }

@@ -4,6 +4,7 @@ pub mod answer;
 pub mod core;
 pub mod partition;
 pub mod spec;
+pub mod vectors;
 
 pub use self::answer::SvbfAnswer;
 pub use self::core::SvbfCore;

@@ -74,4 +74,7 @@ impl CoreSpec for SvbfConfig {
             other => unreachable!("SVBF build {other:?} passed validation but has no instance"),
         }
     }
+    fn test_vectors(&self, seed: u64, cycles: Option<usize>) -> Result<crate::shipped_testbench::Vectors, String> {
+        Ok(crate::svbf::vectors::svbf_vectors(self, seed, cycles))
+    }
 }

@@ -16,7 +16,7 @@ fn export_and_lint(cfg: BlockConfig) {
     let e = export(&cfg).unwrap();
     assert!(e.verilog.contains(&format!("module {}(", e.top)));
     assert!(!e.verilog.contains("module top"), "top module renamed");
-    let files = e.write(&lint_dir(&e.top), netmeas_hdl::export::DEFAULT_CLOCK_MHZ).unwrap();
+    let files = e.write(&lint_dir(&e.top), netmeas_hdl::export::DEFAULT_CLOCK_MHZ, None).unwrap();
     tools::lint(&files[0], &e.top).unwrap();
 }
 
@@ -93,7 +93,7 @@ fn default_counter_bank_has_the_papers_word_and_documented_ports() {
     assert!(e.verilog.contains("(* no_rw_check *)"));
     let json: serde_json::Value = serde_json::from_str(&e.interface_json()).unwrap();
     assert_eq!(json["config"]["count_bits"], 32);
-    assert!(e.fusesoc_core().contains(&format!("toplevel: {}", e.top)));
+    assert!(e.fusesoc_core(None).contains(&format!("toplevel: {}", e.top)));
 }
 
 #[test]
@@ -130,7 +130,7 @@ fn lda_register_map_matches_the_datasheet() {
     }
     let e = netmeas_hdl::export::export(&netmeas_hdl::export::BlockConfig::new(cfg)).unwrap();
     let dir = std::env::temp_dir().join(format!("nm_lda_csr_{}", std::process::id()));
-    let files = e.write(&dir, netmeas_hdl::export::DEFAULT_CLOCK_MHZ).unwrap();
+    let files = e.write(&dir, netmeas_hdl::export::DEFAULT_CLOCK_MHZ, None).unwrap();
     let csr = files.iter().find(|f| f.to_string_lossy().ends_with(".csr.json")).expect("csr.json written");
     let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(csr).unwrap()).unwrap();
     assert_eq!(v["registers"].as_array().unwrap().len(), 4);

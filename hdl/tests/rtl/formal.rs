@@ -151,7 +151,9 @@ pub fn stream_checker(ports: &[netmeas_hdl::export::Port], rule: &StreamRule) ->
         let dir = if out { Dir::Out } else { Dir::In };
         let fields: Vec<_> = ports
             .iter()
-            .filter(|p| p.dir == dir && p.name.starts_with(&format!("{prefix}_")) && p.name != format!("{prefix}_valid"))
+            .filter(|p| {
+                p.dir == dir && p.name.starts_with(&format!("{prefix}_")) && p.name != format!("{prefix}_valid")
+            })
             .collect();
         let mut taken = format!("{prefix}_ready");
         for (_, addr) in rule.register_takes.iter().filter(|(p, _)| *p == prefix) {

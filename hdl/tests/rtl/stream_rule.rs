@@ -29,7 +29,7 @@ fn every_core_keeps_the_stream_rule() {
                 continue;
             }
         };
-        let e = export(&core.formal_config()).unwrap();
+        let e = export(&core.default_config(None).unwrap()).unwrap();
         let streams = formal::streams(&e.ports);
         assert!(streams.iter().any(|(_, out)| *out), "{}: no valid/ready stream out of the block", core.name());
         let checker = formal::stream_checker(&e.ports, &e.config.stream_rule());
@@ -46,7 +46,7 @@ fn every_core_keeps_the_stream_rule() {
 fn the_stream_checker_refutes_a_core_that_ignores_ready() {
     let core = registry::core("lda").unwrap();
     let StreamProof::Induction(depth) = core.stream_proof() else { panic!("the LDA proof runs") };
-    let e = export(&core.formal_config()).unwrap();
+    let e = export(&core.default_config(None).unwrap()).unwrap();
     let checker = formal::stream_checker(&e.ports, &e.config.stream_rule());
     let port = ".m_ro_ready(m_ro_ready)";
     assert!(checker.contains(port), "{port} is in the checker");

@@ -497,6 +497,33 @@ impl LinkCycle {
     }
 }
 
+/// A host's request as the link's stimulus draws it (the co-simulation and
+/// the shipped testbench): a read or a write of one of the first eight
+/// registers, with one bit flipped when `flip` (a CRC error) and cut short
+/// when `cut` (a truncated frame); with the clocks the host then stays
+/// silent: past the bridge's timeout after a cut frame, otherwise room for
+/// the 8-byte response.
+pub fn stimulus_request(rng: &mut crate::prng::SplitMix64, cfg: &LinkConfig, flip: bool, cut: bool) -> (Vec<u8>, u64) {
+    let a = rng.below(8) as u16;
+    let mut bytes = if rng.chance(1, 2) {
+        LinkRequest::Read(a).encode()
+    } else {
+        LinkRequest::Write(a, rng.next_u64() as u32).encode()
+    };
+    if flip {
+        let j = rng.below(bytes.len() as u64) as usize;
+        bytes[j] ^= 1 << rng.below(8);
+    }
+    let pause = if cut {
+        bytes.truncate(1 + rng.below(bytes.len() as u64 - 1) as usize);
+        cfg.bridge.timeout_clocks + rng.below(200)
+    } else {
+        // 8 bytes of response, 80 bit times, and some.
+        (90 + rng.below(40)) * cfg.uart.divisor()
+    };
+    (bytes, pause)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,7 +5,7 @@ use netmeas_sim::board::engine::EngineConfig;
 fn engine_is_synthesizable() {
     let e = export(&BlockConfig::new(EngineConfig::default())).unwrap();
     let dir = std::env::temp_dir().join(format!("netmeas-engine-lint-{}", std::process::id()));
-    let files = e.write(&dir, netmeas_hdl::export::DEFAULT_CLOCK_MHZ).unwrap();
+    let files = e.write(&dir, netmeas_hdl::export::DEFAULT_CLOCK_MHZ, None).unwrap();
     let r = netmeas_hdl::tools::lint(&files[0], &e.top);
     let csr = std::fs::read_to_string(dir.join(format!("{}.csr.json", e.top))).unwrap();
     let md = std::fs::read_to_string(dir.join(format!("{}.registers.md", e.top))).unwrap();
