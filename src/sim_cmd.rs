@@ -112,6 +112,8 @@ pub fn sim(cfg: &BlockConfig, cycles: Option<usize>, seed: u64, wave: Option<&Pa
 /// Verilog (`iverilog -g2005`, `vvp -n`, built in a scratch folder): its
 /// PASS line and the simulation's seconds, or the FAIL line or what stopped it.
 pub fn run_icarus(dir: &Path, top: &str, tb: &Testbench) -> Result<(String, f64), String> {
+    // The simulation runs in the scratch folder: the export's paths must not be relative.
+    let dir = &std::path::absolute(dir).map_err(|err| format!("{}: {err}", dir.display()))?;
     let build = BuildDir(std::env::temp_dir().join(format!("netmeas-icarus-{top}-{}", std::process::id())));
     std::fs::create_dir_all(&build.0).map_err(|err| format!("cannot create {}: {err}", build.0.display()))?;
     let vvp = build.0.join("tb.vvp");
