@@ -1,7 +1,8 @@
 //! The host link's shipped-testbench vectors (`docs/board.md`, host link):
 //! a host transmitter (the golden UART) sends register reads and writes,
 //! one in eight with a flipped bit (CRC errors), one in eight cut short
-//! and followed by a pause past the bridge's timeout (truncated frames); the
+//! and followed by a pause past the bridge's timeout (truncated frames; with
+//! the default 10^6-clock timeout the run ends in that pause); the
 //! bus acknowledges 1-4 clocks after a strobe, one strobe in 40 never; two
 //! resets. Answered by the golden per-clock model [`LinkCycle`] (UART
 //! receiver, register bridge, UART transmitter).

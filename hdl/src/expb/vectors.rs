@@ -3,8 +3,8 @@
 //! clock, so `s_ready` falls behind every gap: the documented
 //! back-pressure), one in 300 of a length near 2^32 (saturation), over four
 //! flows; the time input closes intervals between packets, the read-out
-//! consumer stalls one clock in two. Long enough for a period to end and be
-//! read out before the second reset. Answered by the golden per-clock model
+//! consumer stalls one clock in two. Small configs see periods end and read
+//! out; the default's period (25 600 base intervals) is longer than the run. Answered by the golden per-clock model
 //! [`ExpbCycle`] (Basat et al. §4.1, exponential buckets).
 
 use crate::common::bandwidth_vectors::{BwStimulus, bandwidth_inputs};

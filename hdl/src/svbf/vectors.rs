@@ -4,9 +4,10 @@
 //! boundary registers and now and then near 2^32; after each reset the
 //! boundary registers are written (increasing), later one clock in 512 a
 //! register is rewritten (sometimes with anything); a flip one clock in 64,
-//! and the held frozen copy released 400 clocks after it is held, so that
-//! queries (two clocks in three, mostly for keys of the frozen epoch:
-//! single and multiple matches, misses) meet the refined center table; the
+//! and the held frozen copy released 400 clocks after it is held; queries
+//! on two clocks in three, mostly for keys of the frozen epoch (on the
+//! default store none is taken: the release comes before the refined center
+//! table is complete, see `NOT_REACHED` in `hdl/tests/rtl/registry.rs`); the
 //! center read-out stalling one clock in three; two resets. Answered by the
 //! golden per-clock model [`SvbfCycle`] (MAPLE §3-§4: the partitioned store
 //! and its query port).
