@@ -71,7 +71,13 @@ fn every_shipped_testbench_reaches_each_situation_it_counts() {
             if gaps.contains(what) {
                 assert_eq!(*n, 0, "{}: {what} is reached now: take it off NOT_REACHED", c.name());
             } else {
-                assert!(*n > 0, "{}: {what} never happens in its {} clocks: {:?}", c.name(), v.cycles.len(), v.coverage);
+                assert!(
+                    *n > 0,
+                    "{}: {what} never happens in its {} clocks: {:?}",
+                    c.name(),
+                    v.cycles.len(),
+                    v.coverage
+                );
             }
         }
     }
