@@ -31,6 +31,11 @@ fn blocks_with_testbench() -> String {
         .join(", ")
 }
 
+/// The shipped testbench's one `PASS: …` or `FAIL: …` line in its output.
+fn verdict_line(out: &str) -> Option<String> {
+    out.lines().find(|l| l.starts_with("PASS: ") || l.starts_with("FAIL: ")).map(str::to_string)
+}
+
 /// A build folder removed when dropped.
 struct BuildDir(PathBuf);
 
@@ -88,11 +93,9 @@ pub fn sim(cfg: &BlockConfig, cycles: Option<usize>, seed: u64, wave: Option<&Pa
     }
     let o = run.output().map_err(|err| format!("cannot run the Verilated testbench: {err}"))?;
     let out = String::from_utf8_lossy(&o.stdout);
-    let verdict = out
-        .lines()
-        .find(|l| l.starts_with("PASS: ") || l.starts_with("FAIL: "))
-        .ok_or_else(|| format!("the testbench ended without a verdict: {}", String::from_utf8_lossy(&o.stderr).trim()))?
-        .to_string();
+    let verdict = verdict_line(&out).ok_or_else(|| {
+        format!("the testbench ended without a verdict: {}", String::from_utf8_lossy(&o.stderr).trim())
+    })?;
     if let Some(w) = wave {
         // Copied, not renamed: the build folder may be on another file system.
         std::fs::copy(&trace, w).map_err(|err| format!("cannot write {}: {err}", w.display()))?;
@@ -138,10 +141,6 @@ pub fn run_icarus(dir: &Path, top: &str, tb: &Testbench) -> Result<(String, f64)
         .map_err(|err| format!("cannot run vvp: {err}"))?;
     let secs = t.elapsed().as_secs_f64();
     let out = String::from_utf8_lossy(&o.stdout);
-    let verdict = out
-        .lines()
-        .find(|l| l.starts_with("PASS: ") || l.starts_with("FAIL: "))
-        .ok_or("the testbench ended without a verdict")?
-        .to_string();
+    let verdict = verdict_line(&out).ok_or("the testbench ended without a verdict")?;
     if verdict.starts_with("PASS: ") && o.status.success() { Ok((verdict, secs)) } else { Err(verdict) }
 }

@@ -6,37 +6,13 @@
 
 mod common;
 
-use common::{assert_refused, netmeas};
+use common::{assert_refused, fusesoc, netmeas};
 use netmeas_hdl::registry;
-use netmeas_hdl::tools;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn fresh_dir(name: &str) -> PathBuf {
-    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("export_flow").join(name);
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-/// Runs the venv's FuseSoC in `dir` (Verilator's folder first on `PATH`):
-/// its status and its output.
-fn fusesoc(dir: &Path, args: &[&str]) -> (bool, String) {
-    let verilator = tools::verilator().unwrap();
-    let path = std::env::join_paths(
-        [verilator.parent().unwrap().to_path_buf(), tools::venv().join("bin")]
-            .into_iter()
-            .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
-    )
-    .unwrap();
-    let o = Command::new(tools::venv().join("bin/fusesoc"))
-        .current_dir(dir)
-        .env("PATH", path)
-        .args(["--cores-root", "."])
-        .args(args)
-        .output()
-        .expect("fusesoc runs (tools/setup.sh installs it)");
-    (o.status.success(), format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr)))
+    common::fresh_dir("export_flow", name)
 }
 
 /// The exported top of `dir` (the `.v` file's stem).

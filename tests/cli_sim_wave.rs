@@ -11,10 +11,7 @@ use netmeas_hdl::registry;
 use std::path::{Path, PathBuf};
 
 fn fresh_dir(name: &str) -> PathBuf {
-    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("sim_wave").join(name);
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    common::fresh_dir("sim_wave", name)
 }
 
 /// Opens `wave` and checks that it holds `block`'s ports under the
