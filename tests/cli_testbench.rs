@@ -1,6 +1,7 @@
 //! The self-checking testbench `netmeas export --testbench` ships: for every
-//! block's default config it passes through FuseSoC's `sim` target under
-//! Icarus Verilog and under Verilator `--binary`; it fails, at the right
+//! block's default config, and for the short configs in `configs/`, it
+//! passes through FuseSoC's `sim` target under Icarus Verilog and under
+//! Verilator `--binary`; it fails, at the right
 //! cycle and port, when one expected value is changed; and it refuses a
 //! vector file that does not fit the module (short, long, of another width).
 //! Prints, per block, the clocks and both simulators' times (the figures of
@@ -8,52 +9,24 @@
 
 mod common;
 
-use common::netmeas;
+use common::{fusesoc, netmeas, run_tool as run};
 use netmeas_hdl::registry;
-use netmeas_hdl::tools;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Instant;
 
 fn fresh_dir(name: &str) -> PathBuf {
-    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("shipped_tb").join(name);
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    common::fresh_dir("shipped_tb", name)
 }
 
-/// `PATH` with Verilator's folder and the venv's `bin` first.
-fn tool_path() -> std::ffi::OsString {
-    let verilator = tools::verilator().unwrap();
-    std::env::join_paths(
-        [verilator.parent().unwrap().to_path_buf(), tools::venv().join("bin")]
-            .into_iter()
-            .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
-    )
-    .unwrap()
-}
-
-/// Runs `program args` in `dir` with [`tool_path`]: its status and output.
-fn run(dir: &Path, program: &Path, args: &[&str]) -> (bool, String) {
-    let o = Command::new(program)
-        .current_dir(dir)
-        .env("PATH", tool_path())
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("{} runs (tools/setup.sh installs it): {e}", program.display()));
-    (o.status.success(), format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr)))
-}
-
-fn fusesoc(dir: &Path, args: &[&str]) -> (bool, String) {
-    let mut all = vec!["--cores-root", "."];
-    all.extend_from_slice(args);
-    run(dir, &tools::venv().join("bin/fusesoc"), &all)
-}
-
-/// Exports `block` with its testbench into a fresh folder: (folder, top).
-fn export_with_testbench(block: &str, tag: &str) -> (PathBuf, String) {
+/// Exports `block` (with the config file `config`, else its default) and its
+/// testbench into a fresh folder: (folder, top).
+fn export_with_testbench(block: &str, tag: &str, config: Option<&Path>) -> (PathBuf, String) {
     let dir = fresh_dir(&format!("{block}{tag}"));
-    let o = netmeas(&["export", block, "--testbench", "--out", dir.to_str().unwrap()]);
+    let mut args = vec!["export", block, "--testbench", "--out", dir.to_str().unwrap()];
+    if let Some(c) = config {
+        args.extend(["--config", c.to_str().unwrap()]);
+    }
+    let o = netmeas(&args);
     assert!(o.status.success(), "{block}: {}", String::from_utf8_lossy(&o.stderr));
     let listed = String::from_utf8_lossy(&o.stdout).to_string();
     let top = listed
@@ -71,9 +44,36 @@ fn verdict(out: &str) -> &str {
     v[0]
 }
 
+/// Exports `block` with its testbench and runs FuseSoC's `core-info` and its
+/// `sim` target under Icarus and Verilator; both must PASS. Prints the
+/// clocks and the two times.
+fn passes_through_fusesoc(block: &str, tag: &str, config: Option<&Path>) {
+    let version = env!("CARGO_PKG_VERSION");
+    let (dir, top) = export_with_testbench(block, tag, config);
+    let vlnv = format!("netmeas:blocks:{top}:{version}");
+    let (ok, info) = fusesoc(&dir, &["core-info", &vlnv]);
+    assert!(ok && info.contains("sim "), "{block}: no sim target: {info}");
+    let lines = std::fs::read_to_string(dir.join(format!("{top}_tb.hex"))).unwrap().lines().count() - 1;
+    let mut times = Vec::new();
+    for tool in ["icarus", "verilator"] {
+        let t = Instant::now();
+        let (ok, out) =
+            fusesoc(&dir, &["run", "--build-root", &format!("build_{tool}"), "--target", "sim", "--tool", tool, &vlnv]);
+        let secs = t.elapsed().as_secs_f64();
+        let v = verdict(&out);
+        assert!(ok && v.starts_with("PASS: "), "{block} under {tool}: {v}\n{out}");
+        assert!(v.contains(&format!("{lines} cycles")), "{block}: {v}");
+        times.push(secs);
+    }
+    let with = config.map_or(String::new(), |c| format!(" ({})", c.file_name().unwrap().to_string_lossy()));
+    println!(
+        "{block}{with}: {lines} cycles, PASS under Icarus ({:.1} s) and Verilator --binary ({:.1} s, with its C++ build), through FuseSoC",
+        times[0], times[1]
+    );
+}
+
 #[test]
 fn every_shipped_testbench_passes_under_icarus_and_verilator_through_fusesoc() {
-    let version = env!("CARGO_PKG_VERSION");
     for core in registry::CORES {
         let cfg = core.default_config(None).unwrap();
         if let Err(why) = cfg.test_vectors(1, None) {
@@ -86,30 +86,18 @@ fn every_shipped_testbench_passes_under_icarus_and_verilator_through_fusesoc() {
             println!("{}: no shipped testbench: {why}", core.name());
             continue;
         }
-        let (dir, top) = export_with_testbench(core.name(), "");
-        let vlnv = format!("netmeas:blocks:{top}:{version}");
-        let (ok, info) = fusesoc(&dir, &["core-info", &vlnv]);
-        assert!(ok && info.contains("sim "), "{}: no sim target: {info}", core.name());
-        let lines = std::fs::read_to_string(dir.join(format!("{top}_tb.hex"))).unwrap().lines().count() - 1;
-        let mut times = Vec::new();
-        for tool in ["icarus", "verilator"] {
-            let t = Instant::now();
-            let (ok, out) = fusesoc(
-                &dir,
-                &["run", "--build-root", &format!("build_{tool}"), "--target", "sim", "--tool", tool, &vlnv],
-            );
-            let secs = t.elapsed().as_secs_f64();
-            let v = verdict(&out);
-            assert!(ok && v.starts_with("PASS: "), "{} under {tool}: {v}\n{out}", core.name());
-            assert!(v.contains(&format!("{lines} cycles")), "{}: {v}", core.name());
-            times.push(secs);
-        }
-        println!(
-            "{}: {lines} cycles, PASS under Icarus ({:.1} s) and Verilator --binary ({:.1} s, with its C++ build), through FuseSoC",
-            core.name(),
-            times[0],
-            times[1]
-        );
+        passes_through_fusesoc(core.name(), "", None);
+    }
+}
+
+/// The configs in `configs/` whose testbenches reach what the defaults'
+/// cannot in a few thousand clocks (EXPB's period end and read-out, the
+/// link's timed-out frames) pass as well.
+#[test]
+fn the_shipped_testbenches_of_the_short_configs_pass_under_icarus_and_verilator() {
+    let configs = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs");
+    for (block, file) in [("expb", "expb-period-80ms.toml"), ("link", "link-timeout-20k.toml")] {
+        passes_through_fusesoc(block, "_short", Some(&configs.join(file)));
     }
 }
 
@@ -158,7 +146,7 @@ fn flip_bit(line: &str, bit: usize) -> String {
 
 #[test]
 fn a_changed_expected_value_fails_at_its_cycle_and_a_mismatched_vector_file_is_refused() {
-    let (dir, top) = export_with_testbench("lda", "_mutants");
+    let (dir, top) = export_with_testbench("lda", "_mutants", None);
     let vvp = icarus_build(&dir, &top);
     let hex = dir.join(format!("{top}_tb.hex"));
     let text = std::fs::read_to_string(&hex).unwrap();

@@ -3,19 +3,21 @@
 //! clock, so `s_ready` falls behind every gap: the documented
 //! back-pressure), one in 300 of a length near 2^32 (saturation), over four
 //! flows; the time input closes intervals between packets, the read-out
-//! consumer stalls one clock in two. Small configs see periods end and read
-//! out; the default's period (25 600 base intervals) is longer than the run. Answered by the golden per-clock model
+//! consumer stalls one clock in two. A period of up to about a thousand
+//! base intervals ends and reads out within the run (`configs/expb-period-80ms.toml`);
+//! the default's (25 600 base intervals, about 92 000 clocks at some 3.6
+//! clocks per interval) does not. Answered by the golden per-clock model
 //! [`ExpbCycle`] (Basat et al. §4.1, exponential buckets).
 
 use crate::common::bandwidth_vectors::{BwStimulus, bandwidth_inputs};
 use crate::shipped_testbench::{Tally, VectorCycle, Vectors};
 use netmeas_sim::dbm::{ExpbConfig, ExpbCycle};
 
-/// The vectors of `cfg`, `cycles` clocks long (by default three periods'
-/// worth of base intervals and 4000 clocks more, at least 6000).
+/// The vectors of `cfg`, `cycles` clocks long (by default three periods at
+/// four clocks per base interval and 4000 clocks more, within 6000..=12000).
 pub fn expb_vectors(cfg: &ExpbConfig, seed: u64, cycles: Option<usize>) -> Result<Vectors, String> {
     let per_period = (cfg.period_ticks / cfg.base_ticks) as usize;
-    let n = cycles.unwrap_or((3 * per_period + 4000).max(6000));
+    let n = cycles.unwrap_or((12 * per_period + 4000).clamp(6000, 12_000));
     let mut golden = ExpbCycle::new(cfg).map_err(|e| e.to_string())?;
     let mut stim = BwStimulus::new(seed);
     let (mut tally, mut cycles) = (Tally::default(), Vec::with_capacity(n));

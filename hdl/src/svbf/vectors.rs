@@ -3,12 +3,12 @@
 //! four keys (back-to-back inserts into one word), latencies across the
 //! boundary registers and now and then near 2^32; after each reset the
 //! boundary registers are written (increasing), later one clock in 512 a
-//! register is rewritten (sometimes with anything); a flip one clock in 64,
-//! and the held frozen copy released 400 clocks after it is held; queries
-//! on two clocks in three, mostly for keys of the frozen epoch (on the
-//! default store none is taken: the release comes before the refined center
-//! table is complete, see `NOT_REACHED` in `hdl/tests/rtl/registry.rs`); the
-//! center read-out stalling one clock in three; two resets. Answered by the
+//! register is rewritten (sometimes with anything); a flip one clock in 64;
+//! queries on two clocks in three, mostly for keys of the frozen epoch; the
+//! held frozen copy released once the query port has taken queries for
+//! [`QUERY_CLOCKS`] clocks (it opens when the refined center table of the
+//! held epoch is complete); the center read-out stalling one clock in
+//! three; two resets. Answered by the
 //! golden per-clock model [`SvbfCycle`] (MAPLE §3-§4: the partitioned store
 //! and its query port).
 
@@ -19,8 +19,8 @@ use netmeas_sim::svbf::cycle::{SVBF_REG_NBOUNDS, SvbfCycle, SvbfInputs};
 
 /// Clocks of an SVBF store's vectors.
 const CYCLES: usize = 5000;
-/// Clocks the frozen copy stays held before the vectors release it.
-const HOLD: u32 = 400;
+/// Clocks the query port is ready (`q_ready`) before the vectors release the held copy.
+const QUERY_CLOCKS: u32 = 150;
 
 /// The vectors of `cfg`, `cycles` clocks long (by default [`CYCLES`]).
 pub fn svbf_vectors(cfg: &SvbfConfig, seed: u64, cycles: Option<usize>) -> Vectors {
@@ -29,13 +29,13 @@ pub fn svbf_vectors(cfg: &SvbfConfig, seed: u64, cycles: Option<usize>) -> Vecto
     let mut rng = SplitMix64::new(seed);
     let (mut tally, mut cycles) = (Tally::default(), Vec::with_capacity(n));
     let (mut live, mut frozen, mut tag, mut reset_q) = (Vec::<u64>::new(), Vec::<u64>::new(), 0u16, false);
-    let (mut held_for, mut setup) = (0u32, 0u32);
+    let (mut ready_for, mut setup) = (0u32, 0u32);
     for k in 0..n {
         let mut i = SvbfInputs::default();
         if k > 0 {
             i.reset = reset_at(k, n);
             i.flip = rng.chance(1, 64);
-            i.release = held_for >= HOLD;
+            i.release = ready_for >= QUERY_CLOCKS;
             i.ro_ready = rng.chance(2, 3);
             i.ovf_clear = rng.chance(1, 512);
             if rng.chance(3, 4) {
@@ -76,7 +76,12 @@ pub fn svbf_vectors(cfg: &SvbfConfig, seed: u64, cycles: Option<usize>) -> Vecto
             }
         }
         let o = golden.step(&i);
-        held_for = if o.held && !i.release { held_for + 1 } else { 0 };
+        // Counted while held (a release holds `q_ready` low until the hold ends).
+        ready_for = match (o.held, o.q_ready) {
+            (true, true) => ready_for + 1,
+            (true, false) => ready_for,
+            (false, _) => 0,
+        };
         // What the core takes in the clock after a reset is dropped as well.
         let live_clock = !i.reset && !reset_q;
         reset_q = i.reset;
