@@ -11,6 +11,7 @@ pub mod csr;
 pub mod dbm;
 pub mod error;
 pub mod files;
+pub mod frame;
 pub mod fridge;
 pub mod h3;
 pub mod lda;
