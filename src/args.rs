@@ -6,7 +6,8 @@
 
 use clap::{Args, ValueEnum};
 use netmeas_sim::dbm::{BurstySpec, BwPacket, pcap_bandwidth};
-use netmeas_sim::traffic::{DelayDist, LossModel, Source, TrafficSpec, read_pcap};
+use netmeas_sim::frame::ParseCounts;
+use netmeas_sim::traffic::{CaptureReader, DelayDist, LossModel, Source, TrafficSpec, read_pcap};
 use netmeas_testbench::RtlRunCycles;
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -123,7 +124,7 @@ pub struct TrafficArgs {
     /// Distinct 5-tuples of the synthetic source.
     #[arg(long, default_value_t = 10_000)]
     pub flows: u32,
-    /// Take keys and send times from this pcap instead (IPv4 5-tuple + IP ID).
+    /// Take keys and send times from this capture instead (pcap or pcapng; the key of docs/integration.md).
     #[arg(long)]
     pub pcap: Option<PathBuf>,
     /// Delay distribution, µs: weibull:SCALE:SHAPE, pareto:SCALE:SHAPE or const:DELAY.
@@ -160,16 +161,54 @@ impl TrafficArgs {
         })
     }
 
-    /// The source as the reports name it: the capture's path or `synthetic`.
-    pub fn source_name(&self) -> String {
-        self.pcap.as_ref().map_or_else(|| "synthetic".into(), |p| p.display().to_string())
+    /// The source of `spec` (built by [`Self::spec`]) as the reports name it.
+    pub fn source(&self, spec: &TrafficSpec) -> TrafficSource {
+        match (&self.pcap, &spec.source) {
+            (Some(p), Source::Pcap { trace, .. }) => TrafficSource::capture(p, trace.counts.clone()),
+            _ => TrafficSource::synthetic(),
+        }
+    }
+}
+
+/// Where a run's packets came from: `synthetic`, or a capture's path with
+/// the frame parser's counts (frames, records, skipped by reason).
+#[derive(Clone, Debug)]
+pub struct TrafficSource {
+    /// The capture's path, or `synthetic`.
+    pub name: String,
+    /// The frame parser's counts of a capture.
+    pub capture: Option<ParseCounts>,
+}
+
+impl TrafficSource {
+    /// A synthetic trace.
+    pub fn synthetic() -> Self {
+        Self { name: "synthetic".into(), capture: None }
+    }
+
+    /// The capture at `path`, read with `counts`.
+    pub fn capture(path: &std::path::Path, counts: ParseCounts) -> Self {
+        Self { name: path.display().to_string(), capture: Some(counts) }
+    }
+
+    /// As the text reports print it: the name, and a capture's counts.
+    pub fn text(&self) -> String {
+        match &self.capture {
+            Some(c) => format!("{}: {}", self.name, c.summary()),
+            None => self.name.clone(),
+        }
+    }
+
+    /// The JSON reports' `source` and `capture` fields.
+    pub fn json_fields(&self) -> (serde_json::Value, serde_json::Value) {
+        (self.name.clone().into(), self.capture.as_ref().map_or(serde_json::Value::Null, |c| c.to_json()))
     }
 }
 
 /// The packet stream of a bandwidth run.
 #[derive(Args, Clone, Debug)]
 pub struct BwTraffic {
-    /// Take the packets (time, wire length, 5-tuple digest as flow) from this capture.
+    /// Take the packets (time, wire length, flow ID) from this capture (pcap or pcapng).
     #[arg(long)]
     pub pcap: Option<PathBuf>,
     /// Length of the synthetic trace.
@@ -202,12 +241,12 @@ pub struct BwTraffic {
 }
 
 impl BwTraffic {
-    /// The packets and the name of their source.
-    pub fn packets(&self) -> Result<(Vec<BwPacket>, String), String> {
+    /// The packets and their source.
+    pub fn packets(&self) -> Result<(Vec<BwPacket>, TrafficSource), String> {
         if let Some(p) = &self.pcap {
-            let data = netmeas_sim::files::read_input(p)?;
-            let packets = pcap_bandwidth(&data).map_err(|e| format!("{}: {e}", p.display()))?;
-            return Ok((packets, p.display().to_string()));
+            let (packets, counts) =
+                pcap_bandwidth(CaptureReader::open(p)?).map_err(|e| format!("{}: {e}", p.display()))?;
+            return Ok((packets, TrafficSource::capture(p, counts)));
         }
         if !(self.burst_mb.is_finite() && self.burst_mb >= 0.0) {
             return Err(format!("--burst-mb {}: not a size", self.burst_mb));
@@ -227,7 +266,7 @@ impl BwTraffic {
         if packets.is_empty() {
             return Err("the synthetic trace holds no packet (no source was ever on)".into());
         }
-        Ok((packets, "synthetic".into()))
+        Ok((packets, TrafficSource::synthetic()))
     }
 }
 

@@ -4,7 +4,7 @@
 //! 95th percentile, mean, the coarsest scale whose peak exceeds a rate) and
 //! scored against the exact statistics of the raw stream.
 
-use crate::args::{BwTraffic, Engine, parse_duration_ns, run_engines};
+use crate::args::{BwTraffic, Engine, TrafficSource, parse_duration_ns, run_engines};
 use clap::Args;
 use netmeas_sim::dbm::{
     BwPacket, DbmConfig, DbmPeriod, ExpbConfig, ExpbPeriod, MergeRule, SeriesStats, coarsest_exceeding, dbm_series,
@@ -128,11 +128,12 @@ fn parse_base_us(flag: &str, us: f64) -> Result<u64, String> {
 
 /// A bandwidth run's JSON report: `run` (core, engine, config, synopsis
 /// match), the traffic, the query asked, and `rest` (periods, result, timing).
-fn report_json(q: &BwQuery, run: Value, source: &str, packets: &[BwPacket], rest: Value) -> Value {
+fn report_json(q: &BwQuery, run: Value, source: &TrafficSource, packets: &[BwPacket], rest: Value) -> Value {
     let mut v = run;
     let bytes: u64 = packets.iter().map(|p| p.len as u64).sum();
     v["units"] = json!("ns, bytes");
-    v["traffic"] = json!({ "source": source, "packets": packets.len(), "bytes": bytes });
+    let (name, capture) = source.json_fields();
+    v["traffic"] = json!({ "source": name, "capture": capture, "packets": packets.len(), "bytes": bytes });
     v["query"] = json!(q.query);
     v["timescale_us"] = json!(q.timescale_us);
     if let (Some(m), Value::Object(r)) = (v.as_object_mut(), rest) {
@@ -293,12 +294,13 @@ pub fn run_dbm_cmd(a: &RunDbm) -> Result<(), String> {
         ))?;
     } else {
         println!(
-            "dbm-{}, {} buckets, {mode}, period {} ns; {} packets in {} period(s) ({source}); engine {}",
+            "dbm-{}, {} buckets, {mode}, period {} ns; {} packets in {} period(s) ({}); engine {}",
             cfg.rule.name(),
             cfg.buckets,
             cfg.period_ticks,
             packets.len(),
             periods.len(),
+            source.text(),
             a.engine
         );
         print_answers(&format!("{} at {} us", a.query.query, a.query.timescale_us), q, &answers);
@@ -496,12 +498,13 @@ pub fn run_expb_cmd(a: &RunExpb) -> Result<(), String> {
         ))?;
     } else {
         println!(
-            "expb, {} scales from {} ns, period {} ns; {} packets in {} period(s) ({source}); engine {}",
+            "expb, {} scales from {} ns, period {} ns; {} packets in {} period(s) ({}); engine {}",
             cfg.scales,
             cfg.base_ticks,
             cfg.period_ticks,
             packets.len(),
             periods.len(),
+            source.text(),
             a.engine
         );
         print_answers(&format!("{} at {} us", a.query.query, a.query.timescale_us), q, &answers);

@@ -5,7 +5,7 @@
 //! simple algorithm as a baseline on the same stream and memory, and the §5
 //! error metrics against the ground truth.
 
-use crate::args::{Engine, parse_duration_ns, run_engines};
+use crate::args::{Engine, TrafficSource, parse_duration_ns, run_engines};
 use crate::plot::fmt_ns;
 use clap::Args;
 use netmeas_sim::error::load_config;
@@ -13,6 +13,7 @@ use netmeas_sim::fridge::{
     Cdf, FridgeConfig, FridgeRun, FridgeTrace, Percentiles, Scored, SyntheticSpec, pcap_pairs, run_golden, run_simple,
     score_histograms, score_samples, tune_prob_log2,
 };
+use netmeas_sim::traffic::CaptureReader;
 use netmeas_testbench::fridge::{check_rtl_config, rtl_fridge_run};
 use serde_json::{Value, json};
 use std::path::PathBuf;
@@ -129,11 +130,12 @@ impl RunFridge {
     }
 
     /// The stream: the capture or the synthetic trace.
-    fn trace(&self) -> Result<(FridgeTrace, String), String> {
+    fn trace(&self) -> Result<(FridgeTrace, TrafficSource), String> {
         match &self.pcap {
             Some(p) => {
-                let data = netmeas_sim::files::read_input(p)?;
-                Ok((pcap_pairs(&data).map_err(|e| format!("{}: {e}", p.display()))?, p.display().to_string()))
+                let t = pcap_pairs(CaptureReader::open(p)?).map_err(|e| format!("{}: {e}", p.display()))?;
+                let source = TrafficSource::capture(p, t.capture.clone().unwrap_or_default());
+                Ok((t, source))
             }
             None => {
                 let spec = SyntheticSpec {
@@ -144,7 +146,7 @@ impl RunFridge {
                     max_delay_ns: parse_duration_ns(&self.max_delay)?,
                     seed: self.trace_seed,
                 };
-                Ok((spec.build()?, "synthetic".into()))
+                Ok((spec.build()?, TrafficSource::synthetic()))
             }
         }
     }
@@ -251,7 +253,7 @@ pub fn run(a: &RunFridge) -> Result<(), String> {
     a.plot.as_deref().map(crate::plot::check_path).transpose()?;
     let (trace, source) = a.trace()?;
     if trace.truth.is_empty() {
-        return Err(format!("{source}: no request/response pair in the stream, nothing to measure"));
+        return Err(format!("{}: no request/response pair in the stream, nothing to measure", source.name));
     }
     if a.tunes_probs() {
         cfg.entry_prob_log2 = auto_probs(&cfg, &trace, max_delay);
@@ -309,7 +311,7 @@ pub fn run(a: &RunFridge) -> Result<(), String> {
         crate::output::print_json(json!({
             "core": "fridge", "engine": a.engine, "config": cfg, "units": "ns",
             "entry_prob": (0..cfg.fridges()).map(|k| cfg.hw_prob(k)).collect::<Vec<_>>(),
-            "traffic": { "source": source, "requests": trace.requests(), "responses": responses,
+            "traffic": { "source": source.json_fields().0, "capture": source.json_fields().1, "requests": trace.requests(), "responses": responses,
                          "pairs": trace.truth.len(), "unmatched_responses": trace.unmatched_responses,
                          "repeated_requests": trace.repeated_requests, "skipped_records": trace.skipped },
             "synopsis_match": synopsis_match,
@@ -323,13 +325,14 @@ pub fn run(a: &RunFridge) -> Result<(), String> {
         }))?;
     } else {
         println!(
-            "fridges {:?} entries, p = 2^{:?}; {} requests, {} responses, {} pairs ({source}); engine {}",
+            "fridges {:?} entries, p = 2^{:?}; {} requests, {} responses, {} pairs ({src}); engine {}",
             cfg.entries,
             cfg.entry_prob_log2,
             trace.requests(),
             responses,
             trace.truth.len(),
-            a.engine
+            a.engine,
+            src = source.text()
         );
         if trace.unmatched_responses + trace.repeated_requests > 0 {
             println!(

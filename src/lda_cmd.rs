@@ -163,19 +163,19 @@ pub fn run(a: &RunLda) -> Result<(), String> {
     if let Some(dir) = &a.save_synopses {
         write_synopses(dir, &pair)?;
     }
-    let source = a.traffic.source_name();
+    let source = a.traffic.source(&spec);
     drop(progress);
     if a.json {
         crate::output::print_json(json!({
             "core": "lda", "engine": a.engine, "config": cfg, "units": "ns",
-            "traffic": { "source": source, "packets": trace.packets.len(), "delay": spec.delay.to_string(),
+            "traffic": { "source": source.json_fields().0, "capture": source.json_fields().1, "packets": trace.packets.len(), "delay": spec.delay.to_string(),
                          "loss_rate": spec.loss_rate, "loss_model": a.traffic.loss_model, "seed": spec.seed },
             "synopsis_match": matched, "estimates": o.estimates, "truth": o.truth, "rel_error": o.rel_error,
             "timing": timing,
         }))?;
     } else {
         println!(
-            "LDA {} x {} rows, thresholds {:?}, {}-bit key; {} packets ({source}), delay {}, loss {} {}; engine {}",
+            "LDA {} x {} rows, thresholds {:?}, {}-bit key; {} packets ({src}), delay {}, loss {} {}; engine {}",
             cfg.banks,
             cfg.rows,
             cfg.bank_prob_log2,
@@ -184,7 +184,8 @@ pub fn run(a: &RunLda) -> Result<(), String> {
             spec.delay,
             spec.loss_rate,
             a.traffic.loss_model,
-            a.engine
+            a.engine,
+            src = source.text()
         );
         print_outcome(&o);
         if matched == Some(true) {

@@ -266,14 +266,14 @@ pub fn run(a: &RunRda) -> Result<(), String> {
     if let Some(dir) = &a.save_synopses {
         write_outputs(dir, &pair, &o)?;
     }
-    let source = a.traffic.source_name();
+    let source = a.traffic.source(&spec.base);
     drop(progress);
     if a.json {
         let d = &o.decode;
         crate::output::print_json(json!({
             "core": "rda", "engine": a.engine, "config": cfg, "units": "ns",
             "memory_bits": rda_memory_bits(&cfg),
-            "traffic": { "source": source, "packets": iv.sender.len(), "delay": spec.base.delay.to_string(),
+            "traffic": { "source": source.json_fields().0, "capture": source.json_fields().1, "packets": iv.sender.len(), "delay": spec.base.delay.to_string(),
                          "loss_rate": spec.base.loss_rate, "loss_model": a.traffic.loss_model,
                          "reorder_rate": spec.reorder_rate, "reorder_window_ns": spec.window_ns, "seed": spec.base.seed },
             "synopsis_match": matched,
@@ -286,7 +286,7 @@ pub fn run(a: &RunRda) -> Result<(), String> {
         }))?;
     } else {
         println!(
-            "RDA {} x {} buckets, {}-bit sums ({} kbit); {} packets ({source}), delay {}, loss {} {}, reorder {}; interval {} ns; engine {}",
+            "RDA {} x {} buckets, {}-bit sums ({} kbit); {} packets ({src}), delay {}, loss {} {}, reorder {}; interval {} ns; engine {}",
             cfg.banks,
             cfg.buckets,
             cfg.tsum_bits,
@@ -297,7 +297,8 @@ pub fn run(a: &RunRda) -> Result<(), String> {
             a.traffic.loss_model,
             spec.reorder_rate,
             iv.delta,
-            a.engine
+            a.engine,
+            src = source.text()
         );
         print_outcome(&cfg, &o);
         if matched == Some(true) {

@@ -203,6 +203,64 @@ fn a_capture_drives_both_engines() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A pcapng capture (microsecond interface) with IPv6 frames, double-tagged
+/// frames and frames the parser skips: the run takes every IP packet and
+/// reports the rest by reason, in JSON and in text.
+#[test]
+fn a_pcapng_capture_with_ipv6_vlans_and_junk_reports_what_it_skipped() {
+    use netmeas_sim::traffic::{CaptureFormat, PcapPacket, pack_key, write_capture, write_pcap_as};
+    let dir = common::fresh_dir("pcapng", "mixed");
+    let keys: Vec<PcapPacket> = (0..3000u64)
+        .map(|i| PcapPacket {
+            ts_ns: 1_700_000_000_000_000_000 + 2_000 * i,
+            key: pack_key(0x0a00_0001 + (i % 40) as u32, 0x0a00_0100, 4000, 53, 17, (i / 40) as u16),
+        })
+        .collect();
+    // The same frames as pcapng, then each IPv4 frame also as IPv6 and double-tagged, and an ARP frame.
+    let ipv4 = netmeas_sim::traffic::parse_pcap(&write_pcap_as(&keys, CaptureFormat::Pcap)).unwrap();
+    assert_eq!(ipv4.packets.len(), 3000);
+    let base = write_pcap_as(&keys, CaptureFormat::PcapNgMicros);
+    let mut frames: Vec<(u64, Vec<u8>)> = Vec::new();
+    let mut r = netmeas_sim::traffic::CaptureReader::from_bytes(&base).unwrap();
+    while let Some(f) = r.next_frame() {
+        let f = f.unwrap();
+        let v4 = f.data.clone();
+        // 802.1ad + 802.1Q tags in front of the IPv4 ethertype.
+        let tagged = [&v4[..12], &[0x88, 0xa8, 0, 1, 0x81, 0, 0, 2], &v4[12..]].concat();
+        // IPv6: version 6, payload = the UDP datagram, next header UDP, addresses from the IPv4 ones.
+        let udp = &v4[34..];
+        let mut v6 = [&v4[..12], &[0x86, 0xdd][..]].concat();
+        v6.extend_from_slice(&[0x60, 0, 0, 1]);
+        v6.extend_from_slice(&(udp.len() as u16).to_be_bytes());
+        v6.extend_from_slice(&[17, 64]);
+        v6.extend_from_slice(&[&v4[26..30], &[0; 12][..]].concat());
+        v6.extend_from_slice(&[&v4[30..34], &[0; 12][..]].concat());
+        v6.extend_from_slice(udp);
+        frames.push((f.ts_ns, v4));
+        frames.push((f.ts_ns + 300, tagged));
+        frames.push((f.ts_ns + 600, v6));
+        frames.push((f.ts_ns + 900, [&[0xff; 12][..], &[0x08, 0x06], &[0; 28]].concat()));
+    }
+    let cap = dir.join("mixed.pcapng");
+    std::fs::write(&cap, write_capture(&frames, CaptureFormat::PcapNgNanos)).unwrap();
+    let run = |json_out: bool| {
+        let mut args = vec!["run", "lda", "--pcap", cap.to_str().unwrap(), "--engine", "golden"];
+        if json_out {
+            args.push("--json");
+        }
+        netmeas(&args)
+    };
+    let v = json(&run(true));
+    assert_eq!(v["traffic"]["packets"], 9000);
+    assert_eq!(v["traffic"]["capture"]["frames"], 12000);
+    assert_eq!(v["traffic"]["capture"]["records"], 9000);
+    assert_eq!(v["traffic"]["capture"]["skipped"]["not_ip"], 3000);
+    assert_eq!(v["traffic"]["capture"]["skipped"]["truncated"], 0);
+    let o = run(false);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success() && text.contains("12000 frames, 9000 records, 3000 skipped (not IP 3000)"), "{text}");
+}
+
 #[test]
 fn short_runs_work_with_the_default_flow_count() {
     // 1 000 packets drawn from the default 10 000 flows.

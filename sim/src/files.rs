@@ -75,12 +75,21 @@ fn stage(path: &Path, contents: &[u8]) -> Result<(PathBuf, PathBuf, bool), Strin
 /// regular file is read: a FIFO or a device would block or never end, so it
 /// is refused by name instead. The error is one line naming the file.
 pub fn read_input(path: &Path) -> Result<Vec<u8>, String> {
+    let mut data = Vec::new();
+    std::io::Read::read_to_end(&mut open_input(path)?, &mut data)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    Ok(data)
+}
+
+/// Opens an input file to read it as a stream, refusing what [`read_input`]
+/// refuses (a folder, a FIFO, a device). The error is one line naming the file.
+pub fn open_input(path: &Path) -> Result<std::fs::File, String> {
     let meta = std::fs::metadata(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     if !meta.is_file() {
         let what = if meta.is_dir() { "a folder" } else { "not a regular file (a FIFO or a device)" };
         return Err(format!("cannot read {}: it is {what}", path.display()));
     }
-    std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+    std::fs::File::open(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
 }
 
 /// [`read_input`] as UTF-8 text.

@@ -25,7 +25,8 @@ use netmeas_sim::lda::{LdaConfig, LdaSynopsis, golden_pair};
 use netmeas_sim::prng::SplitMix64;
 use netmeas_sim::rda::{IntervalTrace, RdaConfig, RdaHashes, RdaSynopsis, RdaTrafficSpec, reconcile};
 use netmeas_sim::traffic::{
-    DelayDist, LossModel, PcapPacket, Source, Trace, TrafficSpec, pack_key, parse_pcap, write_pcap,
+    CaptureFormat, CaptureReader, DelayDist, LossModel, PcapPacket, Source, Trace, TrafficSpec, pack_key, parse_pcap,
+    write_pcap, write_pcap_as,
 };
 use proptest::prelude::*;
 use proptest::test_runner::{Config, FileFailurePersistence, TestRunner};
@@ -152,7 +153,13 @@ fn pcap_reader() {
             answer_after_ns: (i % 4 != 1).then_some(300 + 97 * i),
         })
         .collect();
-    let corpus = vec![write_pcap(&packets), write_exchange_pcap(&exchanges), write_pcap(&packets[..3])];
+    let corpus = vec![
+        write_pcap(&packets),
+        write_exchange_pcap(&exchanges),
+        write_pcap(&packets[..3]),
+        write_pcap_as(&packets, CaptureFormat::PcapNgNanos),
+        write_pcap_as(&packets[..5], CaptureFormat::PcapNgMicros),
+    ];
     for c in &corpus {
         parse_pcap(c).unwrap();
     }
@@ -163,11 +170,11 @@ fn pcap_reader() {
             let t0 = t.packets.first().map_or(0, |p| p.ts_ns);
             prop_assert!(t.packets.iter().all(|p| p.ts_ns.abs_diff(t0) < 1 << 48));
         }
-        if let Ok(b) = pcap_bandwidth(d) {
+        if let Ok((b, _)) = CaptureReader::from_bytes(d).and_then(pcap_bandwidth) {
             prop_assert!(b.windows(2).all(|w| w[0].ts <= w[1].ts) && b.iter().all(|p| p.ts < 1 << 48));
             prop_assert!(b.iter().all(|p| p.len as usize <= 1 << 18));
         }
-        if let Ok(f) = pcap_pairs(d) {
+        if let Ok(f) = CaptureReader::from_bytes(d).and_then(pcap_pairs) {
             prop_assert!(f.packets.iter().all(|p| p.ts < 1 << 48));
         }
         Ok(accepted)

@@ -3,8 +3,9 @@
 //! augmented trace of Uyeda et al. §4.1.2: "three bursts, each lasting 4 msec
 //! and transmitting between 4.0 and 4.4 MB"), and captures.
 
+use crate::frame::ParseCounts;
 use crate::prng::SplitMix64;
-use crate::traffic::pcap::{ipv4_packet, pcap_frames};
+use crate::traffic::CaptureReader;
 use serde::{Deserialize, Serialize};
 
 /// One packet as the bandwidth cores see it.
@@ -121,41 +122,27 @@ impl BurstySpec {
     }
 }
 
-/// Packets {time since the first packet in ns, captured wire length, 5-tuple
-/// digest} of every IPv4 packet of a classic pcap capture. Truncated or
-/// malformed captures and captures whose times go backwards are errors.
-pub fn pcap_bandwidth(data: &[u8]) -> Result<Vec<BwPacket>, String> {
-    let (link, frames) = pcap_frames(data)?;
-    let mut out: Vec<BwPacket> = Vec::with_capacity(frames.len());
+/// Packets {time since the first packet in ns, wire length, flow ID} of
+/// every IP packet of a capture, as the frame parser's reference gives them
+/// ([`crate::frame`]: the flow ID is the H3 hash of the 5-tuple), and the
+/// parser's counts. Truncated or malformed captures and captures whose times
+/// go backwards are errors.
+pub fn pcap_bandwidth(mut r: CaptureReader) -> Result<(Vec<BwPacket>, ParseCounts), String> {
+    let mut out: Vec<BwPacket> = Vec::new();
+    let mut counts = ParseCounts::default();
     let mut t0 = None;
-    for f in &frames {
-        let Some(ip) = ipv4_packet(link, f.body) else { continue };
+    while let Some(rec) = r.next_record(&mut counts) {
+        let Ok(f) = rec? else { continue };
         let t0 = *t0.get_or_insert(f.ts_ns);
         if f.ts_ns < t0 || out.last().is_some_and(|p| f.ts_ns - t0 < p.ts) {
             return Err(format!("packet time {} ns goes backwards", f.ts_ns));
         }
-        let flow = flow_digest(ip);
-        out.push(BwPacket { ts: f.ts_ns - t0, len: f.orig_len, flow });
+        out.push(BwPacket { ts: f.ts_ns - t0, len: f.len, flow: f.flow });
     }
     if out.is_empty() {
-        return Err("the capture holds no IPv4 packet".into());
+        return Err(format!("the capture holds no IP packet ({})", counts.summary()));
     }
-    Ok(out)
-}
-
-/// FNV-1a over the IPv4 addresses, protocol and (for TCP/UDP) ports.
-fn flow_digest(ip: &[u8]) -> u32 {
-    let ihl = (ip[0] & 15) as usize * 4;
-    let mut h: u32 = 0x811c_9dc5;
-    let mut eat = |b: u8| h = (h ^ b as u32).wrapping_mul(0x0100_0193);
-    ip[12..20].iter().for_each(|&b| eat(b));
-    eat(ip[9]);
-    if matches!(ip[9], 6 | 17)
-        && let Some(ports) = ip.get(ihl..ihl + 4)
-    {
-        ports.iter().for_each(|&b| eat(b));
-    }
-    h
+    Ok((out, counts))
 }
 
 #[cfg(test)]

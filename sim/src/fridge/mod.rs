@@ -21,4 +21,4 @@ pub use estimate::{
 pub use factor::{CorrectionRegs, exact_factor};
 pub use model::*;
 pub use run::{FridgeRun, Percentiles, Scored, run_golden, run_simple, score_histograms, score_samples};
-pub use traffic::{Exchange, FridgeTrace, SyntheticSpec, id_digest, pcap_pairs, write_exchange_pcap};
+pub use traffic::{Exchange, FridgeTrace, SyntheticSpec, pcap_pairs, write_exchange_pcap};

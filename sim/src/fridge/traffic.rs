@@ -1,11 +1,13 @@
 //! Request/response streams for the fridge core: the synthetic trace of §5
 //! (Poisson requests, a fraction answered after a log-uniform delay) and
-//! pairs extracted from pcap captures (§2.1: TCP SYN → SYN-ACK, DNS query →
-//! response), with the ground-truth delays of Definition 2.1.
+//! pairs extracted from captures by the frame parser's reference (§2.1: TCP
+//! SYN → SYN-ACK, data → its ACK, DNS query → response; [`crate::frame`]),
+//! with the ground-truth delays of Definition 2.1.
 
 use super::model::FridgePacket;
+use crate::frame::{ParseCounts, Role};
 use crate::prng::SplitMix64;
-use crate::traffic::{ipv4_packet, pcap_frames};
+use crate::traffic::CaptureReader;
 use std::collections::HashMap;
 
 /// A stream with its ground truth.
@@ -19,8 +21,10 @@ pub struct FridgeTrace {
     pub unmatched_responses: u64,
     /// Requests whose ID was requested again before any response (the later one pairs).
     pub repeated_requests: u64,
-    /// Capture records that were neither a request nor a response (pcap only).
+    /// Capture frames that were neither a request nor a response (captures only).
     pub skipped: u64,
+    /// The frame parser's counts (captures only).
+    pub capture: Option<ParseCounts>,
 }
 
 impl FridgeTrace {
@@ -133,99 +137,42 @@ impl SyntheticSpec {
     }
 }
 
-/// The 32-bit ID digest of a request/response key (§6.1: header fields
-/// "compress[ed] through a digesting hash function").
-pub fn id_digest(words: &[u32]) -> u32 {
-    let mut h = 0x6a09_e667_f3bc_c908u64;
-    for &w in words {
-        h = (h ^ w as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        h ^= h >> 29;
-    }
-    (h ^ (h >> 32)) as u32
-}
-
-fn be16(b: &[u8], o: usize) -> u32 {
-    u16::from_be_bytes([b[o], b[o + 1]]) as u32
-}
-
-fn be32(b: &[u8], o: usize) -> u32 {
-    u32::from_be_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]])
-}
-
-/// The request or response an IPv4 packet is, if any: TCP SYN (request, ID of
-/// client, server, ports and ISN) and SYN-ACK (response, same ID from the
-/// reversed 4-tuple and ack − 1); DNS over UDP port 53: query (request, ID of
-/// client, server, ports and DNS ID) and response (QR set).
-fn classify(ip: &[u8]) -> Option<(u32, bool)> {
-    let ihl = (ip[0] & 15) as usize * 4;
-    if be16(ip, 6) & 0x1fff != 0 {
-        return None; // not the first fragment
-    }
-    let (src, dst) = (be32(ip, 12), be32(ip, 16));
-    let l4 = ip.get(ihl..)?;
-    match ip[9] {
-        6 => {
-            let tcp = l4.get(..20)?;
-            let (sp, dp) = (be16(tcp, 0), be16(tcp, 2));
-            let flags = tcp[13];
-            let (syn, ack, rst) = (flags & 2 != 0, flags & 16 != 0, flags & 4 != 0);
-            match (syn, ack, rst) {
-                (true, false, false) => Some((id_digest(&[6, src, dst, sp << 16 | dp, be32(tcp, 4)]), false)),
-                (true, true, false) => {
-                    Some((id_digest(&[6, dst, src, dp << 16 | sp, be32(tcp, 8).wrapping_sub(1)]), true))
-                }
-                _ => None,
-            }
-        }
-        17 => {
-            let udp = l4.get(..8)?;
-            let (sp, dp) = (be16(udp, 0), be16(udp, 2));
-            let dns = l4.get(8..20)?;
-            let qr = dns[2] & 0x80 != 0;
-            let dns_id = be16(dns, 0);
-            match (qr, sp, dp) {
-                (false, _, 53) => Some((id_digest(&[17, src, dst, sp << 16 | dp, dns_id]), false)),
-                (true, 53, _) => Some((id_digest(&[17, dst, src, dp << 16 | sp, dns_id]), true)),
-                _ => None,
-            }
-        }
-        _ => None,
-    }
-}
-
-/// Requests and responses of a pcap capture (bytes), timestamps relative to
-/// the first record. Malformed or truncated captures are errors; a capture
-/// with no request is an error too.
-pub fn pcap_pairs(data: &[u8]) -> Result<FridgeTrace, String> {
-    let (link, frames) = pcap_frames(data)?;
-    let t0 = frames.iter().map(|f| f.ts_ns).min().unwrap_or(0);
+/// Requests and responses of a capture (pcap or pcapng, read as a stream),
+/// as the frame parser's reference marks them, with its match ID as the
+/// fridge ID; timestamps relative to the first frame. Malformed or truncated
+/// captures are errors; a capture with no request is an error too.
+pub fn pcap_pairs(mut r: CaptureReader) -> Result<FridgeTrace, String> {
+    let mut counts = ParseCounts::default();
     let mut packets = Vec::new();
     let mut skipped = 0;
-    let mut last = 0u64;
-    for f in &frames {
-        match ipv4_packet(link, f.body).and_then(classify) {
-            Some((id, response)) => {
-                let ts = f.ts_ns - t0;
-                if ts < last {
-                    return Err(format!(
-                        "capture times go backwards ({} ns after {} ns): sort the capture first",
-                        ts, last
-                    ));
-                }
-                last = ts;
-                packets.push(FridgePacket { id, response, ts });
+    let (mut t0, mut last) = (None, 0u64);
+    while let Some(rec) = r.next_record(&mut counts) {
+        let f = match rec? {
+            Ok(f) if f.role != Role::None => f,
+            _ => {
+                skipped += 1;
+                continue;
             }
-            None => skipped += 1,
-        }
+        };
+        let t0 = *t0.get_or_insert(f.ts_ns);
+        let ts = f.ts_ns.checked_sub(t0).filter(|&t| t >= last).ok_or_else(|| {
+            format!(
+                "capture times go backwards ({} ns before the last request or response): sort the capture first",
+                f.ts_ns
+            )
+        })?;
+        last = ts;
+        packets.push(FridgePacket { id: f.match_id, response: f.role == Role::Response, ts });
     }
     if !packets.iter().any(|p| !p.response) {
         return Err(format!(
-            "no TCP SYN or DNS query in the capture ({} records were neither a request nor a response)",
-            skipped
+            "no TCP SYN, TCP data or DNS query in the capture ({skipped} frames were neither a request nor a response; {})",
+            counts.summary()
         ));
     }
     let mut t = FridgeTrace::from_packets(packets);
     t.skipped = skipped;
+    t.capture = Some(counts);
     Ok(t)
 }
 
@@ -292,22 +239,16 @@ pub fn write_exchange_pcap(items: &[Exchange]) -> Vec<u8> {
         }
     }
     recs.sort_by_key(|r| r.0);
-    let mut out = Vec::new();
-    for w in [0xa1b2_3c4du32, 0x0004_0002, 0, 0, 65535, 1] {
-        out.extend_from_slice(&w.to_le_bytes());
-    }
-    for (t, f) in recs {
-        for w in [(t / 1_000_000_000) as u32, (t % 1_000_000_000) as u32, f.len() as u32, f.len() as u32] {
-            out.extend_from_slice(&w.to_le_bytes());
-        }
-        out.extend_from_slice(&f);
-    }
-    out
+    crate::traffic::write_capture(&recs, crate::traffic::CaptureFormat::Pcap)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn pairs(d: &[u8]) -> Result<FridgeTrace, String> {
+        CaptureReader::from_bytes(d).and_then(pcap_pairs)
+    }
 
     #[test]
     fn synthetic_trace_has_the_paper_shape() {
@@ -348,12 +289,13 @@ mod tests {
             ex(3_000, 0x0a00_0003, 0x0808_0808, 40001, 77, false, None),
             ex(4_000, 0x0a00_0001, 0x0808_0808, 40002, u32::MAX, false, Some(1_000_000)),
         ];
-        let t = pcap_pairs(&write_exchange_pcap(&items)).unwrap();
+        let t = pairs(&write_exchange_pcap(&items)).unwrap();
         assert_eq!(t.requests(), 4);
         let mut d = t.truth.clone();
         d.sort_unstable();
         assert_eq!(d, vec![7_000, 30_000, 1_000_000]);
         assert_eq!((t.unmatched_responses, t.skipped), (0, 0));
+        assert_eq!(t.capture.as_ref().map(|c| (c.frames, c.records)), Some((7, 7)));
         // A SYN-ACK's ID is its SYN's.
         let syn = t.packets.iter().find(|p| p.ts == 0).unwrap();
         let synack = t.packets.iter().find(|p| p.ts == 30_000).unwrap();
@@ -371,12 +313,12 @@ mod tests {
             dns: false,
             answer_after_ns: Some(5),
         }]);
-        assert!(pcap_pairs(&good[..good.len() - 3]).unwrap_err().contains("truncated"));
-        assert!(pcap_pairs(&good[..10]).is_err());
+        assert!(pairs(&good[..good.len() - 3]).unwrap_err().contains("truncated"));
+        assert!(pairs(&good[..10]).is_err());
         // Only a response: no request.
         let mut only_resp = good[..24].to_vec();
         let second = 24 + 16 + 54;
         only_resp.extend_from_slice(&good[second..]);
-        assert!(pcap_pairs(&only_resp).unwrap_err().contains("no TCP SYN"));
+        assert!(pairs(&only_resp).unwrap_err().contains("no TCP SYN"));
     }
 }

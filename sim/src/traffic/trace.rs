@@ -289,7 +289,7 @@ mod tests {
     fn capture_source_keeps_times_and_queues_fifo() {
         let trace = PcapTrace {
             packets: (0..1000).map(|i| PcapPacket { ts_ns: 5_000_000 + i * 50 - (i % 3), key: i as u128 }).collect(),
-            skipped: 0,
+            counts: Default::default(),
         };
         let s = TrafficSpec { source: Source::Pcap { trace, limit: Some(600) }, ..spec(1, 0.0, 3) };
         let t = Trace::build(&s).unwrap();
