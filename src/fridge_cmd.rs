@@ -308,10 +308,11 @@ pub fn run(a: &RunFridge) -> Result<(), String> {
     if a.json {
         let base: serde_json::Map<String, Value> = baselines.iter().map(|(n, s)| (n.clone(), scored_json(s))).collect();
         let f = scored_json(&fridge);
+        let (source_name, capture) = source.json_fields();
         crate::output::print_json(json!({
             "core": "fridge", "engine": a.engine, "config": cfg, "units": "ns",
             "entry_prob": (0..cfg.fridges()).map(|k| cfg.hw_prob(k)).collect::<Vec<_>>(),
-            "traffic": { "source": source.json_fields().0, "capture": source.json_fields().1, "requests": trace.requests(), "responses": responses,
+            "traffic": { "source": source_name, "capture": capture, "requests": trace.requests(), "responses": responses,
                          "pairs": trace.truth.len(), "unmatched_responses": trace.unmatched_responses,
                          "repeated_requests": trace.repeated_requests, "skipped_records": trace.skipped },
             "synopsis_match": synopsis_match,

@@ -166,9 +166,10 @@ pub fn run(a: &RunLda) -> Result<(), String> {
     let source = a.traffic.source(&spec);
     drop(progress);
     if a.json {
+        let (source_name, capture) = source.json_fields();
         crate::output::print_json(json!({
             "core": "lda", "engine": a.engine, "config": cfg, "units": "ns",
-            "traffic": { "source": source.json_fields().0, "capture": source.json_fields().1, "packets": trace.packets.len(), "delay": spec.delay.to_string(),
+            "traffic": { "source": source_name, "capture": capture, "packets": trace.packets.len(), "delay": spec.delay.to_string(),
                          "loss_rate": spec.loss_rate, "loss_model": a.traffic.loss_model, "seed": spec.seed },
             "synopsis_match": matched, "estimates": o.estimates, "truth": o.truth, "rel_error": o.rel_error,
             "timing": timing,

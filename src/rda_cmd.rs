@@ -270,10 +270,11 @@ pub fn run(a: &RunRda) -> Result<(), String> {
     drop(progress);
     if a.json {
         let d = &o.decode;
+        let (source_name, capture) = source.json_fields();
         crate::output::print_json(json!({
             "core": "rda", "engine": a.engine, "config": cfg, "units": "ns",
             "memory_bits": rda_memory_bits(&cfg),
-            "traffic": { "source": source.json_fields().0, "capture": source.json_fields().1, "packets": iv.sender.len(), "delay": spec.base.delay.to_string(),
+            "traffic": { "source": source_name, "capture": capture, "packets": iv.sender.len(), "delay": spec.base.delay.to_string(),
                          "loss_rate": spec.base.loss_rate, "loss_model": a.traffic.loss_model,
                          "reorder_rate": spec.reorder_rate, "reorder_window_ns": spec.window_ns, "seed": spec.base.seed },
             "synopsis_match": matched,
