@@ -18,7 +18,7 @@
 
 mod parse;
 
-pub use parse::{LINK_ETHERNET, parse_captured, parse_frame};
+pub use parse::{LINK_ETHERNET, LINK_TYPES, parse_captured, parse_frame};
 
 use serde::Serialize;
 

@@ -206,6 +206,9 @@ pub fn parse_frame(ts_ns: u64, bytes: &[u8], bad: bool) -> Result<FrameRecord, U
 
 /// Link type of Ethernet captures (the MAC's frames).
 pub const LINK_ETHERNET: u32 = 1;
+/// Link types [`parse_captured`] parses: Ethernet, raw IP (either version,
+/// IPv4, IPv6), Linux cooked v1 and v2.
+pub const LINK_TYPES: [u32; 6] = [LINK_ETHERNET, 101, 228, 229, 113, 276];
 
 /// Parses a captured frame of link type `link` (libpcap's numbers:
 /// Ethernet 1, raw IP 101 and 228 (IPv4) and 229 (IPv6), Linux cooked 113

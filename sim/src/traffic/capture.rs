@@ -5,7 +5,7 @@
 //! frame parser's reference ([`crate::frame`]) as the cores' front end
 //! would parse it.
 
-use crate::frame::{FrameRecord, ParseCounts, Unparsed, parse_captured};
+use crate::frame::{FrameRecord, LINK_TYPES, ParseCounts, Unparsed, parse_captured};
 use pcap_file::pcap::PcapParser;
 use pcap_file::pcapng::PcapNgParser;
 use pcap_file::pcapng::blocks::Block;
@@ -17,8 +17,6 @@ use std::path::Path;
 /// Largest captured or wire length of a frame taken as real; a larger one
 /// means a corrupt file.
 pub const MAX_FRAME: u32 = 1 << 18;
-/// Link types the reader parses: Ethernet, raw IP (IPv4, IPv6), Linux cooked v1 and v2.
-pub const LINK_TYPES: [u32; 6] = [1, 101, 228, 229, 113, 276];
 
 /// One frame of a capture.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -59,7 +57,7 @@ impl Interface {
                     if e > 100 {
                         return Err(format!("interface time resolution 2^-{e} s is out of range"));
                     }
-                    (i.num, i.den) = (1_000_000_000, 1u128 << e.min(127));
+                    (i.num, i.den) = (1_000_000_000, 1u128 << e);
                 }
                 InterfaceDescriptionOption::IfTsOffset(s) => i.offset_s = s,
                 _ => {}
