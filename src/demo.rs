@@ -145,6 +145,19 @@ impl DemoHook for H3 {
     }
 }
 
+struct FrameParser;
+impl DemoHook for FrameParser {
+    fn name(&self) -> &'static str {
+        "frame-parser"
+    }
+    fn cosim(&self, cycles: u64, seed: u64) -> Result<Option<Cosim>, String> {
+        let st = netmeas_testbench::cosim_frame_parser::<Fp64>(seed, cycles).map_err(|m| m.to_string())?;
+        let exercised =
+            format!("{} frames, {} records (link-shaped traffic, every header variant)", st.frames, st.records);
+        Ok(Some(cosim_of::<Fp64>(self.name(), st.cycles, exercised)))
+    }
+}
+
 struct CounterBank;
 impl DemoHook for CounterBank {
     fn name(&self) -> &'static str {
@@ -308,7 +321,8 @@ impl DemoHook for Engine {
 }
 
 /// The demo's hooks, one per registry entry, in the registry's order.
-pub static HOOKS: &[&dyn DemoHook] = &[&H3, &CounterBank, &Lda, &Rda, &Fridge, &Expb, &Dbm, &Svbf, &Link, &Engine];
+pub static HOOKS: &[&dyn DemoHook] =
+    &[&H3, &CounterBank, &FrameParser, &Lda, &Rda, &Fridge, &Expb, &Dbm, &Svbf, &Link, &Engine];
 
 /// Runs `netmeas ARGS` (this executable) and returns its one JSON object.
 fn run_json(args: &[&str]) -> Result<Value, String> {

@@ -20,6 +20,10 @@ pub const VARIANTS: &[(&str, &str, &str)] = &[
     ("h3_bit", "h3", r#"{"key_bits": 32, "out_bits": 1, "seed": 13, "registered": true}"#),
     // H3: 64-bit key to 24 bits, combinational.
     ("h3_mid", "h3", r#"{"key_bits": 64, "out_bits": 24, "seed": 14, "registered": false}"#),
+    // Frame parser: 64-bit AXI4-Stream (10G/25G MACs), the MAC's timestamps.
+    ("fp_64", "frame-parser", r#"{"data_bits": 64}"#),
+    // Frame parser: 512-bit AXI4-Stream (100G MACs), frames of one or two beats, the time input.
+    ("fp_512_time", "frame-parser", r#"{"data_bits": 512, "timestamp": "time_input"}"#),
     // LDA: the paper's two banks of 512 rows (p1 = 2^-3, p2 = 2^-7), 120-bit key.
     ("lda_default", "lda", r#"{"key_bits": 120, "banks": 2, "rows": 512, "bank_prob_log2": [3, 7]}"#),
     // LDA: one bank of 1024 rows (the §IV single-bank evaluation; tuned by its threshold register).

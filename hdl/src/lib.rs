@@ -14,6 +14,7 @@ pub mod common;
 pub mod dbm;
 pub mod expb;
 pub mod export;
+pub mod frame;
 pub mod fridge;
 pub mod lda;
 pub mod rda;

@@ -376,6 +376,7 @@ impl<C: CoreSpec> Core for Entry<C> {
 pub static CORES: &[&dyn Core] = &[
     &Entry::<netmeas_sim::h3::H3Config>::NEW,
     &Entry::<netmeas_sim::counter_bank::CounterBankConfig>::NEW,
+    &Entry::<netmeas_sim::frame::FrameParserConfig>::NEW,
     &Entry::<netmeas_sim::lda::LdaConfig>::NEW,
     &Entry::<netmeas_sim::rda::RdaConfig>::NEW,
     &Entry::<netmeas_sim::fridge::FridgeConfig>::NEW,

@@ -27,27 +27,34 @@ use std::fmt::Write as _;
 /// port's expected value (`None`: not compared this clock), by port name.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct VectorCycle {
-    inputs: Vec<(&'static str, u128)>,
-    outputs: Vec<(&'static str, Option<u128>)>,
+    inputs: Vec<(&'static str, BigUint)>,
+    outputs: Vec<(&'static str, Option<BigUint>)>,
 }
 
 impl VectorCycle {
     /// Sets input port `name` to `v`.
     pub fn input(&mut self, name: &'static str, v: impl Into<u128>) -> &mut Self {
-        self.inputs.push((name, v.into()));
+        self.inputs.push((name, BigUint::from(v.into())));
+        self
+    }
+
+    /// Sets input port `name`, of any width, to the little-endian `bytes`
+    /// (byte 0 in bits 7..0, as an AXI4-Stream lane 0).
+    pub fn input_bytes(&mut self, name: &'static str, bytes: &[u8]) -> &mut Self {
+        self.inputs.push((name, BigUint::from_bytes_le(bytes)));
         self
     }
 
     /// Expects `v` on output port `name`.
     pub fn output(&mut self, name: &'static str, v: impl Into<u128>) -> &mut Self {
-        self.outputs.push((name, Some(v.into())));
+        self.outputs.push((name, Some(BigUint::from(v.into()))));
         self
     }
 
     /// Expects `v` on output port `name` when `care` holds (a field that is
     /// meaningful only with its valid), otherwise leaves it unchecked.
     pub fn output_when(&mut self, name: &'static str, care: bool, v: impl Into<u128>) -> &mut Self {
-        self.outputs.push((name, care.then(|| v.into())));
+        self.outputs.push((name, care.then(|| BigUint::from(v.into()))));
         self
     }
 }
@@ -90,12 +97,12 @@ fn vector_ports(e: &Exported, dir: Dir) -> Vec<&Port> {
 
 /// The value of each of `ports` in `named` (each named exactly once, each
 /// value within its port's width), or what is wrong.
-fn by_port<T: Copy>(
+fn by_port<'a, T>(
     ports: &[&Port],
-    named: &[(&'static str, T)],
+    named: &'a [(&'static str, T)],
     cycle: usize,
-    value: impl Fn(T) -> Option<u128>,
-) -> Result<Vec<T>, String> {
+    value: impl Fn(&'a T) -> Option<&'a BigUint>,
+) -> Result<Vec<&'a T>, String> {
     if let Some((n, _)) = named.iter().find(|(n, _)| !ports.iter().any(|p| p.name == *n)) {
         return Err(format!("cycle {cycle}: the vectors name `{n}`, which is not a port"));
     }
@@ -103,12 +110,11 @@ fn by_port<T: Copy>(
         .iter()
         .map(|p| {
             let mut hits = named.iter().filter(|(n, _)| *n == p.name);
-            let (Some(&(_, v)), None) = (hits.next(), hits.next()) else {
+            let (Some((_, v)), None) = (hits.next(), hits.next()) else {
                 return Err(format!("cycle {cycle}: port `{}` must be given exactly once", p.name));
             };
             if let Some(x) = value(v)
-                && p.bits < 128
-                && x >> p.bits != 0
+                && x.bits() > p.bits as u64
             {
                 return Err(format!("cycle {cycle}: {x:#x} does not fit the {} bits of `{}`", p.bits, p.name));
             }
@@ -142,14 +148,14 @@ impl Testbench {
         .unwrap();
         for (k, c) in v.cycles.iter().enumerate() {
             let iv = by_port(&ins, &c.inputs, k, Some)?;
-            let ov = by_port(&outs, &c.outputs, k, |x| x)?;
+            let ov = by_port(&outs, &c.outputs, k, Option::as_ref)?;
             let mut line = BigUint::from(VECTOR_TAG) << (tag_bits - 8);
             line = (line << 32u32) | BigUint::from(k as u64 & 0xFFFF_FFFF);
             for (p, x) in ins.iter().zip(&iv) {
-                line = (line << p.bits) | BigUint::from(*x);
+                line = (line << p.bits) | *x;
             }
             for (p, x) in outs.iter().zip(&ov) {
-                line = (line << p.bits) | BigUint::from(x.unwrap_or(0));
+                line = (line << p.bits) | (*x).clone().unwrap_or_default();
             }
             for (p, x) in outs.iter().zip(&ov) {
                 let mask = if x.is_some() { (BigUint::from(1u8) << p.bits) - 1u8 } else { BigUint::from(0u8) };

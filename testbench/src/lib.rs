@@ -9,11 +9,13 @@
 //! stream drivers, the mismatch report).
 
 use netmeas_sim::counter_bank::{CountSum, CounterBankConfig, CounterBankInputs, CounterBankOutputs};
+use netmeas_sim::frame::{FrameParserConfig, FrameParserInputs, FrameParserOutputs};
 use netmeas_sim::h3::{H3Config, H3Inputs, H3Outputs};
 use netmeas_sim::lda::{LdaConfig, LdaInputs, LdaOutputs};
 use netmeas_sim::rda::{RdaConfig, RdaInputs, RdaOutputs};
 
 pub use counter_bank::{CbDriver, CbStats, CbStimulus, FWD_DEPTH, cosim_counter_bank, cosim_counter_bank_streams};
+pub use frame_parser::cosim_frame_parser;
 pub use h3::cosim_h3;
 pub use lda::{LdaStats, LdaStimulus, cosim_lda};
 pub use rda::{RdaStats, RdaStimulus, cosim_rda};
@@ -44,6 +46,7 @@ pub mod dbm;
 pub mod driver;
 pub mod engine;
 pub mod expb;
+pub mod frame_parser;
 pub mod fridge;
 pub mod h3;
 pub mod lda;
@@ -95,6 +98,9 @@ pub trait PortValue: Sized {
     fn from_u128(v: u128) -> Self;
     /// As a value.
     fn to_u128(&self) -> u128;
+    /// From little-endian bytes (an AXI4-Stream beat, lane 0 first); bytes
+    /// past the field's size are dropped.
+    fn from_le_bytes(b: &[u8]) -> Self;
 }
 
 impl PortValue for u32 {
@@ -105,6 +111,10 @@ impl PortValue for u32 {
     #[inline]
     fn to_u128(&self) -> u128 {
         *self as u128
+    }
+    #[inline]
+    fn from_le_bytes(b: &[u8]) -> Self {
+        b.iter().take(4).enumerate().fold(0, |a, (i, &x)| a | (x as u32) << (8 * i))
     }
 }
 
@@ -117,6 +127,10 @@ impl PortValue for u64 {
     fn to_u128(&self) -> u128 {
         *self as u128
     }
+    #[inline]
+    fn from_le_bytes(b: &[u8]) -> Self {
+        b.iter().take(8).enumerate().fold(0, |a, (i, &x)| a | (x as u64) << (8 * i))
+    }
 }
 
 impl<const N: usize> PortValue for [u32; N] {
@@ -127,6 +141,10 @@ impl<const N: usize> PortValue for [u32; N] {
     #[inline]
     fn to_u128(&self) -> u128 {
         self.iter().take(4).enumerate().fold(0, |a, (i, l)| a | ((*l as u128) << (32 * i)))
+    }
+    #[inline]
+    fn from_le_bytes(b: &[u8]) -> Self {
+        std::array::from_fn(|i| b.iter().skip(4 * i).take(4).rev().fold(0, |a, &x| a << 8 | x as u32))
     }
 }
 
@@ -207,6 +225,13 @@ macro_rules! impl_core_rtl {
 /// A Verilated counter bank.
 pub trait CounterBankRtl: CoreRtl<Config = CounterBankConfig, In = CbIn, Out = CbOut> {}
 impl<M: CoreRtl<Config = CounterBankConfig, In = CbIn, Out = CbOut>> CounterBankRtl for M {}
+
+/// A Verilated frame parser.
+pub trait FrameParserRtl:
+    CoreRtl<Config = FrameParserConfig, In = FrameParserInputs, Out = FrameParserOutputs>
+{
+}
+impl<M: CoreRtl<Config = FrameParserConfig, In = FrameParserInputs, Out = FrameParserOutputs>> FrameParserRtl for M {}
 
 /// A Verilated H3 unit.
 pub trait H3Rtl: CoreRtl<Config = H3Config, In = H3Inputs, Out = H3Outputs> {}

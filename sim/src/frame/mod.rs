@@ -1,7 +1,8 @@
 //! The measurement point's frame parser, reference model: what one Ethernet
 //! frame, as a MAC delivers it, gives the cores. One [`FrameRecord`] per
 //! frame it understands (Ethernet II with up to two VLAN tags, IPv4 with
-//! options, IPv6 with up to two extension headers, TCP and UDP), or the
+//! options, IPv6 with up to two extension headers that end within the first
+//! [`MAX_TRANSPORT_START`] bytes, TCP and UDP), or the
 //! [`Unparsed`] reason it gives none; [`ParseCounts`] counts both, the way
 //! a tap reports what it skipped.
 //!
@@ -16,8 +17,13 @@
 //!
 //! [`pack_key`]: crate::traffic::key::pack_key
 
+pub mod config;
+pub mod corpus;
+pub mod cycle;
 mod parse;
 
+pub use config::{FrameParserConfig, TimestampSource};
+pub use cycle::{FRAME_PARSER_LATENCY, FrameParserCycle, FrameParserInputs, FrameParserOutputs};
 pub use parse::{LINK_ETHERNET, LINK_TYPES, parse_captured, parse_frame};
 
 use serde::Serialize;
@@ -29,6 +35,15 @@ pub const MATCH_HASH_SEED: u64 = 0x6d61_7463_685f_6964;
 /// IPv6 extension headers the parser follows before it gives up
 /// ([`Unparsed::Ipv6ExtensionChain`]).
 pub const MAX_IPV6_EXTENSIONS: usize = 2;
+/// Bytes at the start of a frame the RTL parser holds and parses: every
+/// header field it reads lies in them.
+pub const PARSE_WINDOW: usize = 128;
+/// The latest frame offset at which a transport header may start (its 20
+/// bytes must lie in [`PARSE_WINDOW`]): IPv6 extension headers that push it
+/// further are a chain longer than the parser follows
+/// ([`Unparsed::Ipv6ExtensionChain`]). IPv4 headers, at most 60 bytes after
+/// two VLAN tags, end by byte 82.
+pub const MAX_TRANSPORT_START: usize = PARSE_WINDOW - 20;
 /// VLAN tags (802.1Q or 802.1ad) the parser steps over.
 pub const MAX_VLAN_TAGS: usize = 2;
 
@@ -91,7 +106,8 @@ pub enum Unparsed {
     /// The IP length field disagrees with the frame: more bytes than follow,
     /// or (IPv4) fewer than its own header.
     LengthMismatch,
-    /// More than [`MAX_IPV6_EXTENSIONS`] IPv6 extension headers.
+    /// More than [`MAX_IPV6_EXTENSIONS`] IPv6 extension headers, or
+    /// extension headers that end beyond [`MAX_TRANSPORT_START`].
     Ipv6ExtensionChain,
     /// A TCP data offset below 5 words, or a UDP length below 8 bytes.
     BadTransportHeader,

@@ -1,7 +1,10 @@
 //! The frame parser's reference: one Ethernet frame to one [`FrameRecord`]
 //! or the [`Unparsed`] reason (see the module documentation for the fields).
 
-use super::{FLOW_HASH_SEED, FrameRecord, MATCH_HASH_SEED, MAX_IPV6_EXTENSIONS, MAX_VLAN_TAGS, Role, Unparsed};
+use super::{
+    FLOW_HASH_SEED, FrameRecord, MATCH_HASH_SEED, MAX_IPV6_EXTENSIONS, MAX_TRANSPORT_START, MAX_VLAN_TAGS, Role,
+    Unparsed,
+};
 use crate::h3::{H3, H3Matrix};
 use crate::traffic::key::pack_key;
 use std::sync::OnceLock;
@@ -93,8 +96,9 @@ fn ipv4(b: &[u8], wire: usize) -> Result<Ip<'_>, Unparsed> {
 }
 
 /// The IPv6 header and its extensions at the start of `b` (the captured
-/// bytes); `wire` bytes of the frame follow its start.
-fn ipv6(b: &[u8], wire: usize) -> Result<Ip<'_>, Unparsed> {
+/// bytes), which starts `base` bytes into the frame; `wire` bytes of the
+/// frame follow its start.
+fn ipv6(b: &[u8], base: usize, wire: usize) -> Result<Ip<'_>, Unparsed> {
     if b.len() < 40 {
         return Err(Unparsed::Truncated);
     }
@@ -128,6 +132,10 @@ fn ipv6(b: &[u8], wire: usize) -> Result<Ip<'_>, Unparsed> {
         }
         if at + len > b.len() {
             return Err(Unparsed::Truncated);
+        }
+        // The transport header must start where the RTL parser's window still holds it.
+        if base + at + len > MAX_TRANSPORT_START {
+            return Err(Unparsed::Ipv6ExtensionChain);
         }
         (next, at, followed) = (h[0], at + len, followed + 1);
     }
@@ -232,7 +240,7 @@ pub fn parse_captured(ts_ns: u64, link: u32, bytes: &[u8], wire: usize) -> Resul
     };
     let ip = match ethertype {
         ETHERTYPE_IPV4 => ipv4(&bytes[at..], wire - at)?,
-        ETHERTYPE_IPV6 => ipv6(&bytes[at..], wire - at)?,
+        ETHERTYPE_IPV6 => ipv6(&bytes[at..], at, wire - at)?,
         _ => return Err(Unparsed::NotIp),
     };
     let (sport, dport, role, number) = transport(&ip)?;

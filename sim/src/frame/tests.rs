@@ -357,3 +357,23 @@ fn every_bad_frame_is_counted_under_its_reason_and_gives_no_record() {
         assert!(counts.of(why) > 0, "{} never tested", why.name());
     }
 }
+
+#[test]
+fn extension_headers_that_push_the_transport_header_past_the_window_are_a_chain_too_long() {
+    // One hop-by-hop header of (units + 1) × 8 bytes at frame offset 54.
+    let with_hop_by_hop = |units: u8| {
+        let f = v6_udp();
+        let mut ip = f[14..54].to_vec();
+        let mut h = vec![0u8; (units as usize + 1) * 8];
+        (h[0], h[1], ip[6]) = (ip[6], units, 0);
+        let plen = u16::from_be_bytes([ip[4], ip[5]]) + h.len() as u16;
+        ip[4..6].copy_from_slice(&plen.to_be_bytes());
+        [&f[..14], &ip[..], &h[..], &f[54..]].concat()
+    };
+    let plain = parse_frame(0, &v6_udp(), false).unwrap();
+    // Ends at 54 + 48 = 102 <= MAX_TRANSPORT_START: followed.
+    assert_eq!(parse_frame(0, &with_hop_by_hop(5), false).unwrap().key, plain.key);
+    // Ends at 110: beyond the window.
+    assert_eq!(super::MAX_TRANSPORT_START, 108);
+    assert_eq!(parse_frame(0, &with_hop_by_hop(6), false), Err(Unparsed::Ipv6ExtensionChain));
+}
