@@ -58,7 +58,7 @@ fn sim_writes_a_waveform_with_the_ports_and_one_edge_per_clock() {
 fn sim_refuses_bad_flags_and_blocks_without_a_testbench() {
     let dir = fresh_dir("bad");
     let wave = |name: &str| dir.join(name).to_str().unwrap().to_string();
-    assert_refused(&["sim", "engine"], "the blocks that ship a testbench: h3, counter-bank, lda");
+    assert_refused(&["sim", "engine"], "the blocks that ship a testbench: h3, counter-bank, frame-parser, lda");
     assert_refused(&["sim", "lda", "--wave", &wave("x.txt")], "must end in .vcd or .fst");
     assert_refused(&["sim", "lda", "--wave", &wave("missing/x.vcd")], "does not exist");
     assert_refused(&["sim", "lda", "--cycles", "1"], "at least 2");
