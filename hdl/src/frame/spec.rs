@@ -18,6 +18,12 @@ impl CoreSpec for FrameParserConfig {
     fn default_for(_target: Option<Target>) -> Self {
         FrameParserConfig::default()
     }
+    fn unfit_for(target: Target) -> Option<&'static str> {
+        (target == Target::Ice40Hx8k).then_some(
+            "frame-parser: the 128-byte window and the stages that carry it take about 8 000 flip-flops \
+             (8 072 on the ECP5 at 64 bits), beyond the HX8K's 7 680 logic cells; build it for ecp5-85k",
+        )
+    }
     fn check(&self) -> Result<(), ConfigError> {
         self.validate()
     }
