@@ -2,7 +2,7 @@
 //! the stimulus its vectors and co-simulation draw from.
 
 use netmeas_sim::frame::corpus::{self, Corpus, stimulus};
-use netmeas_sim::frame::cycle::{MAX_FRAME_BYTES, MAX_LANES};
+use netmeas_sim::frame::cycle::{MAX_FRAME_BYTES, MAX_LANES, lanes_mask};
 use netmeas_sim::frame::{
     FRAME_PARSER_LATENCY, FrameParserConfig, FrameParserCycle, FrameParserInputs, FrameParserOutputs, ParseCounts,
     Role, TimestampSource, Unparsed, parse_frame,
@@ -21,7 +21,7 @@ fn beats(frame: &[u8], lanes: usize, ts: u64, bad: bool) -> Vec<FrameParserInput
             FrameParserInputs {
                 tvalid: true,
                 tdata,
-                tkeep: if c.len() == 64 { u64::MAX } else { (1 << c.len()) - 1 },
+                tkeep: lanes_mask(c.len()),
                 tlast: last,
                 bad: bad && last,
                 tuser_ts: ts + k as u64,

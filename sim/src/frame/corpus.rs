@@ -357,8 +357,7 @@ impl Corpus {
             // A header cut inside the transport header by the IP length.
             _ => {
                 let at = l3 + if v6 { 4 } else { 2 };
-                let keep =
-                    if v6 { self.pick(20) as u16 } else { 20 + (f[l3] & 15) as u16 * 4 - 20 + self.pick(20) as u16 };
+                let keep = if v6 { self.pick(20) as u16 } else { (f[l3] & 15) as u16 * 4 + self.pick(20) as u16 };
                 f[at..at + 2].copy_from_slice(&keep.to_be_bytes());
             }
         }
@@ -394,7 +393,7 @@ pub fn stimulus(lanes: usize, seed: u64, cycles: usize) -> Vec<super::FrameParse
     use super::FrameParserInputs;
     let mut corpus = Corpus::new(seed);
     let mut rng = SplitMix64::new(seed ^ 0x5eed_bea7);
-    let all = if lanes == 64 { u64::MAX } else { (1u64 << lanes) - 1 };
+    let all = super::cycle::lanes_mask(lanes);
     let mut out: Vec<FrameParserInputs> = Vec::with_capacity(cycles);
     let mut time = 1_000_000u64;
     let junk = |rng: &mut SplitMix64| {
@@ -435,7 +434,7 @@ pub fn stimulus(lanes: usize, seed: u64, cycles: usize) -> Vec<super::FrameParse
             let chunk = &f.bytes[b * lanes..((b + 1) * lanes).min(f.bytes.len())];
             let mut tdata = junk(&mut rng);
             tdata[..chunk.len()].copy_from_slice(chunk);
-            let mut tkeep = if chunk.len() == 64 { u64::MAX } else { (1u64 << chunk.len()) - 1 };
+            let mut tkeep = super::cycle::lanes_mask(chunk.len());
             if breaks && b == broken_beat {
                 tkeep ^= 1 << rng.below(lanes as u64);
             }

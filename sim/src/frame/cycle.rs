@@ -16,6 +16,11 @@ pub const MAX_FRAME_BYTES: usize = 65_535;
 /// Most bytes a beat carries (512-bit data).
 pub const MAX_LANES: usize = 64;
 
+/// The `tkeep` of `n` bytes (lanes 0..n-1), n up to [`MAX_LANES`].
+pub fn lanes_mask(n: usize) -> u64 {
+    if n == MAX_LANES { u64::MAX } else { (1u64 << n) - 1 }
+}
+
 /// One clock's inputs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FrameParserInputs {
@@ -115,7 +120,7 @@ impl FrameParserCycle {
     /// Whether `keep` is legal on a beat: every lane of a beat before the
     /// last, lanes 0..n (n ≥ 1) on the last.
     pub fn keep_ok(keep: u64, lanes: usize, last: bool) -> bool {
-        let all = if lanes == 64 { u64::MAX } else { (1u64 << lanes) - 1 };
+        let all = lanes_mask(lanes);
         if last { keep != 0 && keep & !all == 0 && keep & keep.wrapping_add(1) == 0 } else { keep == all }
     }
 
