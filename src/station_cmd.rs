@@ -1,0 +1,409 @@
+//! `netmeas station …` (ingest epochs into the station's database, migrate
+//! it) and `netmeas query …` (questions across links and time, as text, JSON
+//! or CSV). The station is the LDA paper's monitoring station (§II MPlane);
+//! see `netmeas_station`.
+
+use clap::{Args, Subcommand};
+use netmeas_station::config::{format_time, parse_time};
+use netmeas_station::db::{Access, Db};
+use netmeas_station::{Ingested, Station, StationConfig, query};
+use serde::Serialize;
+use serde_json::json;
+use std::path::PathBuf;
+
+/// `netmeas station …`.
+#[derive(Subcommand)]
+pub enum StationCmd {
+    /// Store epochs reported by one point (saved synopsis files, one epoch
+    /// each), pair them with their segments' other ends and estimate.
+    Ingest {
+        #[command(flatten)]
+        at: StationArgs,
+        /// The point that reported them (a `[[point]]` name of the station file).
+        #[arg(long)]
+        point: String,
+        /// Synopsis files (JSON), in epoch order.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Print one JSON object per epoch.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Bring the database's schema up to this netmeas's version.
+    Migrate {
+        #[command(flatten)]
+        at: StationArgs,
+    },
+    /// Ingest rate: simulated links (an LDA segment and an EXPB point each)
+    /// into a new database, epochs/s and MB/s.
+    Bench {
+        /// A new SQLite file, or an empty PostgreSQL database's URL.
+        #[arg(long)]
+        db: String,
+        /// Simulated links.
+        #[arg(long, default_value_t = 1000)]
+        links: usize,
+        /// Epochs per point.
+        #[arg(long, default_value_t = 5)]
+        rounds: u32,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// Where the station is: its file, and the database if not the file's.
+#[derive(Args, Clone)]
+pub struct StationArgs {
+    /// The station file (TOML: database, points, segments).
+    #[arg(long)]
+    station: Option<PathBuf>,
+    /// The database: an SQLite file, or a postgresql:// URL (default: the station file's).
+    #[arg(long)]
+    db: Option<String>,
+}
+
+impl StationArgs {
+    fn config(&self) -> Result<StationConfig, String> {
+        let path = self.station.as_ref().ok_or("give the station file with --station FILE")?;
+        StationConfig::load(path)
+    }
+
+    fn database(&self) -> Result<String, String> {
+        match (&self.db, &self.station) {
+            (Some(db), _) => Ok(db.clone()),
+            (None, Some(_)) => self.config()?.database_or(None),
+            (None, None) => Err("give the database with --db PATH|URL or a station file with --station FILE".into()),
+        }
+    }
+}
+
+/// How a query prints its rows.
+#[derive(Args, Clone)]
+pub struct QueryOutput {
+    /// One JSON object.
+    #[arg(long, conflicts_with = "csv")]
+    json: bool,
+    /// CSV with a header line.
+    #[arg(long)]
+    csv: bool,
+}
+
+/// A query's time window of epoch starts, `[from, to)`.
+#[derive(Args, Clone)]
+pub struct Window {
+    /// Epochs starting at or after this time (RFC 3339, e.g. 2026-12-01T10:00:00Z).
+    #[arg(long)]
+    from: Option<String>,
+    /// Epochs starting before this time.
+    #[arg(long)]
+    to: Option<String>,
+}
+
+impl Window {
+    fn ns(&self) -> Result<(i64, i64), String> {
+        let from = self.from.as_deref().map(parse_time).transpose()?.unwrap_or(0);
+        let to = self.to.as_deref().map(parse_time).transpose()?.unwrap_or(i64::MAX);
+        if to <= from {
+            return Err(format!("--to must be after --from ({} ≥ {})", format_time(from), format_time(to)));
+        }
+        Ok((from, to))
+    }
+}
+
+/// `netmeas query …`.
+#[derive(Subcommand)]
+pub enum QueryCmd {
+    /// One segment's latency per epoch: mean, standard deviation, loss (LDA §III-D/E).
+    Latency {
+        #[command(flatten)]
+        at: StationArgs,
+        /// The segment.
+        #[arg(long)]
+        segment: String,
+        #[command(flatten)]
+        window: Window,
+        #[command(flatten)]
+        out: QueryOutput,
+    },
+    /// A path's latency per epoch: the sum of its segments' means, and the
+    /// standard deviation of the sum (MPlane, LDA §II).
+    Path {
+        #[command(flatten)]
+        at: StationArgs,
+        /// The path's segments in order, comma-separated.
+        #[arg(long, value_delimiter = ',', required = true)]
+        segments: Vec<String>,
+        #[command(flatten)]
+        window: Window,
+        #[command(flatten)]
+        out: QueryOutput,
+    },
+    /// Bursts above a rate at a time scale on a set of links (bandwidth
+    /// paper §1, §4: from the EXPB points' maxima, with the culprit flow).
+    Bursts {
+        #[command(flatten)]
+        at: StationArgs,
+        /// The links, comma-separated (default: every link).
+        #[arg(long, value_delimiter = ',')]
+        links: Vec<String>,
+        /// The time scale, e.g. 1ms or 100us (answered at the next scale a point measures).
+        #[arg(long)]
+        scale: String,
+        /// The rate a burst exceeds, bits/s (e.g. 5e9).
+        #[arg(long)]
+        rate: f64,
+        #[command(flatten)]
+        window: Window,
+        #[command(flatten)]
+        out: QueryOutput,
+    },
+    /// Epochs stored at one end of a segment only.
+    Unpaired {
+        #[command(flatten)]
+        at: StationArgs,
+        #[command(flatten)]
+        out: QueryOutput,
+    },
+    /// Epochs refused at ingest, with the point, epoch and reason.
+    Rejected {
+        #[command(flatten)]
+        at: StationArgs,
+        #[command(flatten)]
+        out: QueryOutput,
+    },
+}
+
+/// `netmeas station …`.
+pub fn station(cmd: &StationCmd) -> Result<(), String> {
+    match cmd {
+        StationCmd::Ingest { at, point, files, json } => ingest(at, point, files, *json),
+        StationCmd::Bench { db, links, rounds, json: as_json } => {
+            if !netmeas_station::db::is_postgres(db) && std::path::Path::new(db).exists() {
+                return Err(format!("{db} exists: the benchmark writes a new database"));
+            }
+            if *links == 0 || *rounds == 0 {
+                return Err("--links and --rounds must be at least 1".into());
+            }
+            let progress = crate::progress::Progress::spinner("station bench", *as_json);
+            let r = netmeas_station::bench::run(db, *links, *rounds, |_| {})?;
+            drop(progress);
+            if *as_json {
+                crate::output::print_json(
+                    json!({ "bench": "station ingest", "database": netmeas_station::db::redact(db), "report": r }),
+                )?;
+            } else {
+                println!(
+                    "{} links x {} rounds: {} epochs, {:.1} MB in {:.2} s",
+                    r.links,
+                    r.rounds,
+                    r.epochs,
+                    r.bytes as f64 / 1e6,
+                    r.seconds
+                );
+                println!("ingest   {:.0} epochs/s, {:.2} MB/s", r.epochs_per_s, r.mb_per_s);
+                println!("sustains {:.0} links at one epoch per second per point", r.links_sustained);
+            }
+            Ok(())
+        }
+        StationCmd::Migrate { at } => {
+            let target = at.database()?;
+            let mut db = Db::open(&target, Access::Write)?;
+            println!("{}: schema version {}", netmeas_station::db::redact(&target), db.version()?);
+            Ok(())
+        }
+    }
+}
+
+fn ingest(at: &StationArgs, point: &str, files: &[PathBuf], as_json: bool) -> Result<(), String> {
+    let cfg = at.config()?;
+    if cfg.point(point).is_none() {
+        return Err(format!(
+            "no point `{point}` in {}",
+            at.station.as_ref().map_or(String::new(), |p| p.display().to_string())
+        ));
+    }
+    let target = cfg.database_or(at.db.as_deref())?;
+    let mut st = Station::open(cfg, &target)?;
+    let mut refused = 0usize;
+    for f in files {
+        let source = f.display().to_string();
+        let outcome = netmeas_sim::files::read_input_text(f).and_then(|text| st.ingest(point, &source, &text));
+        match outcome {
+            Ok(Ingested::Stored { seq, t_ns, paired }) => {
+                if as_json {
+                    crate::output::print_json(json!({ "file": source, "point": point, "seq": seq,
+                        "start": format_time(t_ns), "stored": true, "paired": paired }))?;
+                } else {
+                    let with =
+                        if paired.is_empty() { String::new() } else { format!(", estimated {}", paired.join(", ")) };
+                    println!("{source}: point {point} epoch {seq} ({}) stored{with}", format_time(t_ns));
+                }
+            }
+            Ok(Ingested::AlreadyStored { seq }) => {
+                if as_json {
+                    crate::output::print_json(
+                        json!({ "file": source, "point": point, "seq": seq, "stored": false, "already_stored": true }),
+                    )?;
+                } else {
+                    println!("{source}: point {point} epoch {seq} already stored");
+                }
+            }
+            Err(e) => {
+                refused += 1;
+                eprintln!("netmeas: refused: {e}");
+            }
+        }
+    }
+    match refused {
+        0 => Ok(()),
+        n => {
+            Err(format!("{n} of {} epochs refused (each logged in the station: `netmeas query rejected`)", files.len()))
+        }
+    }
+}
+
+/// `netmeas query …`.
+pub fn query(cmd: &QueryCmd) -> Result<(), String> {
+    match cmd {
+        QueryCmd::Latency { at, segment, window, out } => {
+            let (from, to) = window.ns()?;
+            let rows = query::latency(&mut open(at)?, segment, from, to)?;
+            let header =
+                ["seq", "start", "sent", "received", "loss", "samples", "mean_ns", "std_ns", "bound98_ns", "unusable"];
+            let cells = rows.iter().map(|r| {
+                vec![
+                    r.seq.to_string(),
+                    format_time(r.t_ns),
+                    r.sent.to_string(),
+                    r.received.to_string(),
+                    num(r.loss),
+                    r.samples.to_string(),
+                    num(r.mean_ns),
+                    num(r.std_ns),
+                    num(r.bound98_ns),
+                    r.unusable.clone().unwrap_or_default(),
+                ]
+            });
+            emit(out, json!({ "query": "latency", "segment": segment, "epochs": rows }), &header, cells.collect())
+        }
+        QueryCmd::Path { at, segments, window, out } => {
+            let (from, to) = window.ns()?;
+            let p = query::path_latency(&mut open(at)?, segments, from, to)?;
+            let mut header = vec!["start".to_string(), "mean_ns".into(), "std_ns".into()];
+            header.extend(segments.iter().map(|s| format!("{s}_mean_ns")));
+            let cells = p.epochs.iter().map(|r| {
+                let mut row = vec![format_time(r.t_ns), num(Some(r.mean_ns)), num(Some(r.std_ns))];
+                row.extend(r.segment_means_ns.iter().map(|&m| num(Some(m))));
+                row
+            });
+            let header: Vec<&str> = header.iter().map(String::as_str).collect();
+            let r = emit(out, json!({ "query": "path", "path": p }), &header, cells.collect());
+            if !out.json && !p.incomplete.is_empty() {
+                eprintln!("netmeas: {} epochs left out: a segment had no estimate (see --json)", p.incomplete.len());
+            }
+            r
+        }
+        QueryCmd::Bursts { at, links, scale, rate, window, out } => {
+            let (from, to) = window.ns()?;
+            let scale_ns = humantime::parse_duration(scale)
+                .ok()
+                .and_then(|d| i64::try_from(d.as_nanos()).ok())
+                .filter(|&n| n > 0)
+                .ok_or_else(|| format!("--scale {scale}: not a time scale like 1ms or 100us"))?;
+            let found = query::bursts(&mut open(at)?, links, scale_ns, *rate, from, to)?;
+            let cells = found.iter().map(|b| {
+                vec![
+                    format_time(b.burst.t_ns),
+                    b.link.clone(),
+                    b.point.clone(),
+                    b.burst.scale_ns.to_string(),
+                    format!("{:.0}", b.burst.rate_bps),
+                    b.burst.culprit.map(|c| c.to_string()).unwrap_or_default(),
+                ]
+            });
+            emit(
+                out,
+                json!({ "query": "bursts", "scale_ns": scale_ns, "rate_bps": rate, "bursts": found }),
+                &["start", "link", "point", "scale_ns", "rate_bps", "culprit"],
+                cells.collect(),
+            )
+        }
+        QueryCmd::Unpaired { at, out } => {
+            let rows = query::unpaired(&mut open(at)?)?;
+            let cells =
+                rows.iter().map(|r| vec![r.segment.clone(), r.seq.to_string(), format_time(r.t_ns), r.have.clone()]);
+            emit(
+                out,
+                json!({ "query": "unpaired", "epochs": rows }),
+                &["segment", "seq", "start", "have"],
+                cells.collect(),
+            )
+        }
+        QueryCmd::Rejected { at, out } => {
+            let rows = query::rejections(&mut open(at)?)?;
+            let cells = rows.iter().map(|r| {
+                vec![
+                    format_time(r.at_ns),
+                    r.point.clone(),
+                    r.seq.map(|s| s.to_string()).unwrap_or_default(),
+                    r.source.clone(),
+                    r.reason.clone(),
+                ]
+            });
+            emit(
+                out,
+                json!({ "query": "rejected", "epochs": rows }),
+                &["at", "point", "seq", "source", "reason"],
+                cells.collect(),
+            )
+        }
+    }
+}
+
+fn open(at: &StationArgs) -> Result<Db, String> {
+    Db::open(&at.database()?, Access::Read)
+}
+
+fn num(v: Option<f64>) -> String {
+    v.map(|v| format!("{v}")).unwrap_or_default()
+}
+
+/// Prints a query's result as JSON (`value`), CSV or an aligned text table.
+fn emit(out: &QueryOutput, value: impl Serialize, header: &[&str], rows: Vec<Vec<String>>) -> Result<(), String> {
+    if out.json {
+        return crate::output::print_json(value);
+    }
+    if out.csv {
+        let mut w = csv::Writer::from_writer(Vec::new());
+        let fail = |e: csv::Error| format!("cannot write CSV: {e}");
+        w.write_record(header).map_err(fail)?;
+        for r in &rows {
+            w.write_record(r).map_err(fail)?;
+        }
+        let bytes = w.into_inner().map_err(|e| format!("cannot write CSV: {e}"))?;
+        let text = String::from_utf8(bytes).map_err(|e| e.to_string())?;
+        for line in text.lines() {
+            println!("{line}");
+        }
+        return Ok(());
+    }
+    let mut widths: Vec<usize> = header.iter().map(|h| h.len()).collect();
+    for r in &rows {
+        for (w, c) in widths.iter_mut().zip(r) {
+            *w = (*w).max(c.chars().count());
+        }
+    }
+    let line = |cells: Vec<&str>| {
+        let padded: Vec<String> = cells.iter().zip(&widths).map(|(c, w)| format!("{c:<w$}")).collect();
+        padded.join("  ").trim_end().to_string()
+    };
+    println!("{}", line(header.to_vec()));
+    for r in &rows {
+        println!("{}", line(r.iter().map(String::as_str).collect()));
+    }
+    if rows.is_empty() {
+        println!("(none)");
+    }
+    Ok(())
+}

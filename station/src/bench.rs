@@ -1,0 +1,95 @@
+//! The ingest benchmark: `links` simulated links, each an LDA segment
+//! (a sender and a receiver point) and an EXPB point at the sender, every
+//! one reporting one epoch per simulated second, ingested into a station.
+//! The synopses of a round are made before the round is timed, so the
+//! figures are the station's (checks, storage, pairing, estimates), not the
+//! simulation's.
+
+use crate::config::StationConfig;
+use crate::fleet::{ExpbLink, LdaLink, synopsis_json};
+use crate::ingest::{Ingested, Station};
+use netmeas_sim::dbm::ExpbConfig;
+use netmeas_sim::lda::LdaConfig;
+use serde::Serialize;
+use std::time::Instant;
+
+/// What the benchmark measured.
+#[derive(Clone, Debug, Serialize)]
+pub struct BenchReport {
+    /// Links simulated.
+    pub links: usize,
+    /// Epochs (simulated seconds) per link.
+    pub rounds: u32,
+    /// Epochs ingested (3 per link and second: LDA sender, LDA receiver, EXPB).
+    pub epochs: u64,
+    /// Synopsis bytes ingested (JSON as the points report it).
+    pub bytes: u64,
+    /// Seconds spent ingesting.
+    pub seconds: f64,
+    /// Epochs per second.
+    pub epochs_per_s: f64,
+    /// Synopsis MB (10^6 bytes) per second.
+    pub mb_per_s: f64,
+    /// Links this rate keeps up with if each of a link's three points
+    /// reported one epoch per second.
+    pub links_sustained: f64,
+}
+
+/// The station file of the benchmark's `links` links on `database`, epochs of 2 s.
+pub fn bench_station(database: &str, links: usize) -> String {
+    let mut s = format!("database = {database:?}\n");
+    for k in 0..links {
+        for (name, dir, core) in [("tx", "egress", "lda"), ("rx", "ingress", "lda"), ("bw", "egress", "expb")] {
+            s += &format!(
+                "[[point]]\nname = \"l{k}.{name}\"\nrouter = \"r{k}\"\nlink = \"l{k}\"\ndirection = \"{dir}\"\n\
+                 core = \"{core}\"\nepoch = \"2s\"\nstart = \"2026-12-01T00:00:00Z\"\n"
+            );
+        }
+        s += &format!("[[segment]]\nname = \"l{k}\"\nsender = \"l{k}.tx\"\nreceiver = \"l{k}.rx\"\n");
+    }
+    s
+}
+
+/// Runs `rounds` epochs of `links` links into the station at `target`
+/// (which must not hold these points with other settings already).
+pub fn run(target: &str, links: usize, rounds: u32, mut progress: impl FnMut(u32)) -> Result<BenchReport, String> {
+    let cfg = StationConfig::parse(&bench_station(target, links), std::path::Path::new("."))?;
+    let mut st = Station::open(cfg, target)?;
+    let lda = LdaConfig::default();
+    let expb = ExpbConfig::default();
+    let mut lda_links: Vec<LdaLink> = (0..links).map(|k| LdaLink::new(&lda, 2_000_000_000, k as u64)).collect();
+    let mut expb_links: Vec<ExpbLink> = (0..links).map(|k| ExpbLink::new(&expb, k as u64)).collect::<Result<_, _>>()?;
+    let (mut epochs, mut bytes, mut seconds) = (0u64, 0u64, 0f64);
+    for round in 0..rounds {
+        let mut batch = Vec::with_capacity(3 * links);
+        for k in 0..links {
+            let (s, r, _) = lda_links[k].epoch(2_000, 1_000.0, 0.001);
+            batch.push((format!("l{k}.tx"), synopsis_json(&s, "sender")));
+            batch.push((format!("l{k}.rx"), synopsis_json(&r, "receiver")));
+            let p = expb_links[k].epoch(5e6, &[]);
+            batch.push((format!("l{k}.bw"), serde_json::to_string(&p).map_err(|e| e.to_string())?));
+        }
+        let t = Instant::now();
+        for (point, body) in &batch {
+            match st.ingest(point, "bench", body)? {
+                Ingested::Stored { .. } => {}
+                Ingested::AlreadyStored { seq } => return Err(format!("epoch {seq} of {point} was stored already")),
+            }
+            bytes += body.len() as u64;
+        }
+        seconds += t.elapsed().as_secs_f64();
+        epochs += batch.len() as u64;
+        progress(round + 1);
+    }
+    let epochs_per_s = epochs as f64 / seconds;
+    Ok(BenchReport {
+        links,
+        rounds,
+        epochs,
+        bytes,
+        seconds,
+        epochs_per_s,
+        mb_per_s: bytes as f64 / seconds / 1e6,
+        links_sustained: epochs_per_s / 3.0,
+    })
+}

@@ -1,0 +1,252 @@
+//! The station file (TOML): where the database is, the measurement points
+//! (each named, with its router, link, direction, core, core config and
+//! epoch clock) and the segments whose two ends pair (LDA §III: a sender and
+//! a receiver point; MPlane §II: a path is a chain of segments).
+//!
+//! ```toml
+//! database = "station.sqlite"          # or "postgresql://…"; a path is relative to this file
+//!
+//! [[point]]
+//! name = "r1.eth0.egress"
+//! router = "r1"
+//! link = "r1-r2"
+//! direction = "egress"                 # or "ingress"
+//! core = "lda"
+//! config = "lda.toml"                  # a file, an inline table, or absent for the default
+//! epoch = "1s"                         # epoch length
+//! start = "2026-12-01T00:00:00Z"       # start of epoch 0
+//! tick_ns = 1.0                        # one timestamp tick (default 1 ns)
+//!
+//! [[segment]]
+//! name = "r1-r2"
+//! sender = "r1.eth0.egress"
+//! receiver = "r2.eth1.ingress"
+//! ```
+
+use crate::point_core::{PointCore, point_core};
+use serde::Deserialize;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::path::Path;
+
+/// Where on a router a point taps its link.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    /// Packets arriving at the router.
+    Ingress,
+    /// Packets leaving the router.
+    Egress,
+}
+
+impl Direction {
+    /// As stored and printed.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Direction::Ingress => "ingress",
+            Direction::Egress => "egress",
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StationFile {
+    database: Option<String>,
+    #[serde(default)]
+    point: Vec<PointFile>,
+    #[serde(default)]
+    segment: Vec<SegmentFile>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PointFile {
+    name: String,
+    router: String,
+    link: String,
+    direction: Direction,
+    core: String,
+    config: Option<toml::Value>,
+    epoch: String,
+    start: String,
+    tick_ns: Option<f64>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SegmentFile {
+    name: String,
+    sender: String,
+    receiver: String,
+}
+
+/// One measurement point.
+#[derive(Clone)]
+pub struct Point {
+    /// Its unique name.
+    pub name: String,
+    /// The router it is on.
+    pub router: String,
+    /// The link it taps.
+    pub link: String,
+    /// Which way the packets it sees travel.
+    pub direction: Direction,
+    /// Its core.
+    pub core: &'static dyn PointCore,
+    /// Its core's config, canonical JSON.
+    pub config: Value,
+    /// Epoch length, ns.
+    pub epoch_ns: i64,
+    /// Start of epoch 0, ns since 1970-01-01 UTC.
+    pub start_ns: i64,
+    /// One timestamp tick, ns.
+    pub tick_ns: f64,
+}
+
+impl Point {
+    /// The start of epoch `seq`, ns since 1970-01-01 UTC.
+    pub fn epoch_start(&self, seq: u64) -> Result<i64, String> {
+        i64::try_from(seq)
+            .ok()
+            .and_then(|s| s.checked_mul(self.epoch_ns))
+            .and_then(|d| d.checked_add(self.start_ns))
+            .ok_or_else(|| format!("epoch {seq} of point {} starts past the year 2262", self.name))
+    }
+}
+
+/// A segment: the epochs of `sender` and `receiver` pair.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Segment {
+    /// Its unique name.
+    pub name: String,
+    /// The sender point's name.
+    pub sender: String,
+    /// The receiver point's name.
+    pub receiver: String,
+}
+
+/// A station: its database, points and segments.
+#[derive(Clone)]
+pub struct StationConfig {
+    /// The database (an SQLite path, resolved against the file's folder, or a PostgreSQL URL), if the file names one.
+    pub database: Option<String>,
+    /// The points, in the file's order.
+    pub points: Vec<Point>,
+    /// The segments, in the file's order.
+    pub segments: Vec<Segment>,
+}
+
+impl StationConfig {
+    /// Reads and checks a station file; each error is one line naming the point or segment.
+    pub fn load(path: &Path) -> Result<Self, String> {
+        let text = netmeas_sim::files::read_input_text(path)?;
+        let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        Self::parse(&text, &base).map_err(|e| format!("{}: {e}", path.display()))
+    }
+
+    /// Parses a station file's `text`; files it names are relative to `base`.
+    pub fn parse(text: &str, base: &Path) -> Result<Self, String> {
+        let file: StationFile =
+            toml::from_str(text).map_err(|e| format!("bad station file: {}", e.message().trim()))?;
+        let mut points = Vec::with_capacity(file.point.len());
+        let mut index = HashMap::new();
+        for p in file.point {
+            let at = |e: String| format!("point `{}`: {e}", p.name);
+            if p.name.is_empty() {
+                return Err("a point has an empty name".into());
+            }
+            if index.insert(p.name.clone(), points.len()).is_some() {
+                return Err(at("named twice".into()));
+            }
+            let core = point_core(&p.core).map_err(at)?;
+            let config = core.config(p.config.as_ref(), base).map_err(at)?;
+            let epoch = humantime::parse_duration(&p.epoch).map_err(|e| at(format!("`epoch`: {e}")))?;
+            let epoch_ns = i64::try_from(epoch.as_nanos()).ok().filter(|&n| n > 0);
+            let epoch_ns = epoch_ns.ok_or_else(|| at(format!("`epoch`: {} is not a usable epoch length", p.epoch)))?;
+            let start_ns = parse_time(&p.start).map_err(|e| at(format!("`start`: {e}")))?;
+            let tick_ns = p.tick_ns.unwrap_or(1.0);
+            if !(tick_ns.is_finite() && tick_ns > 0.0) {
+                return Err(at(format!("`tick_ns`: {tick_ns} is not a positive duration")));
+            }
+            if let Some(ticks) = core.epoch_ticks(&config) {
+                if (ticks as f64 * tick_ns).round() as i64 != epoch_ns {
+                    return Err(at(format!(
+                        "`epoch` is {}, but the core's period is {ticks} ticks of {tick_ns} ns",
+                        p.epoch
+                    )));
+                }
+            }
+            points.push(Point {
+                name: p.name.clone(),
+                router: p.router,
+                link: p.link,
+                direction: p.direction,
+                core,
+                config,
+                epoch_ns,
+                start_ns,
+                tick_ns,
+            });
+        }
+        let mut segments: Vec<Segment> = Vec::with_capacity(file.segment.len());
+        for s in file.segment {
+            let at = |e: String| format!("segment `{}`: {e}", s.name);
+            if segments.iter().any(|o| o.name == s.name) {
+                return Err(at("named twice".into()));
+            }
+            let end = |name: &str| index.get(name).map(|&i| &points[i]).ok_or_else(|| at(format!("no point `{name}`")));
+            let (a, b) = (end(&s.sender)?, end(&s.receiver)?);
+            if a.name == b.name {
+                return Err(at("its sender and receiver are the same point".into()));
+            }
+            if a.core.name() != b.core.name() || !a.core.pairs() {
+                return Err(at(format!(
+                    "a segment pairs two points of a core measured between two ends (lda); these are {} and {}",
+                    a.core.name(),
+                    b.core.name()
+                )));
+            }
+            if a.epoch_ns != b.epoch_ns || a.start_ns != b.start_ns || a.tick_ns != b.tick_ns {
+                return Err(at("its two points must share the epoch length, start and tick".into()));
+            }
+            segments.push(Segment { name: s.name.clone(), sender: s.sender.clone(), receiver: s.receiver.clone() });
+        }
+        let database = file
+            .database
+            .map(|d| if crate::db::is_postgres(&d) { d } else { base.join(d).to_string_lossy().into_owned() });
+        Ok(StationConfig { database, points, segments })
+    }
+
+    /// The point named `name`.
+    pub fn point(&self, name: &str) -> Option<&Point> {
+        self.points.iter().find(|p| p.name == name)
+    }
+
+    /// The database to use: `given` (a `--db` flag) or the file's, or an error.
+    pub fn database_or(&self, given: Option<&str>) -> Result<String, String> {
+        given
+            .map(str::to_string)
+            .or_else(|| self.database.clone())
+            .ok_or_else(|| "no database: give --db PATH|URL or `database = …` in the station file".into())
+    }
+}
+
+/// A time as the station files and queries write it (RFC 3339, e.g.
+/// `2026-12-01T10:00:00Z`), in ns since 1970-01-01 UTC.
+pub fn parse_time(s: &str) -> Result<i64, String> {
+    let t =
+        humantime::parse_rfc3339_weak(s).map_err(|e| format!("{s:?} is not a time like 2026-12-01T10:00:00Z ({e})"))?;
+    let d = t.duration_since(std::time::UNIX_EPOCH).map_err(|_| format!("{s} is before 1970"))?;
+    i64::try_from(d.as_nanos()).map_err(|_| format!("{s} is past the year 2262"))
+}
+
+/// ns since 1970-01-01 UTC as RFC 3339 (to the ns when not whole seconds).
+pub fn format_time(t_ns: i64) -> String {
+    let t = std::time::UNIX_EPOCH + std::time::Duration::from_nanos(t_ns.max(0) as u64);
+    if t_ns % 1_000_000_000 == 0 {
+        humantime::format_rfc3339_seconds(t).to_string()
+    } else {
+        humantime::format_rfc3339_nanos(t).to_string()
+    }
+}

@@ -1,0 +1,482 @@
+//! The station's database: SQLite (a file, the library compiled in, no
+//! server) by default, PostgreSQL when given a `postgres://` or
+//! `postgresql://` URL, for a station several operators share. Both run the
+//! same SQL (parameters written `$1`, `$2`, …); the schema is migrated by
+//! refinery from `migrations/sqlite` or `migrations/postgres`. On PostgreSQL
+//! the epoch tables are partitioned by day of the epoch's start, and the
+//! station creates a day's partition with its first row.
+
+use postgres::types::{IsNull, ToSql, Type, to_sql_checked};
+use std::collections::HashSet;
+
+mod sqlite_schema {
+    refinery::embed_migrations!("migrations/sqlite");
+}
+mod postgres_schema {
+    refinery::embed_migrations!("migrations/postgres");
+}
+
+/// Nanoseconds in a day: the width of a PostgreSQL partition.
+pub const DAY_NS: i64 = 86_400_000_000_000;
+
+/// The tables partitioned by day on PostgreSQL.
+pub const PARTITIONED: &[&str] = &["synopsis", "latency", "bandwidth"];
+
+/// One SQL value, as the station stores them.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Val {
+    /// An integer (BIGINT).
+    Int(i64),
+    /// A float (DOUBLE PRECISION).
+    Real(f64),
+    /// Text.
+    Text(String),
+    /// NULL.
+    Null,
+}
+
+impl Val {
+    /// The integer, or an error naming `what`.
+    pub fn int(&self, what: &str) -> Result<i64, String> {
+        match self {
+            Val::Int(v) => Ok(*v),
+            other => Err(format!("database: {what} is {other:?}, not an integer")),
+        }
+    }
+
+    /// The float (an integer is widened; NULL is NaN, as the estimators write a missing value).
+    pub fn real(&self, what: &str) -> Result<f64, String> {
+        match self {
+            Val::Real(v) => Ok(*v),
+            Val::Int(v) => Ok(*v as f64),
+            Val::Null => Ok(f64::NAN),
+            other => Err(format!("database: {what} is {other:?}, not a number")),
+        }
+    }
+
+    /// The text, or None for NULL.
+    pub fn text(&self, what: &str) -> Result<Option<String>, String> {
+        match self {
+            Val::Text(s) => Ok(Some(s.clone())),
+            Val::Null => Ok(None),
+            other => Err(format!("database: {what} is {other:?}, not text")),
+        }
+    }
+}
+
+impl From<i64> for Val {
+    fn from(v: i64) -> Self {
+        Val::Int(v)
+    }
+}
+impl From<f64> for Val {
+    fn from(v: f64) -> Self {
+        // NaN (an estimate without samples) is stored as NULL: SQL has no NaN that both databases read back.
+        if v.is_nan() { Val::Null } else { Val::Real(v) }
+    }
+}
+impl From<&str> for Val {
+    fn from(v: &str) -> Self {
+        Val::Text(v.to_string())
+    }
+}
+impl From<String> for Val {
+    fn from(v: String) -> Self {
+        Val::Text(v)
+    }
+}
+impl<T: Into<Val>> From<Option<T>> for Val {
+    fn from(v: Option<T>) -> Self {
+        v.map_or(Val::Null, Into::into)
+    }
+}
+
+impl ToSql for Val {
+    fn to_sql(
+        &self,
+        ty: &Type,
+        out: &mut postgres::types::private::BytesMut,
+    ) -> Result<IsNull, Box<dyn std::error::Error + Sync + Send>> {
+        match (self, ty) {
+            (Val::Null, _) => Ok(IsNull::Yes),
+            (Val::Int(v), &Type::INT4) => i32::try_from(*v)?.to_sql(ty, out),
+            (Val::Int(v), &Type::FLOAT8) => (*v as f64).to_sql(ty, out),
+            (Val::Int(v), _) => v.to_sql(ty, out),
+            (Val::Real(v), _) => v.to_sql(ty, out),
+            (Val::Text(v), _) => v.to_sql(ty, out),
+        }
+    }
+
+    fn accepts(ty: &Type) -> bool {
+        matches!(*ty, Type::INT8 | Type::INT4 | Type::FLOAT8 | Type::TEXT | Type::VARCHAR | Type::NAME)
+    }
+
+    to_sql_checked!();
+}
+
+/// Which database a [`Db`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    /// SQLite, a file.
+    Sqlite,
+    /// PostgreSQL, a server.
+    Postgres,
+}
+
+/// What opening a database may do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// Create the SQLite file if missing and migrate the schema (ingest).
+    Write,
+    /// Read an existing database at this version's schema (queries).
+    Read,
+}
+
+/// A connection to the station's database.
+pub enum Db {
+    /// SQLite.
+    Sqlite(rusqlite::Connection),
+    /// PostgreSQL, with the day partitions known to exist.
+    Postgres {
+        /// The client.
+        client: postgres::Client,
+        /// Partitions created or seen, as (table, day).
+        partitions: HashSet<(&'static str, i64)>,
+        /// Partitions created by the open transaction (known once it commits).
+        pending: Vec<(&'static str, i64)>,
+    },
+}
+
+/// How long a write waits for another writer's lock before it fails.
+const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Whether `target` names a PostgreSQL server rather than an SQLite file.
+pub fn is_postgres(target: &str) -> bool {
+    target.starts_with("postgres://") || target.starts_with("postgresql://")
+}
+
+impl Db {
+    /// Opens `target` (an SQLite path or a PostgreSQL URL). With
+    /// [`Access::Write`] a missing SQLite file is created and the schema is
+    /// migrated to this version's; with [`Access::Read`] the database must
+    /// exist at this version's schema. A database written by a newer netmeas
+    /// is refused either way.
+    pub fn open(target: &str, access: Access) -> Result<Db, String> {
+        let mut db = if is_postgres(target) {
+            let client = postgres::Client::connect(target, postgres::NoTls)
+                .map_err(|e| format!("cannot connect to the station database {}: {}", redact(target), pg_error(&e)))?;
+            Db::Postgres { client, partitions: HashSet::new(), pending: Vec::new() }
+        } else {
+            use rusqlite::OpenFlags;
+            let flags = match access {
+                Access::Write => OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE,
+                Access::Read => OpenFlags::SQLITE_OPEN_READ_ONLY,
+            } | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+            if access == Access::Read && !std::path::Path::new(target).is_file() {
+                return Err(format!(
+                    "no station database at {target}: ingest an epoch first (`netmeas station ingest`)"
+                ));
+            }
+            let conn = rusqlite::Connection::open_with_flags(target, flags)
+                .map_err(|e| format!("cannot open the station database {target}: {e}"))?;
+            conn.busy_timeout(BUSY_TIMEOUT).map_err(|e| format!("station database {target}: {e}"))?;
+            if access == Access::Write {
+                // Write-ahead log: readers (queries, the dashboard) never block the ingest.
+                conn.pragma_update(None, "journal_mode", "WAL")
+                    .map_err(|e| format!("cannot write the station database {target}: {e}"))?;
+                conn.pragma_update(None, "synchronous", "NORMAL")
+                    .map_err(|e| format!("station database {target}: {e}"))?;
+            }
+            conn.pragma_update(None, "foreign_keys", "ON").map_err(|e| format!("station database {target}: {e}"))?;
+            Db::Sqlite(conn)
+        };
+        db.schema(access).map_err(|e| format!("station database {}: {e}", redact(target)))?;
+        Ok(db)
+    }
+
+    /// Which database this is.
+    pub fn backend(&self) -> Backend {
+        match self {
+            Db::Sqlite(_) => Backend::Sqlite,
+            Db::Postgres { .. } => Backend::Postgres,
+        }
+    }
+
+    /// The newest schema version this netmeas knows.
+    pub fn known_version(&self) -> i64 {
+        let migrations = match self {
+            Db::Sqlite(_) => sqlite_schema::migrations::runner().get_migrations().clone(),
+            Db::Postgres { .. } => postgres_schema::migrations::runner().get_migrations().clone(),
+        };
+        migrations.iter().map(|m| i64::from(m.version())).max().unwrap_or(0)
+    }
+
+    /// The schema version the database is at (0: empty).
+    pub fn version(&mut self) -> Result<i64, String> {
+        let last = match self {
+            Db::Sqlite(c) => sqlite_schema::migrations::runner().get_last_applied_migration(c),
+            Db::Postgres { client, .. } => postgres_schema::migrations::runner().get_last_applied_migration(client),
+        };
+        match last {
+            Ok(m) => Ok(m.map_or(0, |m| i64::from(m.version()))),
+            // A database refinery has never touched has no history table.
+            Err(_) if !self.has_table("refinery_schema_history")? => Ok(0),
+            Err(e) => Err(format!("cannot read the schema version: {e}")),
+        }
+    }
+
+    fn has_table(&mut self, name: &str) -> Result<bool, String> {
+        let sql = match self {
+            Db::Sqlite(_) => "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = $1",
+            Db::Postgres { .. } => "SELECT COUNT(*) FROM pg_catalog.pg_tables WHERE tablename = $1",
+        };
+        Ok(self.query(sql, &[name.into()])?[0][0].int("count")? > 0)
+    }
+
+    /// Checks the schema, and migrates it when writing.
+    fn schema(&mut self, access: Access) -> Result<(), String> {
+        let (have, know) = (self.version()?, self.known_version());
+        if have > know {
+            return Err(format!(
+                "its schema is version {have}, written by a newer netmeas (this one knows up to {know}); \
+                 use that netmeas or a new database"
+            ));
+        }
+        if have == know {
+            return Ok(());
+        }
+        if access == Access::Read {
+            return Err(if have == 0 {
+                "it holds no station (no schema): ingest an epoch first (`netmeas station ingest`)".into()
+            } else {
+                format!(
+                    "its schema is version {have}, older than this netmeas's {know}: \
+                     `netmeas station migrate` brings it up to date"
+                )
+            });
+        }
+        let report = match self {
+            Db::Sqlite(c) => sqlite_schema::migrations::runner().run(c).map_err(|e| e.to_string()),
+            Db::Postgres { client, .. } => postgres_schema::migrations::runner().run(client).map_err(|e| e.to_string()),
+        };
+        report.map(|_| ()).map_err(|e| format!("cannot migrate the schema from version {have} to {know}: {e}"))
+    }
+
+    /// Runs one statement; the rows it changed.
+    pub fn execute(&mut self, sql: &str, params: &[Val]) -> Result<u64, String> {
+        match self {
+            Db::Sqlite(c) => {
+                let sql = sqlite_params(sql);
+                c.execute(&sql, rusqlite::params_from_iter(params.iter().map(sqlite_value)))
+                    .map(|n| n as u64)
+                    .map_err(|e| sqlite_error(&e))
+            }
+            Db::Postgres { client, .. } => {
+                let p: Vec<&(dyn ToSql + Sync)> = params.iter().map(|v| v as &(dyn ToSql + Sync)).collect();
+                client.execute(sql, &p).map_err(|e| pg_error(&e))
+            }
+        }
+    }
+
+    /// Runs one query; its rows, each a vector of values.
+    pub fn query(&mut self, sql: &str, params: &[Val]) -> Result<Vec<Vec<Val>>, String> {
+        match self {
+            Db::Sqlite(c) => {
+                let sql = sqlite_params(sql);
+                let mut stmt = c.prepare_cached(&sql).map_err(|e| sqlite_error(&e))?;
+                let n = stmt.column_count();
+                let rows = stmt
+                    .query_map(rusqlite::params_from_iter(params.iter().map(sqlite_value)), |row| {
+                        (0..n)
+                            .map(|i| {
+                                Ok(match row.get_ref(i)? {
+                                    rusqlite::types::ValueRef::Integer(v) => Val::Int(v),
+                                    rusqlite::types::ValueRef::Real(v) => Val::Real(v),
+                                    rusqlite::types::ValueRef::Text(t) => {
+                                        Val::Text(String::from_utf8_lossy(t).into_owned())
+                                    }
+                                    rusqlite::types::ValueRef::Null => Val::Null,
+                                    rusqlite::types::ValueRef::Blob(_) => Val::Null,
+                                })
+                            })
+                            .collect::<Result<Vec<Val>, rusqlite::Error>>()
+                    })
+                    .map_err(|e| sqlite_error(&e))?;
+                rows.collect::<Result<Vec<_>, _>>().map_err(|e| sqlite_error(&e))
+            }
+            Db::Postgres { client, .. } => {
+                let p: Vec<&(dyn ToSql + Sync)> = params.iter().map(|v| v as &(dyn ToSql + Sync)).collect();
+                let rows = client.query(sql, &p).map_err(|e| pg_error(&e))?;
+                rows.iter()
+                    .map(|row| {
+                        (0..row.len())
+                            .map(|i| {
+                                let ty = row.columns()[i].type_().clone();
+                                let get = |r: Result<Option<Val>, postgres::Error>| {
+                                    r.map(|v| v.unwrap_or(Val::Null)).map_err(|e| pg_error(&e))
+                                };
+                                match ty {
+                                    Type::INT8 => get(row.try_get::<_, Option<i64>>(i).map(|v| v.map(Val::Int))),
+                                    Type::INT4 => {
+                                        get(row.try_get::<_, Option<i32>>(i).map(|v| v.map(|v| Val::Int(v.into()))))
+                                    }
+                                    Type::FLOAT8 => get(row.try_get::<_, Option<f64>>(i).map(|v| v.map(Val::Real))),
+                                    Type::TEXT | Type::VARCHAR | Type::NAME => {
+                                        get(row.try_get::<_, Option<String>>(i).map(|v| v.map(Val::Text)))
+                                    }
+                                    other => Err(format!(
+                                        "database: column {i} has type {other}, which the station does not read"
+                                    )),
+                                }
+                            })
+                            .collect()
+                    })
+                    .collect()
+            }
+        }
+    }
+
+    /// Runs `f` in one transaction: everything it wrote, or (on an error, or
+    /// if the process dies first) nothing.
+    pub fn transaction<T>(&mut self, f: impl FnOnce(&mut Db) -> Result<T, String>) -> Result<T, String> {
+        let begin = match self {
+            // IMMEDIATE: take the write lock first, so two ingesters queue instead of failing at commit.
+            Db::Sqlite(_) => "BEGIN IMMEDIATE",
+            Db::Postgres { .. } => "BEGIN",
+        };
+        self.batch(begin)?;
+        match f(self) {
+            Ok(v) => {
+                self.batch("COMMIT")?;
+                if let Db::Postgres { partitions, pending, .. } = self {
+                    partitions.extend(pending.drain(..));
+                }
+                Ok(v)
+            }
+            Err(e) => {
+                let _ = self.batch("ROLLBACK");
+                if let Db::Postgres { pending, .. } = self {
+                    pending.clear();
+                }
+                Err(e)
+            }
+        }
+    }
+
+    fn batch(&mut self, sql: &str) -> Result<(), String> {
+        match self {
+            Db::Sqlite(c) => c.execute_batch(sql).map_err(|e| sqlite_error(&e)),
+            Db::Postgres { client, .. } => client.batch_execute(sql).map_err(|e| pg_error(&e)),
+        }
+    }
+
+    /// Makes sure `table` can take a row of time `t_ns`: on PostgreSQL, the
+    /// day's partition exists (created in the open transaction if not).
+    pub fn partition_for(&mut self, table: &'static str, t_ns: i64) -> Result<(), String> {
+        let Db::Postgres { client, partitions, pending } = self else { return Ok(()) };
+        let day = t_ns.div_euclid(DAY_NS);
+        if partitions.contains(&(table, day)) || pending.contains(&(table, day)) {
+            return Ok(());
+        }
+        let (lo, hi) = (day * DAY_NS, (day + 1) * DAY_NS);
+        let name = partition_name(table, day);
+        client
+            .batch_execute(&format!(
+                "CREATE TABLE IF NOT EXISTS {name} PARTITION OF {table} FOR VALUES FROM ({lo}) TO ({hi})"
+            ))
+            .map_err(|e| pg_error(&e))?;
+        pending.push((table, day));
+        Ok(())
+    }
+}
+
+/// The PostgreSQL partition of `table` for `day` (days since 1970-01-01, UTC).
+pub fn partition_name(table: &str, day: i64) -> String {
+    if day < 0 { format!("{table}_dm{}", -day) } else { format!("{table}_d{day}") }
+}
+
+/// `$1`-style parameters as SQLite's numbered `?1`.
+fn sqlite_params(sql: &str) -> String {
+    let mut out = String::with_capacity(sql.len());
+    let mut chars = sql.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '$' && chars.peek().is_some_and(|d| d.is_ascii_digit()) {
+            out.push('?');
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn sqlite_value(v: &Val) -> rusqlite::types::Value {
+    use rusqlite::types::Value;
+    match v {
+        Val::Int(i) => Value::Integer(*i),
+        Val::Real(f) => Value::Real(*f),
+        Val::Text(s) => Value::Text(s.clone()),
+        Val::Null => Value::Null,
+    }
+}
+
+fn sqlite_error(e: &rusqlite::Error) -> String {
+    match e.sqlite_error_code() {
+        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked) => {
+            format!("the database is locked by another writer (waited {} s): {e}", BUSY_TIMEOUT.as_secs())
+        }
+        Some(rusqlite::ErrorCode::ReadOnly) => format!("the database is read-only: {e}"),
+        Some(rusqlite::ErrorCode::DiskFull) => format!("the disk is full: {e}"),
+        _ => e.to_string(),
+    }
+}
+
+/// A PostgreSQL error with the server's message when there is one.
+fn pg_error(e: &postgres::Error) -> String {
+    match e.as_db_error() {
+        Some(d) => format!("{}: {}", d.severity(), d.message()),
+        None => match std::error::Error::source(e) {
+            Some(cause) => format!("{e}: {cause}"),
+            None => e.to_string(),
+        },
+    }
+}
+
+/// A connection URL without its password, for messages.
+pub fn redact(target: &str) -> String {
+    if !is_postgres(target) {
+        return target.to_string();
+    }
+    match (target.find("://"), target.find('@')) {
+        (Some(s), Some(at)) if at > s => {
+            let userinfo = &target[s + 3..at];
+            match userinfo.find(':') {
+                Some(colon) => format!("{}{}:***{}", &target[..s + 3], &userinfo[..colon], &target[at..]),
+                None => target.to_string(),
+            }
+        }
+        _ => target.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parameters_become_sqlite_numbers() {
+        assert_eq!(sqlite_params("SELECT $1, $12 FROM t WHERE a = '$x'"), "SELECT ?1, ?12 FROM t WHERE a = '$x'");
+    }
+
+    #[test]
+    fn passwords_are_not_printed() {
+        assert_eq!(redact("postgresql://op:secret@db:5432/st"), "postgresql://op:***@db:5432/st");
+        assert_eq!(redact("postgresql://op@db/st"), "postgresql://op@db/st");
+        assert_eq!(redact("station.sqlite"), "station.sqlite");
+    }
+
+    #[test]
+    fn partitions_are_named_by_day() {
+        assert_eq!(partition_name("synopsis", 20_425), "synopsis_d20425");
+        assert_eq!(partition_name("latency", -1), "latency_dm1");
+    }
+}

@@ -1,0 +1,250 @@
+//! Ingest: one epoch of one point at a time, each in one transaction. The
+//! synopsis is checked against the point's core config, stored raw, and
+//! every segment whose other end already holds the same epoch is estimated
+//! and stored with it (LDA §II: the monitoring station pairs the two ends of
+//! a segment). A station killed mid-epoch leaves no half epoch; an epoch
+//! ingested twice is stored once; a refused epoch is logged with the point
+//! and epoch and never stored.
+
+use crate::config::{Point, StationConfig};
+use crate::db::{Access, Db, Val};
+use crate::point_core::{PairedEpoch, PointEpoch};
+use serde_json::Value;
+use std::collections::HashMap;
+
+/// The station: its config and database.
+pub struct Station {
+    cfg: StationConfig,
+    db: Db,
+    point_ids: HashMap<String, i64>,
+    /// The segments' row ids, in the config's order.
+    segment_ids: Vec<i64>,
+}
+
+/// What ingesting an epoch did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Ingested {
+    /// Stored; the segments estimated with it (their other end was stored).
+    Stored {
+        /// The epoch number.
+        seq: u64,
+        /// The epoch's start, ns since 1970-01-01 UTC.
+        t_ns: i64,
+        /// The segments whose epoch this completed.
+        paired: Vec<String>,
+    },
+    /// The same synopsis was already stored: nothing changed.
+    AlreadyStored {
+        /// The epoch number.
+        seq: u64,
+    },
+}
+
+impl Station {
+    /// Opens (creating and migrating if needed) the database at `target` and
+    /// registers the config's points and segments. A point or segment stored
+    /// earlier with other settings is refused: its epochs would no longer
+    /// mean what they meant (name it anew instead).
+    pub fn open(cfg: StationConfig, target: &str) -> Result<Self, String> {
+        let mut db = Db::open(target, Access::Write)?;
+        let (point_ids, segment_ids) = db.transaction(|db| register(db, &cfg))?;
+        Ok(Station { cfg, db, point_ids, segment_ids })
+    }
+
+    /// The station's config.
+    pub fn config(&self) -> &StationConfig {
+        &self.cfg
+    }
+
+    /// The database (for queries on an open station).
+    pub fn db(&mut self) -> &mut Db {
+        &mut self.db
+    }
+
+    /// Ingests one epoch `body` (a synopsis as JSON text) reported by
+    /// `point`; `source` names where it came from (a file, a board) for the
+    /// rejection log. A refused epoch is logged and returned as an error
+    /// naming the point and epoch.
+    pub fn ingest(&mut self, point: &str, source: &str, body: &str) -> Result<Ingested, String> {
+        let mut seq_seen = None;
+        let outcome = self.try_ingest(point, body, &mut seq_seen);
+        if let Err(reason) = &outcome {
+            let seq = seq_seen.map(|s: u64| Val::Int(s as i64)).unwrap_or(Val::Null);
+            let at = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+            let logged = self.db.execute(
+                "INSERT INTO rejection (at_ns, point, seq, source, reason) VALUES ($1, $2, $3, $4, $5)",
+                &[Val::Int(at.as_nanos() as i64), point.into(), seq, source.into(), reason.as_str().into()],
+            );
+            let what = match seq_seen {
+                Some(s) => format!("point {point}, epoch {s} ({source}): {reason}"),
+                None => format!("point {point} ({source}): {reason}"),
+            };
+            return Err(match logged {
+                Ok(_) => what,
+                Err(e) => format!("{what} (and the rejection could not be logged: {e})"),
+            });
+        }
+        outcome
+    }
+
+    fn try_ingest(&mut self, name: &str, body: &str, seq_seen: &mut Option<u64>) -> Result<Ingested, String> {
+        let mut v: Value = serde_json::from_str(body).map_err(|e| format!("not a synopsis (bad JSON: {e})"))?;
+        let obj = v.as_object_mut().ok_or("not a synopsis (not a JSON object)")?;
+        // Logged with a refusal whenever the synopsis has one.
+        *seq_seen = obj.get("seq").and_then(Value::as_u64);
+        let point = self.cfg.point(name).ok_or("no such point in the station file")?.clone();
+        let id = self.point_ids[name];
+        if let Some(end) = obj.remove("end") {
+            self.check_end(&point, &end)?;
+        }
+        let (seq, canonical) = point.core.epoch(&point.config, &v)?;
+        *seq_seen = Some(seq);
+        let t_ns = point.epoch_start(seq)?;
+        let text = canonical.to_string();
+        // (segment id, segment name, the other end, whether this point is the sender)
+        let segments: Vec<(i64, &str, &str, bool)> = self
+            .cfg
+            .segments
+            .iter()
+            .zip(&self.segment_ids)
+            .filter(|(s, _)| s.sender == name || s.receiver == name)
+            .map(|(s, &sid)| {
+                let other = if s.sender == name { &s.receiver } else { &s.sender };
+                (sid, s.name.as_str(), other.as_str(), s.sender == name)
+            })
+            .collect();
+        let point_ids = &self.point_ids;
+        self.db.transaction(|db| {
+            let stored =
+                db.query("SELECT body FROM synopsis WHERE point = $1 AND seq = $2", &[Val::Int(id), seq_val(seq)])?;
+            if let Some(row) = stored.first() {
+                return if row[0].text("body")?.as_deref() == Some(text.as_str()) {
+                    Ok(Ingested::AlreadyStored { seq })
+                } else {
+                    Err("already stored with a different synopsis".into())
+                };
+            }
+            let last = db.query("SELECT MAX(seq) FROM synopsis WHERE point = $1", &[Val::Int(id)])?;
+            if let Some(Val::Int(last)) = last.first().map(|r| &r[0]) {
+                if (seq as i64) < *last {
+                    return Err(format!("out of order: epoch {last} is already stored"));
+                }
+            }
+            crate::point_core::insert_row(
+                db,
+                "synopsis",
+                t_ns,
+                &["point", "seq", "t_ns", "body"],
+                &[Val::Int(id), seq_val(seq), Val::Int(t_ns), text.as_str().into()],
+            )?;
+            let epoch = PointEpoch { point: id, seq: seq as i64, t_ns, tick_ns: point.tick_ns };
+            point.core.store_epoch(db, &epoch, &canonical)?;
+            let mut paired = Vec::new();
+            for &(sid, seg, other, is_sender) in &segments {
+                let theirs = db.query(
+                    "SELECT body FROM synopsis WHERE point = $1 AND seq = $2",
+                    &[Val::Int(point_ids[other]), seq_val(seq)],
+                )?;
+                let Some(row) = theirs.first() else { continue };
+                let other_body: Value = serde_json::from_str(&row[0].text("body")?.unwrap_or_default())
+                    .map_err(|e| format!("the stored synopsis of {other} is not JSON: {e}"))?;
+                let (s, r) = if is_sender { (&canonical, &other_body) } else { (&other_body, &canonical) };
+                let pair = PairedEpoch { segment: sid, seq: seq as i64, t_ns, tick_ns: point.tick_ns };
+                point.core.store_pair(db, &pair, s, r)?;
+                paired.push(seg.to_string());
+            }
+            Ok(Ingested::Stored { seq, t_ns, paired })
+        })
+    }
+
+    /// Refuses a synopsis marked as the other end of every segment the point is in.
+    fn check_end(&self, point: &Point, end: &Value) -> Result<(), String> {
+        let end = end.as_str().ok_or("its `end` mark is not a string")?;
+        let sender = self.cfg.segments.iter().any(|s| s.sender == point.name);
+        let receiver = self.cfg.segments.iter().any(|s| s.receiver == point.name);
+        let fits = match end {
+            "sender" => sender || !receiver,
+            "receiver" => receiver || !sender,
+            other => return Err(format!("its `end` mark {other:?} is neither sender nor receiver")),
+        };
+        if fits {
+            Ok(())
+        } else {
+            Err(format!("a {end}'s synopsis, but the point is the other end of its segments (swapped?)"))
+        }
+    }
+}
+
+fn seq_val(seq: u64) -> Val {
+    Val::Int(seq as i64)
+}
+
+/// Stores the config's points and segments, or checks them against those stored.
+fn register(db: &mut Db, cfg: &StationConfig) -> Result<(HashMap<String, i64>, Vec<i64>), String> {
+    let mut ids = HashMap::new();
+    for p in &cfg.points {
+        let config = p.config.to_string();
+        let want = [
+            Val::from(p.router.as_str()),
+            p.link.as_str().into(),
+            p.direction.as_str().into(),
+            p.core.name().into(),
+            config.as_str().into(),
+            Val::Int(p.epoch_ns),
+            Val::Int(p.start_ns),
+            Val::Real(p.tick_ns),
+        ];
+        let rows = db.query(
+            "SELECT id, router, link, direction, core, config, epoch_ns, start_ns, tick_ns FROM point WHERE name = $1",
+            &[p.name.as_str().into()],
+        )?;
+        let id = match rows.first() {
+            Some(row) => {
+                const FIELDS: [&str; 8] =
+                    ["router", "link", "direction", "core", "config", "epoch", "start", "tick_ns"];
+                if let Some(k) = (0..8).find(|&k| row[k + 1] != want[k]) {
+                    return Err(format!(
+                        "point `{}` is stored with another {}: a point's settings cannot change once it has \
+                         epochs (give the point a new name)",
+                        p.name, FIELDS[k]
+                    ));
+                }
+                row[0].int("point id")?
+            }
+            None => {
+                let mut values = vec![Val::from(p.name.as_str())];
+                values.extend(want);
+                db.query(
+                    "INSERT INTO point (name, router, link, direction, core, config, epoch_ns, start_ns, tick_ns) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id",
+                    &values,
+                )?[0][0]
+                    .int("point id")?
+            }
+        };
+        ids.insert(p.name.clone(), id);
+    }
+    let mut segment_ids = Vec::with_capacity(cfg.segments.len());
+    for s in &cfg.segments {
+        let (a, b) = (ids[&s.sender], ids[&s.receiver]);
+        let rows = db.query("SELECT id, sender, receiver FROM segment WHERE name = $1", &[s.name.as_str().into()])?;
+        let id = match rows.first() {
+            Some(row) => {
+                if row[1] != Val::Int(a) || row[2] != Val::Int(b) {
+                    return Err(format!(
+                        "segment `{}` is stored with other end points: a segment cannot change (give it a new name)",
+                        s.name
+                    ));
+                }
+                row[0].int("segment id")?
+            }
+            None => db.query(
+                "INSERT INTO segment (name, sender, receiver) VALUES ($1, $2, $3) RETURNING id",
+                &[s.name.as_str().into(), Val::Int(a), Val::Int(b)],
+            )?[0][0]
+                .int("segment id")?,
+        };
+        segment_ids.push(id);
+    }
+    Ok((ids, segment_ids))
+}

@@ -1,0 +1,28 @@
+//! The measurement station: every epoch of every measurement point archived
+//! in a database, paired across segments, estimated and queried across links
+//! and time — the LDA paper's monitoring station (Kompella et al., ToN 2012,
+//! §II MPlane: routers report segment measurements to a centralized station
+//! that localises latency along forwarding paths).
+//!
+//! - [`config`]: the station file (database, points, segments);
+//! - [`db`]: SQLite or PostgreSQL, migrated schema, one transaction per epoch;
+//! - [`point_core`]: what the station does per core, one implementation each
+//!   ([`lda`], [`expb`]);
+//! - [`ingest`]: epochs in, checked, stored, paired and estimated;
+//! - [`query`]: latency series, path latency, unpaired epochs, rejections;
+//! - [`bench`]: the ingest benchmark;
+//! - [`fleet`]: simulated links whose injected truth the answers are checked against.
+
+pub mod bench;
+pub mod config;
+pub mod db;
+pub mod expb;
+pub mod fleet;
+pub mod ingest;
+pub mod lda;
+pub mod point_core;
+pub mod query;
+
+pub use config::StationConfig;
+pub use db::{Access, Db};
+pub use ingest::{Ingested, Station};

@@ -1,0 +1,157 @@
+//! What the station does per core: read a point's core config, check an
+//! epoch's synopsis against it, and (for the cores measured between two
+//! points) estimate a paired epoch. One implementation per core, found by
+//! name in [`POINT_CORES`]; the ingest and the queries never match on a
+//! core's name.
+
+use crate::db::{Db, Val};
+use serde_json::Value;
+use std::path::Path;
+
+/// The station's side of one core.
+pub trait PointCore: Sync {
+    /// The core's registry name (`lda`, …).
+    fn name(&self) -> &'static str;
+
+    /// The point's core config: `None` for the core's default, a TOML table
+    /// inline, or a string naming a TOML/JSON file (relative to `base`).
+    /// Validated; returned as the canonical JSON the station stores.
+    fn config(&self, given: Option<&toml::Value>, base: &Path) -> Result<Value, String>;
+
+    /// Checks one epoch's synopsis (`body`, the JSON a point reports) against
+    /// the point's `config`: its epoch number and the canonical JSON to store.
+    fn epoch(&self, config: &Value, body: &Value) -> Result<(u64, Value), String>;
+
+    /// The core's own epoch in ticks, when its config sets it (an EXPB
+    /// period); the point's `epoch` must then be that long.
+    fn epoch_ticks(&self, _config: &Value) -> Option<u64> {
+        None
+    }
+
+    /// Stores what one point's epoch gives on its own (EXPB: the bandwidth
+    /// per time scale), in the open transaction. Nothing by default.
+    fn store_epoch(&self, _db: &mut Db, _epoch: &PointEpoch, _body: &Value) -> Result<(), String> {
+        Ok(())
+    }
+
+    /// The bursts of one point: per epoch starting in `[from_ns, to_ns)`,
+    /// the intervals of length `scale_ns` (or the next coarser scale the
+    /// core measures) whose rate exceeded `rate_bps`. None when the core does
+    /// not measure bandwidth.
+    fn bursts(&self, _db: &mut Db, _q: &BurstQuery) -> Result<Option<Vec<Burst>>, String> {
+        Ok(None)
+    }
+
+    /// Whether the core measures between a sender and a receiver point, so
+    /// that epochs pair across a segment ([`Self::store_pair`]).
+    fn pairs(&self) -> bool;
+
+    /// Estimates a paired epoch (`seq`, starting at `t_ns`) of `segment` from
+    /// its sender's and receiver's stored synopses, with timestamps of
+    /// `tick_ns` each, and stores the estimates (or why there are none) in
+    /// the open transaction.
+    fn store_pair(&self, db: &mut Db, pair: &PairedEpoch, sender: &Value, receiver: &Value) -> Result<(), String>;
+}
+
+/// A segment's epoch whose two ends are both stored.
+#[derive(Clone, Debug)]
+pub struct PairedEpoch {
+    /// The segment's row id.
+    pub segment: i64,
+    /// The epoch number.
+    pub seq: i64,
+    /// The epoch's start, ns since 1970-01-01 UTC.
+    pub t_ns: i64,
+    /// One timestamp tick of the points, ns.
+    pub tick_ns: f64,
+}
+
+/// One stored epoch of one point.
+#[derive(Clone, Debug)]
+pub struct PointEpoch {
+    /// The point's row id.
+    pub point: i64,
+    /// The epoch number.
+    pub seq: i64,
+    /// The epoch's start, ns since 1970-01-01 UTC.
+    pub t_ns: i64,
+    /// One timestamp tick of the point, ns.
+    pub tick_ns: f64,
+}
+
+/// A burst question to one point.
+#[derive(Clone, Debug)]
+pub struct BurstQuery {
+    /// The point's row id.
+    pub point: i64,
+    /// The point's core config, canonical JSON.
+    pub config: Value,
+    /// One timestamp tick of the point, ns.
+    pub tick_ns: f64,
+    /// The time scale asked for, ns.
+    pub scale_ns: i64,
+    /// The rate a burst exceeds, bits/s.
+    pub rate_bps: f64,
+    /// Epochs starting at or after this, ns since 1970-01-01 UTC.
+    pub from_ns: i64,
+    /// Epochs starting before this.
+    pub to_ns: i64,
+}
+
+/// A burst: an interval whose rate exceeded the asked rate.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Burst {
+    /// Start of the epoch it is in, ns since 1970-01-01 UTC.
+    pub epoch_ns: i64,
+    /// Start of the interval, ns since 1970-01-01 UTC.
+    pub t_ns: i64,
+    /// Its length: the scale the core answered at, ns.
+    pub scale_ns: i64,
+    /// Its rate, bits/s.
+    pub rate_bps: f64,
+    /// The flow that sent the most of it (§3.3 of the bandwidth paper), when known.
+    pub culprit: Option<u32>,
+}
+
+/// Every core the station archives.
+pub static POINT_CORES: &[&dyn PointCore] = &[&crate::lda::LdaPoint, &crate::expb::ExpbPoint];
+
+/// The core named `name`, or an error listing the known ones.
+pub fn point_core(name: &str) -> Result<&'static dyn PointCore, String> {
+    POINT_CORES.iter().copied().find(|c| c.name() == name).ok_or_else(|| {
+        let known: Vec<&str> = POINT_CORES.iter().map(|c| c.name()).collect();
+        format!("the station does not archive `{name}` points (it archives: {})", known.join(", "))
+    })
+}
+
+/// A core config of type `T` as [`PointCore::config`] reads it, checked by `validate`.
+pub fn typed_config<T, E>(
+    given: Option<&toml::Value>,
+    base: &Path,
+    validate: impl Fn(&T) -> Result<(), E>,
+) -> Result<Value, String>
+where
+    T: serde::de::DeserializeOwned + serde::Serialize + Default,
+    E: std::fmt::Display,
+{
+    let cfg: T = match given {
+        None => T::default(),
+        Some(toml::Value::String(file)) => {
+            netmeas_sim::error::load_config(&base.join(file)).map_err(|e| e.to_string())?
+        }
+        Some(table @ toml::Value::Table(_)) => {
+            table.clone().try_into().map_err(|e: toml::de::Error| format!("invalid config: {}", e.message()))?
+        }
+        Some(other) => return Err(format!("a config is a table or a file name, not {}", other.type_str())),
+    };
+    validate(&cfg).map_err(|e| e.to_string())?;
+    serde_json::to_value(&cfg).map_err(|e| e.to_string())
+}
+
+/// Inserts `values` as one row of `table` (columns `cols`), in the day partition of `t_ns`.
+pub fn insert_row(db: &mut Db, table: &'static str, t_ns: i64, cols: &[&str], values: &[Val]) -> Result<(), String> {
+    db.partition_for(table, t_ns)?;
+    let marks: Vec<String> = (1..=values.len()).map(|i| format!("${i}")).collect();
+    db.execute(&format!("INSERT INTO {table} ({}) VALUES ({})", cols.join(", "), marks.join(", ")), values)?;
+    Ok(())
+}

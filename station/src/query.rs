@@ -1,0 +1,270 @@
+//! Questions to the station across links and time: one segment's latency
+//! series (LDA §III-D/E per epoch), a path's latency as the sum of its
+//! segments' (MPlane, LDA §II), the epochs whose other end never arrived,
+//! and the epochs refused at ingest. Times are epoch starts in ns since
+//! 1970-01-01 UTC; a window is `[from, to)`.
+
+use crate::db::{Db, Val};
+use crate::point_core::{Burst, BurstQuery, point_core};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// One epoch of a segment's latency.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LatencyRow {
+    /// Epoch number.
+    pub seq: i64,
+    /// Epoch start, ns since 1970-01-01 UTC.
+    pub t_ns: i64,
+    /// Packets counted by the sender.
+    pub sent: i64,
+    /// Packets counted by the receiver.
+    pub received: i64,
+    /// Loss rate (sent − received) / sent; None when unusable.
+    pub loss: Option<f64>,
+    /// Effective sample size S (§III-D).
+    pub samples: i64,
+    /// Mean delay, ns (§III-D); None when unusable or without samples.
+    pub mean_ns: Option<f64>,
+    /// Standard deviation of the delay, ns (§III-E).
+    pub std_ns: Option<f64>,
+    /// Half-width of the mean's 98 % Hoeffding interval, ns (eq. (1)).
+    pub bound98_ns: Option<f64>,
+    /// Why the pair gave no estimate (a wrapped counter, a config mismatch, …).
+    pub unusable: Option<String>,
+}
+
+fn opt(v: &Val, what: &str) -> Result<Option<f64>, String> {
+    Ok(match v {
+        Val::Null => None,
+        other => Some(other.real(what)?),
+    })
+}
+
+/// The id of segment `name`, or an error.
+fn segment_id(db: &mut Db, name: &str) -> Result<i64, String> {
+    let rows = db.query("SELECT id FROM segment WHERE name = $1", &[name.into()])?;
+    rows.first().map(|r| r[0].int("segment id")).unwrap_or_else(|| Err(format!("no segment `{name}` in the station")))
+}
+
+/// The latency of segment `name` per epoch starting in `[from_ns, to_ns)`, in time order.
+pub fn latency(db: &mut Db, name: &str, from_ns: i64, to_ns: i64) -> Result<Vec<LatencyRow>, String> {
+    let id = segment_id(db, name)?;
+    let rows = db.query(
+        "SELECT seq, t_ns, sent, received, loss, samples, mean_ns, std_ns, bound98_ns, unusable FROM latency \
+         WHERE segment = $1 AND t_ns >= $2 AND t_ns < $3 ORDER BY t_ns",
+        &[Val::Int(id), Val::Int(from_ns), Val::Int(to_ns)],
+    )?;
+    rows.iter()
+        .map(|r| {
+            Ok(LatencyRow {
+                seq: r[0].int("seq")?,
+                t_ns: r[1].int("t_ns")?,
+                sent: r[2].int("sent")?,
+                received: r[3].int("received")?,
+                loss: opt(&r[4], "loss")?,
+                samples: r[5].int("samples")?,
+                mean_ns: opt(&r[6], "mean_ns")?,
+                std_ns: opt(&r[7], "std_ns")?,
+                bound98_ns: opt(&r[8], "bound98_ns")?,
+                unusable: r[9].text("unusable")?,
+            })
+        })
+        .collect()
+}
+
+/// One epoch of a path's latency.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PathRow {
+    /// Epoch start, ns since 1970-01-01 UTC.
+    pub t_ns: i64,
+    /// The path's mean delay: the sum of its segments' means, ns.
+    pub mean_ns: f64,
+    /// The standard deviation of the path's delay, ns: the square root of the
+    /// sum of the segments' variances (the variance of a sum of independent
+    /// delays).
+    pub std_ns: f64,
+    /// Each segment's mean, ns, in the path's order (to see where the delay is).
+    pub segment_means_ns: Vec<f64>,
+}
+
+/// A path's latency per epoch, and the epochs it could not be summed for.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PathLatency {
+    /// The segments, in order.
+    pub segments: Vec<String>,
+    /// Epochs where every segment has an estimate.
+    pub epochs: Vec<PathRow>,
+    /// Epochs where some segment has none: (epoch start, the segments missing or unusable).
+    pub incomplete: Vec<(i64, Vec<String>)>,
+}
+
+/// The latency of the path made of `segments` (in order) per epoch starting in `[from_ns, to_ns)`.
+pub fn path_latency(db: &mut Db, segments: &[String], from_ns: i64, to_ns: i64) -> Result<PathLatency, String> {
+    if segments.is_empty() {
+        return Err("a path needs at least one segment".into());
+    }
+    // epoch start → per segment (mean, std) when usable
+    let mut by_time: BTreeMap<i64, Vec<Option<(f64, f64)>>> = BTreeMap::new();
+    for (k, s) in segments.iter().enumerate() {
+        for r in latency(db, s, from_ns, to_ns)? {
+            let slot = by_time.entry(r.t_ns).or_insert_with(|| vec![None; segments.len()]);
+            if let (Some(m), Some(sd)) = (r.mean_ns, r.std_ns) {
+                slot[k] = Some((m, sd));
+            }
+        }
+    }
+    let mut out = PathLatency { segments: segments.to_vec(), epochs: Vec::new(), incomplete: Vec::new() };
+    for (t_ns, seg) in by_time {
+        let missing: Vec<String> =
+            seg.iter().zip(segments).filter(|(v, _)| v.is_none()).map(|(_, s)| s.clone()).collect();
+        if !missing.is_empty() {
+            out.incomplete.push((t_ns, missing));
+            continue;
+        }
+        let seg: Vec<(f64, f64)> = seg.into_iter().flatten().collect();
+        out.epochs.push(PathRow {
+            t_ns,
+            mean_ns: seg.iter().map(|s| s.0).sum(),
+            std_ns: seg.iter().map(|s| s.1 * s.1).sum::<f64>().sqrt(),
+            segment_means_ns: seg.iter().map(|s| s.0).collect(),
+        });
+    }
+    Ok(out)
+}
+
+/// An epoch stored at one end of a segment only.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Unpaired {
+    /// The segment.
+    pub segment: String,
+    /// Epoch number.
+    pub seq: i64,
+    /// Epoch start, ns since 1970-01-01 UTC.
+    pub t_ns: i64,
+    /// The end that reported it: `sender` or `receiver`.
+    pub have: String,
+}
+
+/// Every epoch stored at one end of a segment and not (yet) at the other, in segment and time order.
+pub fn unpaired(db: &mut Db) -> Result<Vec<Unpaired>, String> {
+    let rows = db.query(
+        "SELECT g.name, s.seq, s.t_ns, CASE WHEN s.point = g.sender THEN 'sender' ELSE 'receiver' END \
+         FROM segment g JOIN synopsis s ON s.point = g.sender OR s.point = g.receiver \
+         WHERE NOT EXISTS (SELECT 1 FROM synopsis o WHERE o.seq = s.seq \
+               AND o.point = CASE WHEN s.point = g.sender THEN g.receiver ELSE g.sender END) \
+         ORDER BY g.name, s.t_ns",
+        &[],
+    )?;
+    rows.iter()
+        .map(|r| {
+            Ok(Unpaired {
+                segment: r[0].text("segment")?.unwrap_or_default(),
+                seq: r[1].int("seq")?,
+                t_ns: r[2].int("t_ns")?,
+                have: r[3].text("end")?.unwrap_or_default(),
+            })
+        })
+        .collect()
+}
+
+/// An epoch refused at ingest.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Rejection {
+    /// When it was refused, ns since 1970-01-01 UTC.
+    pub at_ns: i64,
+    /// The point it was reported for.
+    pub point: String,
+    /// Its epoch number, when it had one.
+    pub seq: Option<i64>,
+    /// Where it came from.
+    pub source: String,
+    /// Why it was refused.
+    pub reason: String,
+}
+
+/// The epochs refused at ingest, oldest first.
+pub fn rejections(db: &mut Db) -> Result<Vec<Rejection>, String> {
+    let rows = db.query("SELECT at_ns, point, seq, source, reason FROM rejection ORDER BY id", &[])?;
+    rows.iter()
+        .map(|r| {
+            Ok(Rejection {
+                at_ns: r[0].int("at_ns")?,
+                point: r[1].text("point")?.unwrap_or_default(),
+                seq: match &r[2] {
+                    Val::Null => None,
+                    v => Some(v.int("seq")?),
+                },
+                source: r[3].text("source")?.unwrap_or_default(),
+                reason: r[4].text("reason")?.unwrap_or_default(),
+            })
+        })
+        .collect()
+}
+
+/// A burst on a link, as [`bursts`] finds it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LinkBurst {
+    /// The link.
+    pub link: String,
+    /// The point that measured it.
+    pub point: String,
+    /// The burst.
+    #[serde(flatten)]
+    pub burst: Burst,
+}
+
+/// Bursts above `rate_bps` at time scale `scale_ns` in epochs starting in
+/// `[from_ns, to_ns)` on `links` (every link when empty), in time order:
+/// the bandwidth paper's archive query (§1: "find all bursts that occurred
+/// between 10 and 11 AM on all links in set S"), answered by every point that
+/// measures bandwidth, each at its own scale nearest above `scale_ns`.
+pub fn bursts(
+    db: &mut Db,
+    links: &[String],
+    scale_ns: i64,
+    rate_bps: f64,
+    from_ns: i64,
+    to_ns: i64,
+) -> Result<Vec<LinkBurst>, String> {
+    if scale_ns <= 0 || !(rate_bps.is_finite() && rate_bps >= 0.0) {
+        return Err(format!(
+            "a burst query needs a positive time scale and rate (got {scale_ns} ns, {rate_bps} bit/s)"
+        ));
+    }
+    let points = db.query("SELECT id, name, link, core, config, tick_ns FROM point ORDER BY name", &[])?;
+    for l in links {
+        if !points.iter().any(|p| p[2].text("link").ok().flatten().as_deref() == Some(l.as_str())) {
+            return Err(format!("no point on link `{l}` in the station"));
+        }
+    }
+    let mut out = Vec::new();
+    let mut answered = false;
+    for p in &points {
+        let link = p[2].text("link")?.unwrap_or_default();
+        if !links.is_empty() && !links.contains(&link) {
+            continue;
+        }
+        let name = p[1].text("name")?.unwrap_or_default();
+        let core = point_core(&p[3].text("core")?.unwrap_or_default())?;
+        let config: serde_json::Value = serde_json::from_str(&p[4].text("config")?.unwrap_or_default())
+            .map_err(|e| format!("point {name}: its stored config is not JSON: {e}"))?;
+        let q = BurstQuery {
+            point: p[0].int("point id")?,
+            config,
+            tick_ns: p[5].real("tick_ns")?,
+            scale_ns,
+            rate_bps,
+            from_ns,
+            to_ns,
+        };
+        let Some(found) = core.bursts(db, &q).map_err(|e| format!("point {name}: {e}"))? else { continue };
+        answered = true;
+        out.extend(found.into_iter().map(|burst| LinkBurst { link: link.clone(), point: name.clone(), burst }));
+    }
+    if !answered {
+        return Err("no point on these links measures bandwidth (an EXPB point)".into());
+    }
+    out.sort_by(|a, b| (a.burst.t_ns, &a.link, &a.point).cmp(&(b.burst.t_ns, &b.link, &b.point)));
+    Ok(out)
+}

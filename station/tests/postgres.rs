@@ -1,0 +1,43 @@
+//! The station on PostgreSQL: a throw-away cluster of the test's own
+//! (Debian's server, `initdb` + `pg_ctl` on a Unix socket), the same
+//! scenarios as on SQLite, and the day partitions.
+
+mod common;
+mod scenarios;
+
+use common::*;
+use netmeas_station::db::{Access, Db, Val};
+
+#[test]
+fn postgres_station_scenarios_and_day_partitions() {
+    let pg = PgCluster::start("st");
+    let dir = scratch("pg");
+    pg.create_db("chain");
+    pg.create_db("idem");
+    pg.create_db("bursts");
+    scenarios::chain_is_paired_estimated_and_summed(&pg.url("chain"), &dir);
+    scenarios::epochs_are_idempotent_and_bad_ones_refused(&pg.url("idem"), &dir);
+    scenarios::bursts_are_found_where_injected(&pg.url("bursts"), &dir);
+
+    // Every epoch of 2026-12-01 went to that day's partition of each table.
+    let mut db = Db::open(&pg.url("chain"), Access::Read).unwrap();
+    let parts = db
+        .query(
+            "SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid \
+             JOIN pg_class p ON p.oid = i.inhparent WHERE p.relname = $1 ORDER BY 1",
+            &[Val::from("synopsis")],
+        )
+        .unwrap();
+    let day = START_NS / netmeas_station::db::DAY_NS;
+    assert_eq!(parts, vec![vec![Val::Text(format!("synopsis_d{day}"))]]);
+    let n = db.query(&format!("SELECT COUNT(*) FROM latency_d{day}"), &[]).unwrap();
+    assert_eq!(n[0][0], Val::Int(15));
+
+    // A wrong URL or a missing database is one line naming the server, without its password.
+    let e = Db::open(&pg.url("nothere").replace("user=postgres", "user=postgres&password=hunter2"), Access::Read)
+        .err()
+        .unwrap();
+    assert!(e.contains("cannot connect") && e.contains("nothere") && !e.contains('\n'), "{e}");
+    let e = Db::open("postgresql://op:hunter2@127.0.0.1:1/x", Access::Read).err().unwrap();
+    assert!(e.contains("op:***@") && !e.contains("hunter2"), "{e}");
+}

@@ -1,0 +1,243 @@
+//! Station scenarios run on SQLite and on PostgreSQL alike.
+#![allow(dead_code)]
+
+use crate::common::*;
+use netmeas_sim::lda::estimate;
+use netmeas_station::db::{Access, Db, Val};
+use netmeas_station::query;
+use netmeas_station::{Ingested, Station, StationConfig};
+use std::path::Path;
+
+fn count(db: &mut Db, table: &str) -> i64 {
+    db.query(&format!("SELECT COUNT(*) FROM {table}"), &[]).unwrap()[0][0].int("count").unwrap()
+}
+
+/// Three segments in a chain, five epochs each, ingested in a mixed order
+/// (sender first on some, receiver first on others): every segment epoch is
+/// estimated exactly as the host estimator does from the same pair, the
+/// path's latency is the sum of its segments', and nothing is left unpaired.
+pub fn chain_is_paired_estimated_and_summed(target: &str, dir: &Path) {
+    let cfg = StationConfig::parse(&chain_station(target, 3), dir).unwrap();
+    let mut st = Station::open(cfg, target).unwrap();
+    let lda = lda_config();
+    // Segment k: mean delay 1 µs × (k + 1), and a 20 µs spike on segment 1 in epoch 3.
+    let segs: Vec<_> = (0..3)
+        .map(|k| {
+            segment_epochs(&lda, 5, 20_000, 0.01, 11 + k as u64, move |e| {
+                1_000.0 * (k + 1) as f64 + if k == 1 && e == 3 { 20_000.0 } else { 0.0 }
+            })
+        })
+        .collect();
+    for e in 0..5 {
+        for (k, seg) in segs.iter().enumerate() {
+            let (s, r) = &seg[e];
+            let first_sender = (e + k) % 2 == 0;
+            let order = if first_sender { [("sender", s), ("receiver", r)] } else { [("receiver", r), ("sender", s)] };
+            for (n, (end, syn)) in order.into_iter().enumerate() {
+                let point = if end == "sender" { format!("r{k}.egress") } else { format!("r{}.ingress", k + 1) };
+                let got = st.ingest(&point, "test", &synopsis_json(syn, end)).unwrap();
+                let Ingested::Stored { seq, t_ns, paired } = got else { panic!("{got:?}") };
+                assert_eq!((seq, t_ns), (e as u64, START_NS + e as i64 * 1_000_000_000));
+                assert_eq!(paired, if n == 1 { vec![format!("l{k}")] } else { vec![] }, "epoch {e} segment {k}");
+            }
+        }
+    }
+    let db = st.db();
+    assert_eq!(count(db, "synopsis"), 30);
+    for (k, seg) in segs.iter().enumerate() {
+        let rows = query::latency(db, &format!("l{k}"), START_NS, START_NS + 10_000_000_000).unwrap();
+        assert_eq!(rows.len(), 5);
+        for (e, row) in rows.iter().enumerate() {
+            let want = estimate(&seg[e].0, &seg[e].1).unwrap();
+            assert_eq!((row.seq, row.sent, row.received), (e as i64, want.sent as i64, want.received as i64));
+            assert_eq!(row.samples, want.samples as i64);
+            assert_eq!(row.mean_ns, Some(want.mean));
+            assert_eq!(row.std_ns, Some(want.std));
+            assert_eq!(row.bound98_ns, Some(want.mean_bound_98));
+            assert_eq!(row.loss, Some(want.loss));
+            assert!(row.unusable.is_none());
+        }
+    }
+    // A window selects by epoch start, [from, to).
+    let two = query::latency(db, "l1", START_NS + 1_000_000_000, START_NS + 3_000_000_000).unwrap();
+    assert_eq!(two.iter().map(|r| r.seq).collect::<Vec<_>>(), [1, 2]);
+    let names: Vec<String> = (0..3).map(|k| format!("l{k}")).collect();
+    let path = query::path_latency(db, &names, START_NS, START_NS + 10_000_000_000).unwrap();
+    assert_eq!(path.epochs.len(), 5);
+    assert!(path.incomplete.is_empty());
+    for (e, row) in path.epochs.iter().enumerate() {
+        let est: Vec<_> = segs.iter().map(|s| estimate(&s[e].0, &s[e].1).unwrap()).collect();
+        let mean: f64 = est.iter().map(|x| x.mean).sum();
+        let var: f64 = est.iter().map(|x| x.std * x.std).sum();
+        assert_eq!(row.mean_ns, mean);
+        assert_eq!(row.std_ns, var.sqrt());
+        // The spike is where it was injected: segment l1, epoch 3.
+        let worst = (0..3).max_by(|&a, &b| row.segment_means_ns[a].total_cmp(&row.segment_means_ns[b])).unwrap();
+        if e == 3 {
+            assert_eq!(worst, 1);
+            assert!(row.segment_means_ns[1] > 15_000.0, "{row:?}");
+        } else {
+            assert_eq!(worst, 2, "epoch {e}: {row:?}");
+        }
+    }
+    assert!(query::unpaired(db).unwrap().is_empty());
+    assert!(query::rejections(db).unwrap().is_empty());
+}
+
+/// Re-ingesting an epoch changes nothing; another synopsis for a stored
+/// epoch, an older epoch, a sender without its receiver, and bad synopses
+/// are each handled as the station promises: refused and logged with point
+/// and epoch, never stored; the unpaired end kept and reported.
+pub fn epochs_are_idempotent_and_bad_ones_refused(target: &str, dir: &Path) {
+    let cfg = StationConfig::parse(&chain_station(target, 1), dir).unwrap();
+    let mut st = Station::open(cfg, target).unwrap();
+    let lda = lda_config();
+    let seg = segment_epochs(&lda, 4, 5_000, 0.0, 5, |_| 500.0);
+    let (s0, r0) = (synopsis_json(&seg[0].0, "sender"), synopsis_json(&seg[0].1, "receiver"));
+    assert!(matches!(st.ingest("r0.egress", "a", &s0).unwrap(), Ingested::Stored { .. }));
+    assert!(matches!(st.ingest("r1.ingress", "a", &r0).unwrap(), Ingested::Stored { .. }));
+    assert_eq!(st.ingest("r0.egress", "again", &s0).unwrap(), Ingested::AlreadyStored { seq: 0 });
+    assert_eq!(st.ingest("r1.ingress", "again", &r0).unwrap(), Ingested::AlreadyStored { seq: 0 });
+    let db = st.db();
+    assert_eq!((count(db, "synopsis"), count(db, "latency")), (2, 1));
+
+    // Epoch 2 of the sender only: kept, reported unpaired, not estimated.
+    st.ingest("r0.egress", "a", &synopsis_json(&seg[2].0, "sender")).unwrap();
+    let un = query::unpaired(st.db()).unwrap();
+    assert_eq!(un.len(), 1);
+    assert_eq!((un[0].segment.as_str(), un[0].seq, un[0].have.as_str()), ("l0", 2, "sender"));
+
+    let mut changed = seg[0].0.clone();
+    changed.rows[0].0 += 1;
+    changed.sampled += 1;
+    changed.packets += 1;
+    let mut other_cfg = seg[1].0.clone();
+    other_cfg.config.seed ^= 1;
+    let mut short = seg[1].0.clone();
+    short.rows.pop();
+    let cases: Vec<(&str, String, &str)> = vec![
+        ("r9.egress", s0.clone(), "no such point in the station file"),
+        ("r0.egress", synopsis_json(&changed, "sender"), "already stored with a different synopsis"),
+        ("r0.egress", synopsis_json(&seg[1].0, "sender"), "out of order: epoch 2 is already stored"),
+        ("r0.egress", s0[..s0.len() / 2].to_string(), "bad JSON"),
+        ("r0.egress", "[1, 2]".to_string(), "not a JSON object"),
+        ("r1.ingress", synopsis_json(&other_cfg, "receiver"), "its LDA config differs from the point's"),
+        ("r1.ingress", synopsis_json(&short, "receiver"), "rows, config says"),
+        ("r1.ingress", synopsis_json(&seg[1].0, "sender"), "swapped?"),
+    ];
+    for (point, body, why) in &cases {
+        let e = st.ingest(point, "bad.json", body).unwrap_err();
+        assert!(e.contains(why) && e.contains(point) && e.contains("bad.json"), "{e}");
+    }
+    let db = st.db();
+    assert_eq!((count(db, "synopsis"), count(db, "latency")), (3, 1), "nothing refused was stored");
+    let rej = query::rejections(db).unwrap();
+    assert_eq!(rej.len(), cases.len());
+    for (r, (point, _, why)) in rej.iter().zip(&cases) {
+        assert!(r.point == *point && r.reason.contains(why) && r.source == "bad.json", "{r:?}");
+    }
+    // The epoch number is logged whenever the synopsis had one.
+    assert_eq!(
+        rej.iter().map(|r| r.seq).collect::<Vec<_>>(),
+        [Some(0), Some(0), Some(1), None, None, Some(1), Some(1), Some(1)]
+    );
+
+    // A point whose settings changed is refused as a whole station.
+    drop(st);
+    let moved = chain_station(target, 1).replace("epoch = \"1s\"", "epoch = \"2s\"");
+    let e = Station::open(StationConfig::parse(&moved, dir).unwrap(), target).err().unwrap();
+    assert!(e.contains("point `r0.egress` is stored with another epoch"), "{e}");
+
+    // A read-only open sees the same store.
+    let mut ro = Db::open(target, Access::Read).unwrap();
+    assert_eq!(count(&mut ro, "synopsis"), 3);
+    assert_eq!(
+        ro.query("SELECT COUNT(*) FROM point WHERE name = $1", &[Val::from("r0.egress")]).unwrap()[0][0],
+        Val::Int(1)
+    );
+}
+
+/// Three links with an EXPB point each, five 2 s periods at a varying load,
+/// bursts injected at known times on two of them: the burst query finds
+/// every injected burst, on its link, at its time, with its flow as the
+/// culprit, and nothing else; by link set and by time window.
+pub fn bursts_are_found_where_injected(target: &str, dir: &Path) {
+    use netmeas_sim::dbm::ExpbConfig;
+    use netmeas_station::fleet::{ExpbLink, InjectedBurst};
+    let mut file = format!("database = {target:?}\n");
+    for l in ["a", "b", "c"] {
+        file += &format!(
+            "[[point]]\nname = \"{l}.bw\"\nrouter = \"r-{l}\"\nlink = \"{l}\"\ndirection = \"egress\"\ncore = \"expb\"\n\
+             epoch = \"2s\"\nstart = \"2026-12-01T00:00:00Z\"\n"
+        );
+    }
+    let mut st = Station::open(StationConfig::parse(&file, dir).unwrap(), target).unwrap();
+    let cfg = ExpbConfig::default();
+    let burst = |offset_ms: u64, flow: u32| InjectedBurst {
+        offset_ns: offset_ms * 1_000_000,
+        duration_ns: 4_000_000,
+        rate_bps: 9e9,
+        flow,
+    };
+    // (link, epoch, burst)
+    let injected = [("a", 1u64, burst(300, 1001)), ("b", 1, burst(1500, 1002)), ("b", 3, burst(10, 1003))];
+    let mut periods = Vec::new();
+    for (k, l) in ["a", "b", "c"].into_iter().enumerate() {
+        let mut link = ExpbLink::new(&cfg, 70 + k as u64).unwrap();
+        for e in 0..5u64 {
+            let load = 1e9 * (0.5 + 0.25 * e as f64);
+            let here: Vec<InjectedBurst> = injected.iter().filter(|i| i.0 == l && i.1 == e).map(|i| i.2).collect();
+            let syn = link.epoch(load, &here);
+            assert_eq!(syn.period.index, e);
+            let got = st.ingest(&format!("{l}.bw"), "fleet", &serde_json::to_string(&syn).unwrap()).unwrap();
+            assert!(matches!(got, Ingested::Stored { .. }), "{got:?}");
+            periods.push((l, e, syn));
+        }
+    }
+    let db = st.db();
+    let scales = cfg.scales as i64;
+    assert_eq!(count(db, "bandwidth"), 15 * scales);
+    let far = START_NS + 100_000_000_000;
+    let found = query::bursts(db, &[], 1_000_000, 5e9, START_NS, far).unwrap();
+    assert_eq!(found.len(), injected.len(), "{found:#?}");
+    let dj = 1_250_000; // the smallest Δ_j ≥ 1 ms: 2^4 × 78.125 µs
+    for (f, (l, e, b)) in found.iter().zip(&injected) {
+        let epoch_ns = START_NS + *e as i64 * 2_000_000_000;
+        let at = epoch_ns + b.offset_ns as i64;
+        assert_eq!((f.link.as_str(), f.burst.epoch_ns, f.burst.scale_ns), (*l, epoch_ns, dj), "{f:?}");
+        assert!(f.burst.t_ns >= at - dj && f.burst.t_ns < at + b.duration_ns as i64, "{f:?} vs {at}");
+        assert_eq!(f.burst.culprit, Some(b.flow));
+        // The rate is the core's own maximum at that scale, in bits/s.
+        let syn = &periods.iter().find(|p| p.0 == *l && p.1 == *e).unwrap().2;
+        assert_eq!(f.burst.rate_bps, syn.period.scales[4].max as f64 * 8e9 / dj as f64);
+        assert!(f.burst.rate_bps > 5e9 && f.burst.rate_bps < 12e9, "{f:?}");
+    }
+    // A link set, and a window of epoch starts.
+    let a_c = query::bursts(db, &["a".into(), "c".into()], 1_000_000, 5e9, START_NS, far).unwrap();
+    assert_eq!(a_c.iter().map(|f| f.link.as_str()).collect::<Vec<_>>(), ["a"]);
+    let epoch1 = query::bursts(db, &[], 1_000_000, 5e9, START_NS + 2_000_000_000, START_NS + 4_000_000_000).unwrap();
+    assert_eq!(epoch1.iter().map(|f| f.burst.culprit).collect::<Vec<_>>(), [Some(1001), Some(1002)]);
+    // Nothing above the link's capacity at the coarsest scale.
+    assert!(query::bursts(db, &[], 80_000_000, 10e9, START_NS, far).unwrap().is_empty());
+    for (links, scale, why) in [
+        (vec!["z".to_string()], 1_000_000, "no point on link `z`"),
+        (vec![], 10_000, "finest time scale is 78125 ns"),
+        (vec![], 1_000_000_000, "coarser"),
+    ] {
+        let e = query::bursts(db, &links, scale, 5e9, START_NS, far).unwrap_err();
+        assert!(e.contains(why), "{e}");
+    }
+
+    // Impossible or foreign periods are refused.
+    let mut bad = periods[0].2.clone();
+    bad.period.index = 9;
+    bad.period.scales[2].count += 1;
+    let e = st.ingest("a.bw", "bad", &serde_json::to_string(&bad).unwrap()).unwrap_err();
+    assert!(e.contains("scale 2's statistics are impossible"), "{e}");
+    let mut other = periods[0].2.clone();
+    other.period.index = 9;
+    other.config.scales = 10;
+    let e = st.ingest("a.bw", "bad", &serde_json::to_string(&other).unwrap()).unwrap_err();
+    assert!(e.contains("EXPB config differs"), "{e}");
+    assert_eq!(count(st.db(), "synopsis"), 15);
+}

@@ -1,0 +1,160 @@
+//! The station on SQLite: the scenarios, and what can go wrong with the file.
+
+mod common;
+mod scenarios;
+
+use common::*;
+use netmeas_station::db::{Access, Db};
+use netmeas_station::{Station, StationConfig};
+
+fn db_path(name: &str) -> (std::path::PathBuf, String) {
+    let dir = scratch(name);
+    let db = dir.join("station.sqlite").to_string_lossy().into_owned();
+    (dir, db)
+}
+
+#[test]
+fn sqlite_chain_is_paired_estimated_and_summed() {
+    let (dir, db) = db_path("chain");
+    scenarios::chain_is_paired_estimated_and_summed(&db, &dir);
+}
+
+#[test]
+fn sqlite_epochs_are_idempotent_and_bad_ones_refused() {
+    let (dir, db) = db_path("idem");
+    scenarios::epochs_are_idempotent_and_bad_ones_refused(&db, &dir);
+}
+
+#[test]
+fn sqlite_bursts_are_found_where_injected() {
+    let (dir, db) = db_path("bursts");
+    scenarios::bursts_are_found_where_injected(&db, &dir);
+}
+
+#[test]
+fn a_failed_epoch_leaves_nothing_behind() {
+    // The pairing of the receiver's epoch fails after its synopsis was
+    // inserted (the latency table is gone): the synopsis is not kept either.
+    let (dir, db) = db_path("atomic");
+    let cfg = StationConfig::parse(&chain_station(&db, 1), &dir).unwrap();
+    let mut st = Station::open(cfg, &db).unwrap();
+    let seg = segment_epochs(&lda_config(), 1, 2_000, 0.0, 3, |_| 100.0);
+    st.ingest("r0.egress", "s", &synopsis_json(&seg[0].0, "sender")).unwrap();
+    st.db().execute("DROP TABLE latency", &[]).unwrap();
+    let e = st.ingest("r1.ingress", "r", &synopsis_json(&seg[0].1, "receiver")).unwrap_err();
+    assert!(e.contains("latency"), "{e}");
+    let n = st.db().query("SELECT COUNT(*) FROM synopsis", &[]).unwrap()[0][0].int("n").unwrap();
+    assert_eq!(n, 1, "the receiver's synopsis went with its failed epoch");
+}
+
+#[test]
+fn database_problems_are_one_clear_error() {
+    let (dir, db) = db_path("dberr");
+    // Missing, for a query.
+    let e = Db::open(&db, Access::Read).err().unwrap();
+    assert!(e.contains("no station database at") && e.contains("station.sqlite"), "{e}");
+    // An SQLite file that holds no station.
+    rusqlite::Connection::open(&db).unwrap().execute_batch("CREATE TABLE other (x)").unwrap();
+    let e = Db::open(&db, Access::Read).err().unwrap();
+    assert!(e.contains("holds no station"), "{e}");
+    // Not a database at all.
+    let junk = dir.join("junk.sqlite");
+    std::fs::write(&junk, vec![b'x'; 4096]).unwrap();
+    let e = Db::open(junk.to_str().unwrap(), Access::Write).err().unwrap();
+    assert!(e.contains("junk.sqlite") && e.contains("not a database"), "{e}");
+    // Written by a newer netmeas.
+    let newer = dir.join("newer.sqlite").to_string_lossy().into_owned();
+    drop(Db::open(&newer, Access::Write).unwrap());
+    rusqlite::Connection::open(&newer)
+        .unwrap()
+        .execute_batch("INSERT INTO refinery_schema_history (version, name, applied_on, checksum) VALUES (99, 'future', '2026-12-03T00:00:00Z', '0')")
+        .unwrap();
+    for access in [Access::Read, Access::Write] {
+        let e = Db::open(&newer, access).err().unwrap();
+        assert!(e.contains("schema is version 99, written by a newer netmeas"), "{e}");
+    }
+    // Read-only: the ingest says so, the store is unchanged.
+    let ro = dir.join("ro.sqlite").to_string_lossy().into_owned();
+    let cfg = StationConfig::parse(&chain_station(&ro, 1), &dir).unwrap();
+    drop(Station::open(cfg.clone(), &ro).unwrap());
+    let mut perms = std::fs::metadata(&ro).unwrap().permissions();
+    perms.set_readonly(true);
+    std::fs::set_permissions(&ro, perms).unwrap();
+    if unsafe { geteuid() } != 0 {
+        // (root writes through file modes: the check only means something for a user.)
+        let seg = segment_epochs(&lda_config(), 1, 1_000, 0.0, 3, |_| 100.0);
+        let mut st = Station::open(cfg, &ro).unwrap();
+        let e = st.ingest("r0.egress", "s", &synopsis_json(&seg[0].0, "sender")).unwrap_err();
+        assert!(e.contains("read-only"), "{e}");
+    }
+    let mut r = Db::open(&ro, Access::Read).unwrap();
+    assert_eq!(r.query("SELECT COUNT(*) FROM synopsis", &[]).unwrap()[0][0].int("n").unwrap(), 0);
+}
+
+#[test]
+fn a_locked_database_waits_then_says_so() {
+    let (dir, db) = db_path("lock");
+    let cfg = StationConfig::parse(&chain_station(&db, 1), &dir).unwrap();
+    let mut st = Station::open(cfg, &db).unwrap();
+    let holder = rusqlite::Connection::open(&db).unwrap();
+    holder.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let seg = segment_epochs(&lda_config(), 1, 1_000, 0.0, 3, |_| 100.0);
+    let t = std::time::Instant::now();
+    let e = st.ingest("r0.egress", "s", &synopsis_json(&seg[0].0, "sender")).unwrap_err();
+    assert!(e.contains("locked by another writer"), "{e}");
+    assert!(t.elapsed() >= std::time::Duration::from_secs(4), "it waited for the lock first");
+    holder.execute_batch("ROLLBACK").unwrap();
+    st.ingest("r0.egress", "s", &synopsis_json(&seg[0].0, "sender")).unwrap();
+}
+
+#[test]
+fn station_files_are_checked_line_by_line() {
+    let dir = scratch("cfg");
+    let good = chain_station("x.sqlite", 1);
+    let cfg = StationConfig::parse(&good, &dir).unwrap();
+    assert_eq!(cfg.database.as_deref(), Some(dir.join("x.sqlite").to_str().unwrap()));
+    assert_eq!(cfg.points.len(), 2);
+    let cases = [
+        (good.replace("core = \"lda\"", "core = \"nope\""), "does not archive `nope` points"),
+        (good.replace("epoch = \"1s\"", "epoch = \"soon\""), "`epoch`"),
+        (good.replace("epoch = \"1s\"", "epoch = \"0s\""), "not a usable epoch length"),
+        (good.replace("2026-12-01T00:00:00Z", "yesterday"), "`start`"),
+        (good.replace("rows = 128", "rows = 100"), "`rows`"),
+        (good.replace("receiver = \"r1.ingress\"", "receiver = \"r7.ingress\""), "no point `r7.ingress`"),
+        (good.replace("receiver = \"r1.ingress\"", "receiver = \"r0.egress\""), "the same point"),
+        (good.replace("name = \"r1.ingress\"", "name = \"r0.egress\""), "named twice"),
+        (good.replace("router = \"r0\"", "router = \"r0\"\ncolour = \"red\""), "unknown field `colour`"),
+        (good.replace("config = { rows = 128 }", "config = \"missing.toml\""), "missing.toml"),
+        (
+            good.replace("core = \"lda\"\nconfig = { rows = 128 }", "core = \"expb\""),
+            "`epoch` is 1s, but the core's period is 2000000000 ticks of 1 ns",
+        ),
+    ];
+    for (text, why) in cases {
+        let e = StationConfig::parse(&text, &dir).err().unwrap();
+        assert!(e.contains(why) && !e.contains('\n'), "{why}: {e}");
+    }
+    // Epoch starts are the point's start plus whole epochs.
+    assert_eq!(cfg.points[0].epoch_start(3).unwrap(), START_NS + 3_000_000_000);
+    assert!(cfg.points[0].epoch_start(u64::MAX).is_err());
+}
+
+unsafe extern "C" {
+    fn geteuid() -> u32;
+}
+
+#[test]
+fn the_ingest_benchmark_stores_what_it_counts() {
+    let (_dir, db) = db_path("bench");
+    let mut rounds_seen = Vec::new();
+    let r = netmeas_station::bench::run(&db, 3, 2, |k| rounds_seen.push(k)).unwrap();
+    assert_eq!(rounds_seen, [1, 2]);
+    assert_eq!((r.links, r.rounds, r.epochs), (3, 2, 18));
+    assert!(r.bytes > 18 * 1_000 && r.seconds > 0.0 && r.epochs_per_s > 0.0, "{r:?}");
+    assert_eq!(r.links_sustained, r.epochs_per_s / 3.0);
+    let mut d = Db::open(&db, Access::Read).unwrap();
+    let n = |d: &mut Db, t: &str| d.query(&format!("SELECT COUNT(*) FROM {t}"), &[]).unwrap()[0][0].int("n").unwrap();
+    assert_eq!((n(&mut d, "synopsis"), n(&mut d, "latency"), n(&mut d, "bandwidth")), (18, 6, 6 * 11));
+    let bytes: i64 = d.query("SELECT SUM(LENGTH(body)) FROM synopsis", &[]).unwrap()[0][0].int("bytes").unwrap();
+    assert!(bytes > 0 && (bytes as u64) <= r.bytes, "canonical bodies are no longer than the reported ones");
+}
