@@ -6,6 +6,7 @@
 use clap::{Args, Subcommand};
 use netmeas_station::config::{format_time, parse_time};
 use netmeas_station::db::{Access, Db};
+use netmeas_station::ingest::Epoch;
 use netmeas_station::{Ingested, Station, StationConfig, query};
 use serde::Serialize;
 use serde_json::json;
@@ -46,6 +47,9 @@ pub enum StationCmd {
         /// Epochs per point.
         #[arg(long, default_value_t = 5)]
         rounds: u32,
+        /// Epochs per transaction (1: one commit per epoch).
+        #[arg(long, default_value_t = INGEST_BATCH)]
+        batch: usize,
         /// Print one JSON object.
         #[arg(long)]
         json: bool,
@@ -178,15 +182,15 @@ pub enum QueryCmd {
 pub fn station(cmd: &StationCmd) -> Result<(), String> {
     match cmd {
         StationCmd::Ingest { at, point, files, json } => ingest(at, point, files, *json),
-        StationCmd::Bench { db, links, rounds, json: as_json } => {
+        StationCmd::Bench { db, links, rounds, batch, json: as_json } => {
             if !netmeas_station::db::is_postgres(db) && std::path::Path::new(db).exists() {
                 return Err(format!("{db} exists: the benchmark writes a new database"));
             }
-            if *links == 0 || *rounds == 0 {
-                return Err("--links and --rounds must be at least 1".into());
+            if *links == 0 || *rounds == 0 || *batch == 0 {
+                return Err("--links, --rounds and --batch must be at least 1".into());
             }
             let progress = crate::progress::Progress::spinner("station bench", *as_json);
-            let r = netmeas_station::bench::run(db, *links, *rounds, |_| {})?;
+            let r = netmeas_station::bench::run(db, *links, *rounds, *batch, |_| {})?;
             drop(progress);
             if *as_json {
                 crate::output::print_json(
@@ -194,9 +198,10 @@ pub fn station(cmd: &StationCmd) -> Result<(), String> {
                 )?;
             } else {
                 println!(
-                    "{} links x {} rounds: {} epochs, {:.1} MB in {:.2} s",
+                    "{} links x {} rounds, {} epochs per transaction: {} epochs, {:.1} MB in {:.2} s",
                     r.links,
                     r.rounds,
+                    r.batch,
                     r.epochs,
                     r.bytes as f64 / 1e6,
                     r.seconds
@@ -215,6 +220,10 @@ pub fn station(cmd: &StationCmd) -> Result<(), String> {
     }
 }
 
+/// Epochs stored per transaction by `station ingest` (one commit, one sync
+/// to disk, per batch; a refused epoch costs only itself).
+const INGEST_BATCH: usize = 256;
+
 fn ingest(at: &StationArgs, point: &str, files: &[PathBuf], as_json: bool) -> Result<(), String> {
     let cfg = at.config()?;
     if cfg.point(point).is_none() {
@@ -226,32 +235,44 @@ fn ingest(at: &StationArgs, point: &str, files: &[PathBuf], as_json: bool) -> Re
     let target = cfg.database_or(at.db.as_deref())?;
     let mut st = Station::open(cfg, &target)?;
     let mut refused = 0usize;
-    for f in files {
-        let source = f.display().to_string();
-        let outcome = netmeas_sim::files::read_input_text(f).and_then(|text| st.ingest(point, &source, &text));
-        match outcome {
-            Ok(Ingested::Stored { seq, t_ns, paired }) => {
-                if as_json {
-                    crate::output::print_json(json!({ "file": source, "point": point, "seq": seq,
-                        "start": format_time(t_ns), "stored": true, "paired": paired }))?;
-                } else {
-                    let with =
-                        if paired.is_empty() { String::new() } else { format!(", estimated {}", paired.join(", ")) };
-                    println!("{source}: point {point} epoch {seq} ({}) stored{with}", format_time(t_ns));
+    for chunk in files.chunks(INGEST_BATCH) {
+        let sources: Vec<String> = chunk.iter().map(|f| f.display().to_string()).collect();
+        let texts: Vec<Result<String, String>> = chunk.iter().map(|f| netmeas_sim::files::read_input_text(f)).collect();
+        let epochs: Vec<Epoch<'_>> = texts
+            .iter()
+            .zip(&sources)
+            .filter_map(|(t, source)| t.as_ref().ok().map(|body| Epoch { point, source, body }))
+            .collect();
+        let mut stored = st.ingest_batch(&epochs)?.into_iter();
+        for (text, source) in texts.iter().zip(&sources) {
+            let outcome = match text {
+                Ok(_) => stored.next().expect("one outcome per epoch"),
+                Err(e) => Err(e.clone()),
+            };
+            match outcome {
+                Ok(Ingested::Stored { seq, t_ns, paired }) => {
+                    if as_json {
+                        crate::output::print_json(json!({ "file": source, "point": point, "seq": seq,
+                            "start": format_time(t_ns), "stored": true, "paired": paired }))?;
+                    } else {
+                        let with =
+                            if paired.is_empty() { String::new() } else { format!(", estimated {}", paired.join(", ")) };
+                        println!("{source}: point {point} epoch {seq} ({}) stored{with}", format_time(t_ns));
+                    }
                 }
-            }
-            Ok(Ingested::AlreadyStored { seq }) => {
-                if as_json {
-                    crate::output::print_json(
-                        json!({ "file": source, "point": point, "seq": seq, "stored": false, "already_stored": true }),
-                    )?;
-                } else {
-                    println!("{source}: point {point} epoch {seq} already stored");
+                Ok(Ingested::AlreadyStored { seq }) => {
+                    if as_json {
+                        crate::output::print_json(
+                            json!({ "file": source, "point": point, "seq": seq, "stored": false, "already_stored": true }),
+                        )?;
+                    } else {
+                        println!("{source}: point {point} epoch {seq} already stored");
+                    }
                 }
-            }
-            Err(e) => {
-                refused += 1;
-                eprintln!("netmeas: refused: {e}");
+                Err(e) => {
+                    refused += 1;
+                    eprintln!("netmeas: refused: {e}");
+                }
             }
         }
     }

@@ -7,7 +7,7 @@
 
 use crate::config::StationConfig;
 use crate::fleet::{ExpbLink, LdaLink, synopsis_json};
-use crate::ingest::{Ingested, Station};
+use crate::ingest::{Epoch, Ingested, Station};
 use netmeas_sim::dbm::ExpbConfig;
 use netmeas_sim::lda::LdaConfig;
 use serde::Serialize;
@@ -20,6 +20,8 @@ pub struct BenchReport {
     pub links: usize,
     /// Epochs (simulated seconds) per link.
     pub rounds: u32,
+    /// Epochs per transaction.
+    pub batch: usize,
     /// Epochs ingested (3 per link and second: LDA sender, LDA receiver, EXPB).
     pub epochs: u64,
     /// Synopsis bytes ingested (JSON as the points report it).
@@ -51,8 +53,18 @@ pub fn bench_station(database: &str, links: usize) -> String {
 }
 
 /// Runs `rounds` epochs of `links` links into the station at `target`
-/// (which must not hold these points with other settings already).
-pub fn run(target: &str, links: usize, rounds: u32, mut progress: impl FnMut(u32)) -> Result<BenchReport, String> {
+/// (which must not hold these points with other settings already),
+/// `batch` epochs per transaction.
+pub fn run(
+    target: &str,
+    links: usize,
+    rounds: u32,
+    batch: usize,
+    mut progress: impl FnMut(u32),
+) -> Result<BenchReport, String> {
+    if batch == 0 {
+        return Err("a batch holds at least one epoch".into());
+    }
     let cfg = StationConfig::parse(&bench_station(target, links), std::path::Path::new("."))?;
     let mut st = Station::open(cfg, target)?;
     let lda = LdaConfig::default();
@@ -61,30 +73,37 @@ pub fn run(target: &str, links: usize, rounds: u32, mut progress: impl FnMut(u32
     let mut expb_links: Vec<ExpbLink> = (0..links).map(|k| ExpbLink::new(&expb, k as u64)).collect::<Result<_, _>>()?;
     let (mut epochs, mut bytes, mut seconds) = (0u64, 0u64, 0f64);
     for round in 0..rounds {
-        let mut batch = Vec::with_capacity(3 * links);
+        let mut reported = Vec::with_capacity(3 * links);
         for k in 0..links {
             let (s, r, _) = lda_links[k].epoch(2_000, 1_000.0, 0.001);
-            batch.push((format!("l{k}.tx"), synopsis_json(&s, "sender")));
-            batch.push((format!("l{k}.rx"), synopsis_json(&r, "receiver")));
+            reported.push((format!("l{k}.tx"), synopsis_json(&s, "sender")));
+            reported.push((format!("l{k}.rx"), synopsis_json(&r, "receiver")));
             let p = expb_links[k].epoch(5e6, &[]);
-            batch.push((format!("l{k}.bw"), serde_json::to_string(&p).map_err(|e| e.to_string())?));
+            reported.push((format!("l{k}.bw"), serde_json::to_string(&p).map_err(|e| e.to_string())?));
         }
+        let epochs_of_round: Vec<Epoch<'_>> =
+            reported.iter().map(|(point, body)| Epoch { point, source: "bench", body }).collect();
         let t = Instant::now();
-        for (point, body) in &batch {
-            match st.ingest(point, "bench", body)? {
-                Ingested::Stored { .. } => {}
-                Ingested::AlreadyStored { seq } => return Err(format!("epoch {seq} of {point} was stored already")),
+        for chunk in epochs_of_round.chunks(batch) {
+            for (e, outcome) in chunk.iter().zip(st.ingest_batch(chunk)?) {
+                match outcome? {
+                    Ingested::Stored { .. } => {}
+                    Ingested::AlreadyStored { seq } => {
+                        return Err(format!("epoch {seq} of {} was stored already", e.point));
+                    }
+                }
+                bytes += e.body.len() as u64;
             }
-            bytes += body.len() as u64;
         }
         seconds += t.elapsed().as_secs_f64();
-        epochs += batch.len() as u64;
+        epochs += reported.len() as u64;
         progress(round + 1);
     }
     let epochs_per_s = epochs as f64 / seconds;
     Ok(BenchReport {
         links,
         rounds,
+        batch,
         epochs,
         bytes,
         seconds,

@@ -7,7 +7,7 @@
 //! station creates a day's partition with its first row.
 
 use postgres::types::{IsNull, ToSql, Type, to_sql_checked};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 mod sqlite_schema {
     refinery::embed_migrations!("migrations/sqlite");
@@ -144,6 +144,8 @@ pub enum Db {
         partitions: HashSet<(&'static str, i64)>,
         /// Partitions created by the open transaction (known once it commits).
         pending: Vec<(&'static str, i64)>,
+        /// Statements prepared on this connection, by their SQL.
+        statements: HashMap<String, postgres::Statement>,
     },
 }
 
@@ -165,7 +167,7 @@ impl Db {
         let mut db = if is_postgres(target) {
             let client = postgres::Client::connect(target, postgres::NoTls)
                 .map_err(|e| format!("cannot connect to the station database {}: {}", redact(target), pg_error(&e)))?;
-            Db::Postgres { client, partitions: HashSet::new(), pending: Vec::new() }
+            Db::Postgres { client, partitions: HashSet::new(), pending: Vec::new(), statements: HashMap::new() }
         } else {
             use rusqlite::OpenFlags;
             let flags = match access {
@@ -266,14 +268,15 @@ impl Db {
     pub fn execute(&mut self, sql: &str, params: &[Val]) -> Result<u64, String> {
         match self {
             Db::Sqlite(c) => {
-                let sql = sqlite_params(sql);
-                c.execute(&sql, rusqlite::params_from_iter(params.iter().map(sqlite_value)))
+                let mut stmt = c.prepare_cached(&sqlite_params(sql)).map_err(|e| sqlite_error(&e))?;
+                stmt.execute(rusqlite::params_from_iter(params.iter().map(sqlite_value)))
                     .map(|n| n as u64)
                     .map_err(|e| sqlite_error(&e))
             }
-            Db::Postgres { client, .. } => {
+            Db::Postgres { client, statements, .. } => {
+                let stmt = pg_statement(client, statements, sql)?;
                 let p: Vec<&(dyn ToSql + Sync)> = params.iter().map(|v| v as &(dyn ToSql + Sync)).collect();
-                client.execute(sql, &p).map_err(|e| pg_error(&e))
+                client.execute(&stmt, &p).map_err(|e| pg_error(&e))
             }
         }
     }
@@ -304,9 +307,10 @@ impl Db {
                     .map_err(|e| sqlite_error(&e))?;
                 rows.collect::<Result<Vec<_>, _>>().map_err(|e| sqlite_error(&e))
             }
-            Db::Postgres { client, .. } => {
+            Db::Postgres { client, statements, .. } => {
+                let stmt = pg_statement(client, statements, sql)?;
                 let p: Vec<&(dyn ToSql + Sync)> = params.iter().map(|v| v as &(dyn ToSql + Sync)).collect();
-                let rows = client.query(sql, &p).map_err(|e| pg_error(&e))?;
+                let rows = client.query(&stmt, &p).map_err(|e| pg_error(&e))?;
                 rows.iter()
                     .map(|row| {
                         (0..row.len())
@@ -363,6 +367,32 @@ impl Db {
         }
     }
 
+    /// Runs `f` inside the open transaction so that, on an error, what it
+    /// wrote is undone and the transaction goes on (a savepoint): one
+    /// refused epoch of a batch does not cost the others.
+    pub fn savepoint<T>(&mut self, f: impl FnOnce(&mut Db) -> Result<T, String>) -> Result<T, String> {
+        self.batch("SAVEPOINT epoch")?;
+        let created = match self {
+            Db::Postgres { pending, .. } => pending.len(),
+            Db::Sqlite(_) => 0,
+        };
+        match f(self) {
+            Ok(v) => {
+                self.batch("RELEASE SAVEPOINT epoch")?;
+                Ok(v)
+            }
+            Err(e) => {
+                self.batch("ROLLBACK TO SAVEPOINT epoch")?;
+                self.batch("RELEASE SAVEPOINT epoch")?;
+                // Partitions created after the savepoint are gone with it.
+                if let Db::Postgres { pending, .. } = self {
+                    pending.truncate(created);
+                }
+                Err(e)
+            }
+        }
+    }
+
     fn batch(&mut self, sql: &str) -> Result<(), String> {
         match self {
             Db::Sqlite(c) => c.execute_batch(sql).map_err(|e| sqlite_error(&e)),
@@ -373,7 +403,7 @@ impl Db {
     /// Makes sure `table` can take a row of time `t_ns`: on PostgreSQL, the
     /// day's partition exists (created in the open transaction if not).
     pub fn partition_for(&mut self, table: &'static str, t_ns: i64) -> Result<(), String> {
-        let Db::Postgres { client, partitions, pending } = self else { return Ok(()) };
+        let Db::Postgres { client, partitions, pending, .. } = self else { return Ok(()) };
         let day = t_ns.div_euclid(DAY_NS);
         if partitions.contains(&(table, day)) || pending.contains(&(table, day)) {
             return Ok(());
@@ -428,6 +458,20 @@ fn sqlite_error(e: &rusqlite::Error) -> String {
         Some(rusqlite::ErrorCode::DiskFull) => format!("the disk is full: {e}"),
         _ => e.to_string(),
     }
+}
+
+/// The prepared statement of `sql` on this connection (prepared once).
+fn pg_statement(
+    client: &mut postgres::Client,
+    statements: &mut HashMap<String, postgres::Statement>,
+    sql: &str,
+) -> Result<postgres::Statement, String> {
+    if let Some(s) = statements.get(sql) {
+        return Ok(s.clone());
+    }
+    let s = client.prepare(sql).map_err(|e| pg_error(&e))?;
+    statements.insert(sql.to_string(), s.clone());
+    Ok(s)
 }
 
 /// A PostgreSQL error with the server's message when there is one.

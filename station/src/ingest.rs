@@ -1,10 +1,10 @@
-//! Ingest: one epoch of one point at a time, each in one transaction. The
-//! synopsis is checked against the point's core config, stored raw, and
-//! every segment whose other end already holds the same epoch is estimated
-//! and stored with it (LDA §II: the monitoring station pairs the two ends of
-//! a segment). A station killed mid-epoch leaves no half epoch; an epoch
-//! ingested twice is stored once; a refused epoch is logged with the point
-//! and epoch and never stored.
+//! Ingest: epochs in batches, one transaction per batch and a savepoint per
+//! epoch. The synopsis is checked against the point's core config, stored
+//! raw, and every segment whose other end already holds the same epoch is
+//! estimated and stored with it (LDA §II: the monitoring station pairs the
+//! two ends of a segment). A station killed mid-batch leaves no half epoch;
+//! an epoch ingested twice is stored once; a refused epoch is logged with
+//! the point and epoch and never stored.
 
 use crate::config::{Point, StationConfig};
 use crate::db::{Access, Db, Val};
@@ -19,6 +19,17 @@ pub struct Station {
     point_ids: HashMap<String, i64>,
     /// The segments' row ids, in the config's order.
     segment_ids: Vec<i64>,
+}
+
+/// One epoch as a point reported it.
+#[derive(Clone, Copy, Debug)]
+pub struct Epoch<'a> {
+    /// The point's name in the station file.
+    pub point: &'a str,
+    /// Where it came from (a file, a board), for the rejection log.
+    pub source: &'a str,
+    /// The synopsis, JSON text.
+    pub body: &'a str,
 }
 
 /// What ingesting an epoch did.
@@ -66,113 +77,148 @@ impl Station {
     /// rejection log. A refused epoch is logged and returned as an error
     /// naming the point and epoch.
     pub fn ingest(&mut self, point: &str, source: &str, body: &str) -> Result<Ingested, String> {
-        let mut seq_seen = None;
-        let outcome = self.try_ingest(point, body, &mut seq_seen);
-        if let Err(reason) = &outcome {
-            let seq = seq_seen.map(|s: u64| Val::Int(s as i64)).unwrap_or(Val::Null);
-            let at = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
-            let logged = self.db.execute(
-                "INSERT INTO rejection (at_ns, point, seq, source, reason) VALUES ($1, $2, $3, $4, $5)",
-                &[Val::Int(at.as_nanos() as i64), point.into(), seq, source.into(), reason.as_str().into()],
-            );
-            let what = match seq_seen {
-                Some(s) => format!("point {point}, epoch {s} ({source}): {reason}"),
-                None => format!("point {point} ({source}): {reason}"),
-            };
-            return Err(match logged {
-                Ok(_) => what,
-                Err(e) => format!("{what} (and the rejection could not be logged: {e})"),
-            });
-        }
-        outcome
+        let mut done = self.ingest_batch(&[Epoch { point, source, body }])?;
+        done.pop().expect("one epoch in, one outcome out")
     }
 
-    fn try_ingest(&mut self, name: &str, body: &str, seq_seen: &mut Option<u64>) -> Result<Ingested, String> {
-        let mut v: Value = serde_json::from_str(body).map_err(|e| format!("not a synopsis (bad JSON: {e})"))?;
-        let obj = v.as_object_mut().ok_or("not a synopsis (not a JSON object)")?;
-        // Logged with a refusal whenever the synopsis has one.
-        *seq_seen = obj.get("seq").and_then(Value::as_u64);
-        let point = self.cfg.point(name).ok_or("no such point in the station file")?.clone();
-        let id = self.point_ids[name];
-        if let Some(end) = obj.remove("end") {
-            self.check_end(&point, &end)?;
-        }
-        let (seq, canonical) = point.core.epoch(&point.config, &v)?;
-        *seq_seen = Some(seq);
-        let t_ns = point.epoch_start(seq)?;
-        let text = canonical.to_string();
-        // (segment id, segment name, the other end, whether this point is the sender)
-        let segments: Vec<(i64, &str, &str, bool)> = self
-            .cfg
-            .segments
-            .iter()
-            .zip(&self.segment_ids)
-            .filter(|(s, _)| s.sender == name || s.receiver == name)
-            .map(|(s, &sid)| {
-                let other = if s.sender == name { &s.receiver } else { &s.sender };
-                (sid, s.name.as_str(), other.as_str(), s.sender == name)
-            })
-            .collect();
-        let point_ids = &self.point_ids;
-        self.db.transaction(|db| {
-            let stored =
-                db.query("SELECT body FROM synopsis WHERE point = $1 AND seq = $2", &[Val::Int(id), seq_val(seq)])?;
-            if let Some(row) = stored.first() {
-                return if row[0].text("body")?.as_deref() == Some(text.as_str()) {
-                    Ok(Ingested::AlreadyStored { seq })
-                } else {
-                    Err("already stored with a different synopsis".into())
-                };
+    /// Ingests several epochs in one transaction, each under a savepoint of
+    /// its own: a refused epoch is undone and logged alone, the others are
+    /// stored. One commit for the batch is what makes a busy station keep
+    /// up (every commit is a sync to disk); a station killed mid-batch keeps
+    /// none of the batch, and re-ingesting it completes the store. The outer
+    /// error is a database fault that lost the whole batch (nothing of it
+    /// stored); otherwise one outcome per epoch, in order.
+    pub fn ingest_batch(&mut self, epochs: &[Epoch<'_>]) -> Result<Vec<Result<Ingested, String>>, String> {
+        let Station { cfg, db, point_ids, segment_ids } = self;
+        let (cfg, point_ids, segment_ids) = (&*cfg, &*point_ids, &*segment_ids);
+        db.transaction(|db| {
+            let mut outcomes = Vec::with_capacity(epochs.len());
+            for e in epochs {
+                let mut seq_seen = None;
+                let outcome = prepare(cfg, e.point, e.body, &mut seq_seen).and_then(|ready| {
+                    db.savepoint(|db| store(db, cfg, point_ids, segment_ids, &ready))
+                });
+                outcomes.push(match outcome {
+                    Ok(done) => Ok(done),
+                    Err(reason) => Err(log_rejection(db, e, seq_seen, &reason)?),
+                });
             }
-            let last = db.query("SELECT MAX(seq) FROM synopsis WHERE point = $1", &[Val::Int(id)])?;
-            if let Some(Val::Int(last)) = last.first().map(|r| &r[0]) {
-                if (seq as i64) < *last {
-                    return Err(format!("out of order: epoch {last} is already stored"));
-                }
-            }
-            crate::point_core::insert_row(
-                db,
-                "synopsis",
-                t_ns,
-                &["point", "seq", "t_ns", "body"],
-                &[Val::Int(id), seq_val(seq), Val::Int(t_ns), text.as_str().into()],
-            )?;
-            let epoch = PointEpoch { point: id, seq: seq as i64, t_ns, tick_ns: point.tick_ns };
-            point.core.store_epoch(db, &epoch, &canonical)?;
-            let mut paired = Vec::new();
-            for &(sid, seg, other, is_sender) in &segments {
-                let theirs = db.query(
-                    "SELECT body FROM synopsis WHERE point = $1 AND seq = $2",
-                    &[Val::Int(point_ids[other]), seq_val(seq)],
-                )?;
-                let Some(row) = theirs.first() else { continue };
-                let other_body: Value = serde_json::from_str(&row[0].text("body")?.unwrap_or_default())
-                    .map_err(|e| format!("the stored synopsis of {other} is not JSON: {e}"))?;
-                let (s, r) = if is_sender { (&canonical, &other_body) } else { (&other_body, &canonical) };
-                let pair = PairedEpoch { segment: sid, seq: seq as i64, t_ns, tick_ns: point.tick_ns };
-                point.core.store_pair(db, &pair, s, r)?;
-                paired.push(seg.to_string());
-            }
-            Ok(Ingested::Stored { seq, t_ns, paired })
+            Ok(outcomes)
         })
     }
+}
 
-    /// Refuses a synopsis marked as the other end of every segment the point is in.
-    fn check_end(&self, point: &Point, end: &Value) -> Result<(), String> {
-        let end = end.as_str().ok_or("its `end` mark is not a string")?;
-        let sender = self.cfg.segments.iter().any(|s| s.sender == point.name);
-        let receiver = self.cfg.segments.iter().any(|s| s.receiver == point.name);
-        let fits = match end {
-            "sender" => sender || !receiver,
-            "receiver" => receiver || !sender,
-            other => return Err(format!("its `end` mark {other:?} is neither sender nor receiver")),
-        };
-        if fits {
-            Ok(())
+/// An epoch checked against its point, ready to store.
+struct Ready<'c> {
+    point: &'c Point,
+    seq: u64,
+    t_ns: i64,
+    canonical: Value,
+    text: String,
+}
+
+/// Checks an epoch against its point's config (no database needed).
+fn prepare<'c>(cfg: &'c StationConfig, name: &str, body: &str, seq_seen: &mut Option<u64>) -> Result<Ready<'c>, String> {
+    let mut v: Value = serde_json::from_str(body).map_err(|e| format!("not a synopsis (bad JSON: {e})"))?;
+    let obj = v.as_object_mut().ok_or("not a synopsis (not a JSON object)")?;
+    // Logged with a refusal whenever the synopsis has one.
+    *seq_seen = obj.get("seq").and_then(Value::as_u64);
+    let point = cfg.point(name).ok_or("no such point in the station file")?;
+    if let Some(end) = obj.remove("end") {
+        check_end(cfg, point, &end)?;
+    }
+    let (seq, canonical) = point.core.epoch(&point.config, &v)?;
+    *seq_seen = Some(seq);
+    let t_ns = point.epoch_start(seq)?;
+    let text = canonical.to_string();
+    Ok(Ready { point, seq, t_ns, canonical, text })
+}
+
+/// Stores a checked epoch and estimates the segments it completes, in the
+/// open transaction.
+fn store(
+    db: &mut Db,
+    cfg: &StationConfig,
+    point_ids: &HashMap<String, i64>,
+    segment_ids: &[i64],
+    e: &Ready<'_>,
+) -> Result<Ingested, String> {
+    let (name, seq, t_ns) = (e.point.name.as_str(), e.seq, e.t_ns);
+    let id = point_ids[name];
+    let stored = db.query("SELECT body FROM synopsis WHERE point = $1 AND seq = $2", &[Val::Int(id), seq_val(seq)])?;
+    if let Some(row) = stored.first() {
+        return if row[0].text("body")?.as_deref() == Some(e.text.as_str()) {
+            Ok(Ingested::AlreadyStored { seq })
         } else {
-            Err(format!("a {end}'s synopsis, but the point is the other end of its segments (swapped?)"))
+            Err("already stored with a different synopsis".into())
+        };
+    }
+    let last = db.query("SELECT MAX(seq) FROM synopsis WHERE point = $1", &[Val::Int(id)])?;
+    if let Some(Val::Int(last)) = last.first().map(|r| &r[0]) {
+        if (seq as i64) < *last {
+            return Err(format!("out of order: epoch {last} is already stored"));
         }
     }
+    crate::point_core::insert_row(
+        db,
+        "synopsis",
+        t_ns,
+        &["point", "seq", "t_ns", "body"],
+        &[Val::Int(id), seq_val(seq), Val::Int(t_ns), e.text.as_str().into()],
+    )?;
+    let epoch = PointEpoch { point: id, seq: seq as i64, t_ns, tick_ns: e.point.tick_ns };
+    e.point.core.store_epoch(db, &epoch, &e.canonical)?;
+    let mut paired = Vec::new();
+    for (s, &sid) in cfg.segments.iter().zip(segment_ids) {
+        let is_sender = s.sender == name;
+        if !is_sender && s.receiver != name {
+            continue;
+        }
+        let other = if is_sender { &s.receiver } else { &s.sender };
+        let theirs =
+            db.query("SELECT body FROM synopsis WHERE point = $1 AND seq = $2", &[Val::Int(point_ids[other]), seq_val(seq)])?;
+        let Some(row) = theirs.first() else { continue };
+        let other_body: Value = serde_json::from_str(&row[0].text("body")?.unwrap_or_default())
+            .map_err(|e| format!("the stored synopsis of {other} is not JSON: {e}"))?;
+        let (snd, rcv) = if is_sender { (&e.canonical, &other_body) } else { (&other_body, &e.canonical) };
+        let pair = PairedEpoch { segment: sid, seq: seq as i64, t_ns, tick_ns: e.point.tick_ns };
+        e.point.core.store_pair(db, &pair, snd, rcv)?;
+        paired.push(s.name.clone());
+    }
+    Ok(Ingested::Stored { seq, t_ns, paired })
+}
+
+/// Logs a refused epoch in the open transaction; the refusal as the caller reports it.
+fn log_rejection(db: &mut Db, e: &Epoch<'_>, seq: Option<u64>, reason: &str) -> Result<String, String> {
+    let at = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    db.execute(
+        "INSERT INTO rejection (at_ns, point, seq, source, reason) VALUES ($1, $2, $3, $4, $5)",
+        &[
+            Val::Int(at.as_nanos() as i64),
+            e.point.into(),
+            seq.map(|s| Val::Int(s as i64)).unwrap_or(Val::Null),
+            e.source.into(),
+            reason.into(),
+        ],
+    )
+    .map_err(|err| format!("point {}: the refusal of an epoch could not be logged ({reason}): {err}", e.point))?;
+    Ok(match seq {
+        Some(s) => format!("point {}, epoch {s} ({}): {reason}", e.point, e.source),
+        None => format!("point {} ({}): {reason}", e.point, e.source),
+    })
+}
+
+/// Refuses a synopsis marked as the other end of every segment the point is in.
+fn check_end(cfg: &StationConfig, point: &Point, end: &Value) -> Result<(), String> {
+    let end = end.as_str().ok_or("its `end` mark is not a string")?;
+    let sender = cfg.segments.iter().any(|s| s.sender == point.name);
+    let receiver = cfg.segments.iter().any(|s| s.receiver == point.name);
+    let fits = match end {
+        "sender" => sender || !receiver,
+        "receiver" => receiver || !sender,
+        other => return Err(format!("its `end` mark {other:?} is neither sender nor receiver")),
+    };
+    if fits { Ok(()) } else { Err(format!("a {end}'s synopsis, but the point is the other end of its segments (swapped?)")) }
 }
 
 fn seq_val(seq: u64) -> Val {

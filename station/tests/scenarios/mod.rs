@@ -241,3 +241,55 @@ pub fn bursts_are_found_where_injected(target: &str, dir: &Path) {
     assert!(e.contains("EXPB config differs"), "{e}");
     assert_eq!(count(st.db(), "synopsis"), 15);
 }
+
+/// One transaction for many epochs, a savepoint each: the good epochs of a
+/// batch are stored and paired, the bad ones refused and logged alone. An
+/// epoch that fails after its first row was written (the bandwidth table is
+/// gone) leaves nothing, and the next epoch of the same day still finds its
+/// day partition (on PostgreSQL the failed epoch's partition went with it).
+pub fn a_batch_keeps_its_good_epochs(target: &str, dir: &Path) {
+    use netmeas_sim::dbm::ExpbConfig;
+    use netmeas_station::fleet::ExpbLink;
+    use netmeas_station::ingest::Epoch;
+    let file = chain_station(target, 1)
+        + "[[point]]\nname = \"r0.bw\"\nrouter = \"r0\"\nlink = \"l0\"\ndirection = \"egress\"\ncore = \"expb\"\n\
+           epoch = \"2s\"\nstart = \"2026-12-01T00:00:00Z\"\n";
+    let mut st = Station::open(StationConfig::parse(&file, dir).unwrap(), target).unwrap();
+    let seg = segment_epochs(&lda_config(), 3, 3_000, 0.0, 21, |_| 700.0);
+    let expb = ExpbLink::new(&ExpbConfig::default(), 4).unwrap().epoch(2e9, &[]);
+    st.db().execute("DROP TABLE bandwidth", &[]).unwrap();
+    let bodies: Vec<(&str, String)> = vec![
+        ("r0.bw", serde_json::to_string(&expb).unwrap()),
+        ("r0.egress", synopsis_json(&seg[0].0, "sender")),
+        ("r0.egress", "{\"seq\": 1, \"rows\"".into()),
+        ("r1.ingress", synopsis_json(&seg[0].1, "receiver")),
+        ("r1.ingress", synopsis_json(&seg[1].0, "sender")),
+        ("r0.egress", synopsis_json(&seg[2].0, "sender")),
+        ("r1.ingress", synopsis_json(&seg[2].1, "receiver")),
+    ];
+    let epochs: Vec<Epoch<'_>> =
+        bodies.iter().map(|(point, body)| Epoch { point, source: "batch", body: body.as_str() }).collect();
+    let out = st.ingest_batch(&epochs).unwrap();
+    assert_eq!(out.len(), 7);
+    assert!(out[0].as_ref().unwrap_err().contains("bandwidth"), "{:?}", out[0]);
+    assert!(out[2].as_ref().unwrap_err().contains("bad JSON"), "{:?}", out[2]);
+    assert!(out[4].as_ref().unwrap_err().contains("swapped?"), "{:?}", out[4]);
+    let stored: Vec<(u64, Vec<String>)> = [1, 3, 5, 6]
+        .iter()
+        .map(|&k| match out[k].clone().unwrap() {
+            Ingested::Stored { seq, paired, .. } => (seq, paired),
+            other => panic!("epoch {k}: {other:?}"),
+        })
+        .collect();
+    let l0 = vec!["l0".to_string()];
+    assert_eq!(stored, [(0, vec![]), (0, l0.clone()), (2, vec![]), (2, l0)]);
+    let db = st.db();
+    assert_eq!((count(db, "synopsis"), count(db, "latency")), (4, 2));
+    let rej = query::rejections(db).unwrap();
+    let logged: Vec<(&str, Option<i64>)> = rej.iter().map(|r| (r.point.as_str(), r.seq)).collect();
+    assert_eq!(logged, [("r0.bw", Some(0)), ("r0.egress", None), ("r1.ingress", Some(1))]);
+    let rows = query::latency(db, "l0", START_NS, START_NS + 10_000_000_000).unwrap();
+    for (row, e) in rows.iter().zip([0usize, 2]) {
+        assert_eq!(row.mean_ns, Some(estimate(&seg[e].0, &seg[e].1).unwrap().mean));
+    }
+}
