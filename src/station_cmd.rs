@@ -255,8 +255,11 @@ fn ingest(at: &StationArgs, point: &str, files: &[PathBuf], as_json: bool) -> Re
                         crate::output::print_json(json!({ "file": source, "point": point, "seq": seq,
                             "start": format_time(t_ns), "stored": true, "paired": paired }))?;
                     } else {
-                        let with =
-                            if paired.is_empty() { String::new() } else { format!(", estimated {}", paired.join(", ")) };
+                        let with = if paired.is_empty() {
+                            String::new()
+                        } else {
+                            format!(", estimated {}", paired.join(", "))
+                        };
                         println!("{source}: point {point} epoch {seq} ({}) stored{with}", format_time(t_ns));
                     }
                 }

@@ -95,9 +95,8 @@ impl Station {
             let mut outcomes = Vec::with_capacity(epochs.len());
             for e in epochs {
                 let mut seq_seen = None;
-                let outcome = prepare(cfg, e.point, e.body, &mut seq_seen).and_then(|ready| {
-                    db.savepoint(|db| store(db, cfg, point_ids, segment_ids, &ready))
-                });
+                let outcome = prepare(cfg, e.point, e.body, &mut seq_seen)
+                    .and_then(|ready| db.savepoint(|db| store(db, cfg, point_ids, segment_ids, &ready)));
                 outcomes.push(match outcome {
                     Ok(done) => Ok(done),
                     Err(reason) => Err(log_rejection(db, e, seq_seen, &reason)?),
@@ -118,7 +117,12 @@ struct Ready<'c> {
 }
 
 /// Checks an epoch against its point's config (no database needed).
-fn prepare<'c>(cfg: &'c StationConfig, name: &str, body: &str, seq_seen: &mut Option<u64>) -> Result<Ready<'c>, String> {
+fn prepare<'c>(
+    cfg: &'c StationConfig,
+    name: &str,
+    body: &str,
+    seq_seen: &mut Option<u64>,
+) -> Result<Ready<'c>, String> {
     let mut v: Value = serde_json::from_str(body).map_err(|e| format!("not a synopsis (bad JSON: {e})"))?;
     let obj = v.as_object_mut().ok_or("not a synopsis (not a JSON object)")?;
     // Logged with a refusal whenever the synopsis has one.
@@ -175,8 +179,10 @@ fn store(
             continue;
         }
         let other = if is_sender { &s.receiver } else { &s.sender };
-        let theirs =
-            db.query("SELECT body FROM synopsis WHERE point = $1 AND seq = $2", &[Val::Int(point_ids[other]), seq_val(seq)])?;
+        let theirs = db.query(
+            "SELECT body FROM synopsis WHERE point = $1 AND seq = $2",
+            &[Val::Int(point_ids[other]), seq_val(seq)],
+        )?;
         let Some(row) = theirs.first() else { continue };
         let other_body: Value = serde_json::from_str(&row[0].text("body")?.unwrap_or_default())
             .map_err(|e| format!("the stored synopsis of {other} is not JSON: {e}"))?;
@@ -218,7 +224,11 @@ fn check_end(cfg: &StationConfig, point: &Point, end: &Value) -> Result<(), Stri
         "receiver" => receiver || !sender,
         other => return Err(format!("its `end` mark {other:?} is neither sender nor receiver")),
     };
-    if fits { Ok(()) } else { Err(format!("a {end}'s synopsis, but the point is the other end of its segments (swapped?)")) }
+    if fits {
+        Ok(())
+    } else {
+        Err(format!("a {end}'s synopsis, but the point is the other end of its segments (swapped?)"))
+    }
 }
 
 fn seq_val(seq: u64) -> Val {
