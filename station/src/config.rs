@@ -21,6 +21,10 @@
 //! name = "r1-r2"
 //! sender = "r1.eth0.egress"
 //! receiver = "r2.eth1.ingress"
+//!
+//! [retention]                          # optional: `netmeas station rollup`
+//! rollup = "1d"                        # EXPB periods older than this are collapsed per hour
+//! raw = "7d"                           # raw synopses older than this are dropped (≥ rollup)
 //! ```
 
 use crate::point_core::{PointCore, point_core};
@@ -57,6 +61,14 @@ struct StationFile {
     point: Vec<PointFile>,
     #[serde(default)]
     segment: Vec<SegmentFile>,
+    retention: Option<RetentionFile>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RetentionFile {
+    rollup: String,
+    raw: String,
 }
 
 #[derive(Deserialize)]
@@ -126,6 +138,16 @@ pub struct Segment {
     pub receiver: String,
 }
 
+/// How long the station keeps each kind of data (bandwidth paper §4,
+/// "Long-term archival": older data is kept at coarser granularity).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Retention {
+    /// Epochs older than this are rolled up (EXPB: collapsed per hour), ns.
+    pub rollup_ns: i64,
+    /// Raw synopses older than this are dropped, ns; at least `rollup_ns`.
+    pub raw_ns: i64,
+}
+
 /// A station: its database, points and segments.
 #[derive(Clone)]
 pub struct StationConfig {
@@ -135,6 +157,8 @@ pub struct StationConfig {
     pub points: Vec<Point>,
     /// The segments, in the file's order.
     pub segments: Vec<Segment>,
+    /// The retention policy, if the file sets one.
+    pub retention: Option<Retention>,
 }
 
 impl StationConfig {
@@ -212,15 +236,21 @@ impl StationConfig {
             }
             segments.push(Segment { name: s.name.clone(), sender: s.sender.clone(), receiver: s.receiver.clone() });
         }
+        let retention = file.retention.map(|r| parse_retention(&r)).transpose()?;
         let database = file
             .database
             .map(|d| if crate::db::is_postgres(&d) { d } else { base.join(d).to_string_lossy().into_owned() });
-        Ok(StationConfig { database, points, segments })
+        Ok(StationConfig { database, points, segments, retention })
     }
 
     /// The point named `name`.
     pub fn point(&self, name: &str) -> Option<&Point> {
         self.points.iter().find(|p| p.name == name)
+    }
+
+    /// The retention policy, or an error saying the file sets none.
+    pub fn retention_policy(&self) -> Result<Retention, String> {
+        self.retention.ok_or_else(|| "the station file sets no [retention] policy (rollup = …, raw = …)".into())
     }
 
     /// The database to use: `given` (a `--db` flag) or the file's, or an error.
@@ -231,6 +261,27 @@ impl StationConfig {
             .ok_or_else(|| "no database: give --db PATH|URL or `database = …` in the station file".into())
     }
 }
+
+fn parse_retention(r: &RetentionFile) -> Result<Retention, String> {
+    let ns = |key: &str, text: &str| {
+        let d = humantime::parse_duration(text).map_err(|e| format!("[retention] `{key}`: {e}"))?;
+        i64::try_from(d.as_nanos())
+            .ok()
+            .filter(|&n| n >= HOUR_NS)
+            .ok_or_else(|| format!("[retention] `{key}`: {text} is not a duration of an hour or more"))
+    };
+    let (rollup_ns, raw_ns) = (ns("rollup", &r.rollup)?, ns("raw", &r.raw)?);
+    if raw_ns < rollup_ns {
+        return Err(format!(
+            "[retention] `raw` ({}) is shorter than `rollup` ({}): an epoch is rolled up from its raw synopsis",
+            r.raw, r.rollup
+        ));
+    }
+    Ok(Retention { rollup_ns, raw_ns })
+}
+
+/// One hour, ns: the granularity of rolled-up data.
+pub const HOUR_NS: i64 = 3_600_000_000_000;
 
 /// A time as the station files and queries write it (RFC 3339, e.g.
 /// `2026-12-01T10:00:00Z`), in ns since 1970-01-01 UTC.

@@ -418,6 +418,25 @@ impl Db {
         pending.push((table, day));
         Ok(())
     }
+
+    /// Drops `table`'s partition of `day` with its rows, in the open
+    /// transaction (PostgreSQL; nothing on SQLite, whose tables are whole).
+    pub fn drop_partition(&mut self, table: &'static str, day: i64) -> Result<(), String> {
+        let Db::Postgres { client, partitions, .. } = self else { return Ok(()) };
+        client.batch_execute(&format!("DROP TABLE {}", partition_name(table, day))).map_err(|e| pg_error(&e))?;
+        partitions.remove(&(table, day));
+        Ok(())
+    }
+}
+
+/// The day (days since 1970-01-01, UTC) of `table`'s partition `name`, if it is one.
+pub fn partition_day(table: &str, name: &str) -> Option<i64> {
+    let rest = name.strip_prefix(table)?.strip_prefix("_d")?;
+    let day = match rest.strip_prefix('m') {
+        Some(neg) => -neg.parse::<i64>().ok()?,
+        None => rest.parse::<i64>().ok()?,
+    };
+    (partition_name(table, day) == name).then_some(day)
 }
 
 /// The PostgreSQL partition of `table` for `day` (days since 1970-01-01, UTC).
@@ -522,5 +541,11 @@ mod tests {
     fn partitions_are_named_by_day() {
         assert_eq!(partition_name("synopsis", 20_425), "synopsis_d20425");
         assert_eq!(partition_name("latency", -1), "latency_dm1");
+        for (table, day) in [("synopsis", 20_425), ("latency", -1), ("synopsis", 0)] {
+            assert_eq!(partition_day(table, &partition_name(table, day)), Some(day));
+        }
+        for name in ["synopsis", "synopsis_d", "synopsis_d01", "synopsis_dm0x", "latency_d3", "synopsis_dx"] {
+            assert_eq!(partition_day("synopsis", name), None, "{name}");
+        }
     }
 }

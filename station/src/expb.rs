@@ -6,10 +6,19 @@
 //! two times on a set of links" (§1, §4 long-term archival) is one indexed
 //! query. EXPB keeps only the maximum of each scale, so it reports at most
 //! one burst per period and scale: the largest.
+//!
+//! Roll-up (§4, "Long-term archival": "one hour of EXPB data could be
+//! collapsed into one set of buckets containing max and standard deviation
+//! information at the original resolutions but aggregated across the
+//! hour"): the periods starting in an hour are merged from their raw
+//! synopses into one row per scale — counts, sums and sums of squares add,
+//! the first largest maximum keeps its interval and culprit — exactly what
+//! the core would report with a period of an hour.
 
+use crate::config::HOUR_NS;
 use crate::db::{Db, Val};
-use crate::point_core::{Burst, BurstQuery, PointCore, PointEpoch, insert_row, typed_config};
-use netmeas_sim::dbm::{ExpbConfig, ExpbSynopsis};
+use crate::point_core::{Burst, BurstQuery, PointCore, PointEpoch, Rolled, StoredPoint, insert_row, typed_config};
+use netmeas_sim::dbm::{ExpbConfig, ExpbSynopsis, ScaleStats};
 use serde_json::Value;
 use std::path::Path;
 
@@ -23,6 +32,100 @@ fn config_of(v: &Value) -> Result<ExpbConfig, String> {
 /// Δ_j of `cfg` in ns for ticks of `tick_ns`.
 fn scale_ns(cfg: &ExpbConfig, j: usize, tick_ns: f64) -> i64 {
     (cfg.scale_ticks(j) as f64 * tick_ns).round() as i64
+}
+
+/// One scale's statistics over one or more periods, with the interval of
+/// the maximum as an absolute time.
+#[derive(Clone, Copy, Debug, Default)]
+struct ScaleRow {
+    count: u64,
+    sum: u64,
+    sumsq: u128,
+    max: u64,
+    max_t_ns: i64,
+    culprit: u32,
+}
+
+impl ScaleRow {
+    /// One period's statistics of scale Δ_j = `dj` ns, the period starting at `t_ns`.
+    fn of(st: &ScaleStats, t_ns: i64, dj: i64) -> Self {
+        ScaleRow {
+            count: st.count,
+            sum: st.sum,
+            sumsq: st.sumsq,
+            max: st.max,
+            max_t_ns: t_ns + st.max_index as i64 * dj,
+            culprit: st.max_flow,
+        }
+    }
+
+    /// Appends a later period: the first of equal maxima stays (Algorithm 2
+    /// replaces the maximum only when an interval exceeds it).
+    fn then(self, later: ScaleRow) -> Result<Self, String> {
+        let overflow = || "the hour's byte sums overflow 64 bits".to_string();
+        let mut m = if self.count == 0 || later.max > self.max { later } else { self };
+        m.count = self.count + later.count;
+        m.sum = self.sum.checked_add(later.sum).ok_or_else(overflow)?;
+        m.sumsq = self.sumsq.checked_add(later.sumsq).ok_or_else(overflow)?;
+        Ok(m)
+    }
+
+    fn mean(&self) -> f64 {
+        self.stats().mean()
+    }
+
+    fn std(&self) -> f64 {
+        self.stats().std()
+    }
+
+    fn stats(&self) -> ScaleStats {
+        ScaleStats { count: self.count, sum: self.sum, sumsq: self.sumsq, ..ScaleStats::default() }
+    }
+}
+
+/// Stores one bandwidth row: scale Δ = `dj` ns over `periods` periods from `t_ns`.
+fn insert_bandwidth(
+    db: &mut Db,
+    point: i64,
+    t_ns: i64,
+    seq: i64,
+    periods: i64,
+    dj: i64,
+    r: &ScaleRow,
+) -> Result<(), String> {
+    // bytes per interval of Δ_j ns → bits/s
+    let bps = |bytes: f64| bytes * 8e9 / dj as f64;
+    insert_row(
+        db,
+        "bandwidth",
+        t_ns,
+        &[
+            "point",
+            "scale_ns",
+            "t_ns",
+            "seq",
+            "periods",
+            "intervals",
+            "mean_bps",
+            "std_bps",
+            "max_bps",
+            "max_t_ns",
+            "culprit",
+        ],
+        &[
+            Val::Int(point),
+            Val::Int(dj),
+            Val::Int(t_ns),
+            Val::Int(seq),
+            Val::Int(periods),
+            Val::Int(r.count as i64),
+            Val::Real(bps(r.mean())),
+            Val::Real(bps(r.std())),
+            Val::Real(bps(r.max as f64)),
+            Val::Int(r.max_t_ns),
+            Val::Int(i64::from(r.culprit)),
+        ],
+    )
 }
 
 impl PointCore for ExpbPoint {
@@ -71,39 +174,54 @@ impl PointCore for ExpbPoint {
         let s: ExpbSynopsis = serde_json::from_value(body.clone()).map_err(|e| e.to_string())?;
         for (j, st) in s.period.scales.iter().enumerate() {
             let dj = scale_ns(&s.config, j, e.tick_ns);
-            // bytes per interval of Δ_j ns → bits/s
-            let bps = |bytes: f64| bytes * 8e9 / dj as f64;
-            insert_row(
-                db,
-                "bandwidth",
-                e.t_ns,
-                &[
-                    "point",
-                    "scale_ns",
-                    "t_ns",
-                    "seq",
-                    "intervals",
-                    "mean_bps",
-                    "std_bps",
-                    "max_bps",
-                    "max_t_ns",
-                    "culprit",
-                ],
-                &[
-                    Val::Int(e.point),
-                    Val::Int(dj),
-                    Val::Int(e.t_ns),
-                    Val::Int(e.seq),
-                    Val::Int(st.count as i64),
-                    Val::Real(bps(st.mean())),
-                    Val::Real(bps(st.std())),
-                    Val::Real(bps(st.max as f64)),
-                    Val::Int(e.t_ns + st.max_index as i64 * dj),
-                    Val::Int(i64::from(st.max_flow)),
-                ],
-            )?;
+            insert_bandwidth(db, e.point, e.t_ns, e.seq, 1, dj, &ScaleRow::of(st, e.t_ns, dj))?;
         }
         Ok(())
+    }
+
+    fn rollup(&self, db: &mut Db, p: &StoredPoint<'_>, from_ns: i64, until_ns: i64) -> Result<Rolled, String> {
+        let cfg = config_of(&p.point.config)?;
+        let scales: Vec<i64> = (0..cfg.scales).map(|j| scale_ns(&cfg, j, p.point.tick_ns)).collect();
+        let mut done = Rolled::default();
+        let mut at = from_ns;
+        loop {
+            // The next hour that holds an epoch.
+            let next = db.query(
+                "SELECT MIN(t_ns) FROM synopsis WHERE point = $1 AND t_ns >= $2 AND t_ns < $3",
+                &[Val::Int(p.id), Val::Int(at), Val::Int(until_ns)],
+            )?;
+            let Some(Val::Int(first)) = next.first().map(|r| &r[0]) else { break };
+            let hour = first.div_euclid(HOUR_NS) * HOUR_NS;
+            let end = hour + HOUR_NS;
+            let rows = db.query(
+                "SELECT seq, t_ns, body FROM synopsis WHERE point = $1 AND t_ns >= $2 AND t_ns < $3 ORDER BY seq",
+                &[Val::Int(p.id), Val::Int(hour), Val::Int(end)],
+            )?;
+            let mut merged = vec![ScaleRow::default(); cfg.scales];
+            let mut first_seq = None;
+            for r in &rows {
+                let (seq, t_ns) = (r[0].int("seq")?, r[1].int("t_ns")?);
+                let body = r[2].text("body")?.unwrap_or_default();
+                let s: ExpbSynopsis = serde_json::from_str(&body)
+                    .map_err(|e| format!("the stored synopsis of epoch {seq} is not an EXPB synopsis: {e}"))?;
+                for ((m, st), &dj) in merged.iter_mut().zip(&s.period.scales).zip(&scales) {
+                    *m = m.then(ScaleRow::of(st, t_ns, dj))?;
+                }
+                first_seq.get_or_insert(seq);
+            }
+            db.execute(
+                "DELETE FROM bandwidth WHERE point = $1 AND t_ns >= $2 AND t_ns < $3",
+                &[Val::Int(p.id), Val::Int(hour), Val::Int(end)],
+            )?;
+            let periods = rows.len() as i64;
+            for (m, &dj) in merged.iter().zip(&scales) {
+                insert_bandwidth(db, p.id, hour, first_seq.unwrap_or_default(), periods, dj, m)?;
+            }
+            done.hours += 1;
+            done.epochs += rows.len() as u64;
+            at = end;
+        }
+        Ok(done)
     }
 
     /// §3.2.2: the bandwidth at Δ is read at the smallest Δ_j ≥ Δ; a scale
@@ -123,7 +241,7 @@ impl PointCore for ExpbPoint {
             return Err(format!("the EXPB's finest time scale is {} ns; {} ns is finer", scales[0], q.scale_ns));
         }
         let rows = db.query(
-            "SELECT t_ns, max_t_ns, max_bps, culprit FROM bandwidth \
+            "SELECT t_ns, max_t_ns, max_bps, culprit, periods FROM bandwidth \
              WHERE point = $1 AND scale_ns = $2 AND t_ns >= $3 AND t_ns < $4 AND max_bps > $5 ORDER BY t_ns",
             &[Val::Int(q.point), Val::Int(dj), Val::Int(q.from_ns), Val::Int(q.to_ns), Val::Real(q.rate_bps)],
         )?;
@@ -131,6 +249,7 @@ impl PointCore for ExpbPoint {
             .map(|r| {
                 Ok(Burst {
                     epoch_ns: r[0].int("t_ns")?,
+                    periods: r[4].int("periods")?,
                     t_ns: r[1].int("max_t_ns")?,
                     scale_ns: dj,
                     rate_bps: r[2].real("max_bps")?,

@@ -114,6 +114,12 @@ impl ExpbLink {
 
     /// The next period at `load_bps` with `bursts`: what the point reports.
     pub fn epoch(&mut self, load_bps: f64, bursts: &[InjectedBurst]) -> ExpbSynopsis {
+        self.epoch_with_packets(load_bps, bursts).0
+    }
+
+    /// [`Self::epoch`], with the period's packets in time order (to feed
+    /// another model the same traffic).
+    pub fn epoch_with_packets(&mut self, load_bps: f64, bursts: &[InjectedBurst]) -> (ExpbSynopsis, Vec<BwPacket>) {
         let t = self.cfg.period_ticks;
         let start = self.epoch * t;
         let bits = f64::from(BW_PACKET_BYTES) * 8.0;
@@ -145,6 +151,6 @@ impl ExpbLink {
         }
         debug_assert!(closed.is_empty(), "every packet is inside the period");
         self.epoch += 1;
-        ExpbSynopsis { config: self.cfg.clone(), period: self.core.finish() }
+        (ExpbSynopsis { config: self.cfg.clone(), period: self.core.finish() }, packets)
     }
 }

@@ -4,9 +4,10 @@
 //! estimated and stored with it (LDA §II: the monitoring station pairs the
 //! two ends of a segment). A station killed mid-batch leaves no half epoch;
 //! an epoch ingested twice is stored once; a refused epoch is logged with
-//! the point and epoch and never stored.
+//! the point and epoch and never stored; an epoch older than the point's
+//! roll-up horizon ([`crate::rollup`]) is refused.
 
-use crate::config::{Point, StationConfig};
+use crate::config::{Point, StationConfig, format_time};
 use crate::db::{Access, Db, Val};
 use crate::point_core::{PairedEpoch, PointEpoch};
 use serde_json::Value;
@@ -14,9 +15,10 @@ use std::collections::HashMap;
 
 /// The station: its config and database.
 pub struct Station {
-    cfg: StationConfig,
-    db: Db,
-    point_ids: HashMap<String, i64>,
+    pub(crate) cfg: StationConfig,
+    pub(crate) db: Db,
+    /// The points' row ids, by name.
+    pub(crate) point_ids: HashMap<String, i64>,
     /// The segments' row ids, in the config's order.
     segment_ids: Vec<i64>,
 }
@@ -156,6 +158,16 @@ fn store(
         } else {
             Err("already stored with a different synopsis".into())
         };
+    }
+    let horizon = db.query("SELECT until_ns FROM horizon WHERE point = $1", &[Val::Int(id)])?;
+    if let Some(Val::Int(until)) = horizon.first().map(|r| &r[0]) {
+        if t_ns < *until {
+            return Err(format!(
+                "it starts at {}, before the point's roll-up horizon {}: that time is archived at a coarser grain",
+                format_time(t_ns),
+                format_time(*until)
+            ));
+        }
     }
     let last = db.query("SELECT MAX(seq) FROM synopsis WHERE point = $1", &[Val::Int(id)])?;
     if let Some(Val::Int(last)) = last.first().map(|r| &r[0]) {

@@ -9,7 +9,8 @@
 //! - [`point_core`]: what the station does per core, one implementation each
 //!   ([`lda`], [`expb`]);
 //! - [`ingest`]: epochs in, checked, stored, paired and estimated;
-//! - [`query`]: latency series, path latency, unpaired epochs, rejections;
+//! - [`query`]: latency series, path latency, bursts, unpaired epochs, rejections;
+//! - [`rollup`]: the retention policy: old EXPB periods collapsed per hour, old raw synopses dropped;
 //! - [`bench`]: the ingest benchmark;
 //! - [`fleet`]: simulated links whose injected truth the answers are checked against.
 
@@ -22,6 +23,7 @@ pub mod ingest;
 pub mod lda;
 pub mod point_core;
 pub mod query;
+pub mod rollup;
 
 pub use config::StationConfig;
 pub use db::{Access, Db};

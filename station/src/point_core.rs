@@ -42,6 +42,14 @@ pub trait PointCore: Sync {
         Ok(None)
     }
 
+    /// Rolls up the point's epochs starting in `[from_ns, until_ns)` (whole
+    /// hours) where the core keeps older data at a coarser grain (EXPB: each
+    /// hour's periods collapsed into one row per scale, bandwidth paper §4),
+    /// from the raw synopses, in the open transaction. Nothing by default.
+    fn rollup(&self, _db: &mut Db, _point: &StoredPoint<'_>, _from_ns: i64, _until_ns: i64) -> Result<Rolled, String> {
+        Ok(Rolled::default())
+    }
+
     /// Whether the core measures between a sender and a receiver point, so
     /// that epochs pair across a segment ([`Self::store_pair`]).
     fn pairs(&self) -> bool;
@@ -79,6 +87,24 @@ pub struct PointEpoch {
     pub tick_ns: f64,
 }
 
+/// A point of the station file with its row id.
+#[derive(Clone, Copy)]
+pub struct StoredPoint<'a> {
+    /// The point's row id.
+    pub id: i64,
+    /// The point.
+    pub point: &'a crate::config::Point,
+}
+
+/// What a roll-up did to one point.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Rolled {
+    /// Hours now kept as one row each.
+    pub hours: u64,
+    /// Epochs collapsed into them.
+    pub epochs: u64,
+}
+
 /// A burst question to one point.
 #[derive(Clone, Debug)]
 pub struct BurstQuery {
@@ -101,8 +127,10 @@ pub struct BurstQuery {
 /// A burst: an interval whose rate exceeded the asked rate.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Burst {
-    /// Start of the epoch it is in, ns since 1970-01-01 UTC.
+    /// Start of the epoch it is in (of the hour, when rolled up), ns since 1970-01-01 UTC.
     pub epoch_ns: i64,
+    /// Epochs the row stands for: 1, or an hour's when rolled up.
+    pub periods: i64,
     /// Start of the interval, ns since 1970-01-01 UTC.
     pub t_ns: i64,
     /// Its length: the scale the core answered at, ns.

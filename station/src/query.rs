@@ -1,7 +1,8 @@
 //! Questions to the station across links and time: one segment's latency
 //! series (LDA §III-D/E per epoch), a path's latency as the sum of its
-//! segments' (MPlane, LDA §II), the epochs whose other end never arrived,
-//! and the epochs refused at ingest. Times are epoch starts in ns since
+//! segments' (MPlane, LDA §II), the bursts on a set of links and those that
+//! coincide across links (bandwidth paper §1, §4), the epochs whose other
+//! end never arrived, and the epochs refused at ingest. Times are epoch starts in ns since
 //! 1970-01-01 UTC; a window is `[from, to)`.
 
 use crate::db::{Db, Val};
@@ -267,4 +268,58 @@ pub fn bursts(
     }
     out.sort_by(|a, b| (a.burst.t_ns, &a.link, &a.point).cmp(&(b.burst.t_ns, &b.link, &b.point)));
     Ok(out)
+}
+
+/// Bursts on two or more links close in time, as [`coincident`] finds them.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Coincidence {
+    /// The first burst's time, ns since 1970-01-01 UTC.
+    pub first_ns: i64,
+    /// The last burst's time.
+    pub last_ns: i64,
+    /// The links, sorted, each once.
+    pub links: Vec<String>,
+    /// The bursts, in time order.
+    pub bursts: Vec<LinkBurst>,
+}
+
+/// The bursts of [`bursts`] (same arguments) that coincide across links:
+/// bursts are grouped while each is at most `within_ns` after the previous
+/// one (intervals' starts), and a group is kept when it spans two or more
+/// links — "look for patterns across links" (bandwidth paper §4), e.g. a
+/// fan-in whose flows burst together on several ingress links.
+#[allow(clippy::too_many_arguments)]
+pub fn coincident(
+    db: &mut Db,
+    links: &[String],
+    scale_ns: i64,
+    rate_bps: f64,
+    from_ns: i64,
+    to_ns: i64,
+    within_ns: i64,
+) -> Result<Vec<Coincidence>, String> {
+    if within_ns < 0 {
+        return Err(format!("a coincidence window is not negative (got {within_ns} ns)"));
+    }
+    let mut groups: Vec<Vec<LinkBurst>> = Vec::new();
+    for b in bursts(db, links, scale_ns, rate_bps, from_ns, to_ns)? {
+        match groups.last_mut() {
+            Some(g) if b.burst.t_ns - g[g.len() - 1].burst.t_ns <= within_ns => g.push(b),
+            _ => groups.push(vec![b]),
+        }
+    }
+    Ok(groups
+        .into_iter()
+        .filter_map(|g| {
+            let mut links: Vec<String> = g.iter().map(|b| b.link.clone()).collect();
+            links.sort();
+            links.dedup();
+            (links.len() >= 2).then(|| Coincidence {
+                first_ns: g[0].burst.t_ns,
+                last_ns: g[g.len() - 1].burst.t_ns,
+                links,
+                bursts: g,
+            })
+        })
+        .collect())
 }

@@ -16,10 +16,12 @@ fn postgres_station_scenarios_and_day_partitions() {
     pg.create_db("idem");
     pg.create_db("bursts");
     pg.create_db("batch");
+    pg.create_db("rollup");
     scenarios::chain_is_paired_estimated_and_summed(&pg.url("chain"), &dir);
     scenarios::epochs_are_idempotent_and_bad_ones_refused(&pg.url("idem"), &dir);
     scenarios::bursts_are_found_where_injected(&pg.url("bursts"), &dir);
     scenarios::a_batch_keeps_its_good_epochs(&pg.url("batch"), &dir);
+    scenarios::rollup_collapses_hours_like_an_hour_long_period(&pg.url("rollup"), &dir);
 
     // Every epoch of 2026-12-01 went to that day's partition of each table.
     let mut db = Db::open(&pg.url("chain"), Access::Read).unwrap();

@@ -38,6 +38,12 @@ fn sqlite_a_batch_keeps_its_good_epochs() {
 }
 
 #[test]
+fn sqlite_rollup_collapses_hours_like_an_hour_long_period() {
+    let (dir, db) = db_path("rollup");
+    scenarios::rollup_collapses_hours_like_an_hour_long_period(&db, &dir);
+}
+
+#[test]
 fn a_failed_epoch_leaves_nothing_behind() {
     // The pairing of the receiver's epoch fails after its synopsis was
     // inserted (the latency table is gone): the synopsis is not kept either.
@@ -135,11 +141,19 @@ fn station_files_are_checked_line_by_line() {
             good.replace("core = \"lda\"\nconfig = { rows = 128 }", "core = \"expb\""),
             "`epoch` is 1s, but the core's period is 2000000000 ticks of 1 ns",
         ),
+        (good.clone() + "[retention]\nrollup = \"1d\"\nraw = \"2h\"\n", "`raw` (2h) is shorter than `rollup` (1d)"),
+        (good.clone() + "[retention]\nrollup = \"10m\"\nraw = \"2h\"\n", "10m is not a duration of an hour or more"),
+        (good.clone() + "[retention]\nrollup = \"soon\"\nraw = \"2h\"\n", "[retention] `rollup`"),
+        (good.clone() + "[retention]\nrollup = \"1d\"\n", "missing field `raw`"),
     ];
     for (text, why) in cases {
         let e = StationConfig::parse(&text, &dir).err().unwrap();
         assert!(e.contains(why) && !e.contains('\n'), "{why}: {e}");
     }
+    let kept = StationConfig::parse(&(good.clone() + "[retention]\nrollup = \"1d\"\nraw = \"1week\"\n"), &dir).unwrap();
+    let day = 86_400_000_000_000;
+    assert_eq!(kept.retention, Some(netmeas_station::config::Retention { rollup_ns: day, raw_ns: 7 * day }));
+    assert_eq!(cfg.retention, None);
     // Epoch starts are the point's start plus whole epochs.
     assert_eq!(cfg.points[0].epoch_start(3).unwrap(), START_NS + 3_000_000_000);
     assert!(cfg.points[0].epoch_start(u64::MAX).is_err());

@@ -217,6 +217,19 @@ pub fn bursts_are_found_where_injected(target: &str, dir: &Path) {
     assert_eq!(a_c.iter().map(|f| f.link.as_str()).collect::<Vec<_>>(), ["a"]);
     let epoch1 = query::bursts(db, &[], 1_000_000, 5e9, START_NS + 2_000_000_000, START_NS + 4_000_000_000).unwrap();
     assert_eq!(epoch1.iter().map(|f| f.burst.culprit).collect::<Vec<_>>(), [Some(1001), Some(1002)]);
+    // Coincidences across links: a's burst (2.3 s) and b's first (3.5 s) are
+    // 1.2 s apart, b's second (6.01 s) 2.51 s after that.
+    let mut within = |w_ms: i64, links: &[String]| {
+        query::coincident(db, links, 1_000_000, 5e9, START_NS, far, w_ms * 1_000_000).unwrap()
+    };
+    let c = within(1_500, &[]);
+    assert_eq!(c.len(), 1, "{c:#?}");
+    assert_eq!(c[0].links, ["a", "b"]);
+    assert_eq!(c[0].bursts.iter().map(|b| b.burst.culprit).collect::<Vec<_>>(), [Some(1001), Some(1002)]);
+    assert_eq!((c[0].first_ns, c[0].last_ns), (found[0].burst.t_ns, found[1].burst.t_ns));
+    assert!(within(1_000, &[]).is_empty(), "1.2 s apart is not within 1 s");
+    assert_eq!(within(3_000, &[])[0].bursts.len(), 3, "b's second burst chains on");
+    assert!(within(10_000, &["b".into()]).is_empty(), "one link's bursts are no coincidence");
     // Nothing above the link's capacity at the coarsest scale.
     assert!(query::bursts(db, &[], 80_000_000, 10e9, START_NS, far).unwrap().is_empty());
     for (links, scale, why) in [
@@ -292,4 +305,104 @@ pub fn a_batch_keeps_its_good_epochs(target: &str, dir: &Path) {
     for (row, e) in rows.iter().zip([0usize, 2]) {
         assert_eq!(row.mean_ns, Some(estimate(&seg[e].0, &seg[e].1).unwrap().mean));
     }
+}
+
+/// Roll-up on a retention policy (bandwidth paper §4): two and a half hours
+/// of 2 s EXPB periods, starting two hours before midnight, with bursts in
+/// the first hour and none in the second (so that equal maxima decide); as
+/// of 01:05, with `rollup` and `raw` both an hour, the two hours before
+/// midnight are collapsed into one row per scale each, bit for bit what the
+/// same core reports for the same packets with a period of an hour, their
+/// raw synopses are dropped (on PostgreSQL their day's partition as a
+/// whole), the half hour after midnight stays per period, an epoch before
+/// the horizon is refused, and a second roll-up changes nothing.
+pub fn rollup_collapses_hours_like_an_hour_long_period(target: &str, dir: &Path) {
+    use netmeas_sim::dbm::{ExpbConfig, ExpbGolden};
+    use netmeas_station::config::HOUR_NS;
+    use netmeas_station::fleet::{ExpbLink, InjectedBurst};
+    use netmeas_station::ingest::Epoch;
+    let start = START_NS - 2 * HOUR_NS;
+    let file = format!(
+        "database = {target:?}\n[retention]\nrollup = \"1h\"\nraw = \"1h\"\n\
+         [[point]]\nname = \"a.bw\"\nrouter = \"r-a\"\nlink = \"a\"\ndirection = \"egress\"\ncore = \"expb\"\n\
+         epoch = \"2s\"\nstart = \"2026-11-30T22:00:00Z\"\n\
+         config = {{ scales = 4, base_ticks = 10000000, period_ticks = 2000000000 }}\n"
+    );
+    let mut st = Station::open(StationConfig::parse(&file, dir).unwrap(), target).unwrap();
+    let cfg = ExpbConfig { scales: 4, base_ticks: 10_000_000, period_ticks: 2_000_000_000 };
+    let hourly = ExpbConfig { period_ticks: HOUR_NS as u64, ..cfg.clone() };
+    let mut link = ExpbLink::new(&cfg, 31).unwrap();
+    let mut golden = ExpbGolden::new(&hourly).unwrap();
+    let mut hours = Vec::new();
+    let mut bodies = Vec::new();
+    for e in 0..4500u64 {
+        let burst =
+            InjectedBurst { offset_ns: 500_000_000, duration_ns: 30_000_000, rate_bps: 1e9, flow: 500 + e as u32 };
+        let here = if e % 97 == 5 && e < 1800 { vec![burst] } else { vec![] };
+        let (syn, packets) = link.epoch_with_packets(2e6 + (e % 7) as f64 * 1e6, &here);
+        for p in &packets {
+            golden.push(p, &mut hours).unwrap();
+        }
+        bodies.push(serde_json::to_string(&syn).unwrap());
+    }
+    assert_eq!(hours.len(), 2, "the two hours before midnight closed");
+    for chunk in bodies.chunks(256) {
+        let epochs: Vec<Epoch<'_>> = chunk.iter().map(|b| Epoch { point: "a.bw", source: "fleet", body: b }).collect();
+        assert!(st.ingest_batch(&epochs).unwrap().iter().all(Result::is_ok));
+    }
+
+    let now = START_NS + HOUR_NS + 300_000_000_000;
+    let r = st.rollup(now).unwrap();
+    assert_eq!((r.rolled_before_ns, r.raw_before_ns), (START_NS, START_NS));
+    assert_eq!((r.points[0].rolled.hours, r.points[0].rolled.epochs, r.points[0].raw_dropped), (2, 3600, 3600));
+    let day = netmeas_station::db::partition_name("synopsis", start / netmeas_station::db::DAY_NS);
+    let postgres = netmeas_station::db::is_postgres(target);
+    assert_eq!(r.partitions_dropped, if postgres { vec![day] } else { vec![] });
+
+    let rows = |db: &mut Db| {
+        db.query(
+            "SELECT t_ns, scale_ns, periods, intervals, mean_bps, std_bps, max_bps, max_t_ns, culprit \
+             FROM bandwidth ORDER BY t_ns, scale_ns",
+            &[],
+        )
+        .unwrap()
+    };
+    let stored = rows(st.db());
+    assert_eq!(stored.len(), 2 * 4 + 900 * 4);
+    for (h, period) in hours.iter().enumerate() {
+        let t0 = start + h as i64 * HOUR_NS;
+        for (j, s) in period.scales.iter().enumerate() {
+            let dj = (cfg.base_ticks << j) as i64;
+            let bps = |bytes: f64| bytes * 8e9 / dj as f64;
+            let want = vec![
+                Val::Int(t0),
+                Val::Int(dj),
+                Val::Int(1800),
+                Val::Int(s.count as i64),
+                Val::Real(bps(s.mean())),
+                Val::Real(bps(s.std())),
+                Val::Real(bps(s.max as f64)),
+                Val::Int(t0 + s.max_index as i64 * dj),
+                Val::Int(i64::from(s.max_flow)),
+            ];
+            assert_eq!(stored[h * 4 + j], want, "hour {h}, scale {j}");
+        }
+    }
+    assert!(stored[8..].iter().all(|r| r[2] == Val::Int(1)), "the half hour after midnight stays per period");
+    // The first hour's largest burst at 10 ms, found with its culprit and the hour it stands for.
+    let found = query::bursts(st.db(), &["a".into()], 10_000_000, 5e8, start, START_NS).unwrap();
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!((found[0].burst.epoch_ns, found[0].burst.periods), (start, 1800));
+    assert_eq!(found[0].burst.culprit, Some(hours[0].scales[0].max_flow));
+    assert!(hours[0].scales[0].max_flow >= 500);
+    assert_eq!(count(st.db(), "synopsis"), 900);
+
+    // Before the horizon: refused and logged; after it: stored as usual.
+    let e = st.ingest("a.bw", "late", &bodies[10]).unwrap_err();
+    assert!(e.contains("roll-up horizon"), "{e}");
+    assert_eq!(st.ingest("a.bw", "again", &bodies[4000]).unwrap(), Ingested::AlreadyStored { seq: 4000 });
+    let again = st.rollup(now).unwrap();
+    assert_eq!((again.points[0].rolled.hours, again.points[0].raw_dropped), (0, 0));
+    assert!(again.partitions_dropped.is_empty());
+    assert_eq!(rows(st.db()), stored);
 }
