@@ -129,12 +129,16 @@ enum Cmd {
         #[command(subcommand)]
         cmd: board_cmd::BoardCmd,
     },
-    /// The measurement station: archive every epoch of every point in SQLite or PostgreSQL.
+    /// The measurement station: archive every epoch of every point in SQLite
+    /// or PostgreSQL; with --http, serve its dashboard.
+    #[command(args_conflicts_with_subcommands = true, subcommand_required = false)]
     Station {
         #[command(subcommand)]
-        cmd: station_cmd::StationCmd,
+        cmd: Option<station_cmd::StationCmd>,
+        #[command(flatten)]
+        dashboard: station_cmd::Dashboard,
     },
-    /// Ask the station: latency of a segment or a path over time, bursts on links, unpaired and refused epochs.
+    /// Ask the station: latency of a segment or a path over time, bursts on links and where they coincide, unpaired and refused epochs.
     Query {
         #[command(subcommand)]
         cmd: station_cmd::QueryCmd,
@@ -582,7 +586,8 @@ fn main() -> ExitCode {
             println!("RDA host decode + repair + estimates, d = {d}, 2 x 2500:  {ms:.3} ms (median of 21)");
         }),
         Cmd::Demo { cycles, no_synth } => demo::demo(cycles, no_synth),
-        Cmd::Station { cmd } => station_cmd::station(&cmd),
+        Cmd::Station { cmd: Some(cmd), .. } => station_cmd::station(&cmd),
+        Cmd::Station { cmd: None, dashboard } => station_cmd::dashboard(&dashboard),
         Cmd::Query { cmd } => station_cmd::query(&cmd),
     };
     match r {

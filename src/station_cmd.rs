@@ -30,6 +30,19 @@ pub enum StationCmd {
         #[arg(long)]
         json: bool,
     },
+    /// Apply the station file's `[retention]` policy: EXPB periods older
+    /// than `rollup` collapsed per hour (bandwidth paper §4), raw synopses
+    /// older than `raw` dropped, older epochs refused from then on.
+    Rollup {
+        #[command(flatten)]
+        at: StationArgs,
+        /// The time the ages count from (RFC 3339; default: now).
+        #[arg(long)]
+        now: Option<String>,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
     /// Bring the database's schema up to this netmeas's version.
     Migrate {
         #[command(flatten)]
@@ -54,6 +67,32 @@ pub enum StationCmd {
         #[arg(long)]
         json: bool,
     },
+}
+
+/// `netmeas station --http [ADDR]`: the dashboard.
+#[derive(Args, Clone)]
+pub struct Dashboard {
+    #[command(flatten)]
+    at: StationArgs,
+    /// Serve the dashboard and its read-only queries on ADDR (default: loopback only).
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = netmeas_station::http::DEFAULT_ADDR)]
+    http: Option<String>,
+}
+
+/// Serves the dashboard until the process is stopped.
+pub fn dashboard(d: &Dashboard) -> Result<(), String> {
+    let Some(addr) = &d.http else {
+        return Err("give a subcommand (ingest, rollup, migrate, bench) or --http [ADDR] to serve the dashboard".into());
+    };
+    let target = d.at.database()?;
+    netmeas_station::http::serve(&target, addr, |bound| {
+        if !bound.ip().is_loopback() {
+            eprintln!("netmeas: the dashboard is served on {bound}, beyond this machine");
+        }
+        println!("serving the station dashboard on http://{bound}/");
+        // The line is the sign a supervisor (or a test) waits for.
+        let _ = std::io::Write::flush(&mut std::io::stdout());
+    })
 }
 
 /// Where the station is: its file, and the database if not the file's.
@@ -115,6 +154,29 @@ impl Window {
     }
 }
 
+/// Which bursts: above a rate at a time scale, on a set of links.
+#[derive(Args, Clone)]
+pub struct BurstSearch {
+    /// The links, comma-separated (default: every link).
+    #[arg(long, value_delimiter = ',')]
+    links: Vec<String>,
+    /// The time scale, e.g. 1ms or 100us (answered at the next scale a point measures).
+    #[arg(long)]
+    scale: String,
+    /// The rate a burst exceeds, bits/s (e.g. 5e9).
+    #[arg(long)]
+    rate: f64,
+}
+
+impl BurstSearch {
+    /// The bursts in `window`, and the scale asked for in ns.
+    fn find(&self, at: &StationArgs, window: &Window) -> Result<(Vec<query::LinkBurst>, i64), String> {
+        let (from, to) = window.ns()?;
+        let scale_ns = duration_ns("--scale", &self.scale)?;
+        Ok((query::bursts(&mut open(at)?, &self.links, scale_ns, self.rate, from, to)?, scale_ns))
+    }
+}
+
 /// `netmeas query …`.
 #[derive(Subcommand)]
 pub enum QueryCmd {
@@ -148,15 +210,24 @@ pub enum QueryCmd {
     Bursts {
         #[command(flatten)]
         at: StationArgs,
-        /// The links, comma-separated (default: every link).
-        #[arg(long, value_delimiter = ',')]
-        links: Vec<String>,
-        /// The time scale, e.g. 1ms or 100us (answered at the next scale a point measures).
+        #[command(flatten)]
+        search: BurstSearch,
+        #[command(flatten)]
+        window: Window,
+        #[command(flatten)]
+        out: QueryOutput,
+    },
+    /// Bursts that coincide across links: the bursts of `query bursts`,
+    /// grouped while each starts within `--within` of the previous one,
+    /// kept when a group spans two or more links (bandwidth paper §4).
+    Coincide {
+        #[command(flatten)]
+        at: StationArgs,
+        #[command(flatten)]
+        search: BurstSearch,
+        /// How far apart two bursts of a group may start, e.g. 10ms.
         #[arg(long)]
-        scale: String,
-        /// The rate a burst exceeds, bits/s (e.g. 5e9).
-        #[arg(long)]
-        rate: f64,
+        within: String,
         #[command(flatten)]
         window: Window,
         #[command(flatten)]
@@ -208,6 +279,39 @@ pub fn station(cmd: &StationCmd) -> Result<(), String> {
                 );
                 println!("ingest   {:.0} epochs/s, {:.2} MB/s", r.epochs_per_s, r.mb_per_s);
                 println!("sustains {:.0} links at one epoch per second per point", r.links_sustained);
+            }
+            Ok(())
+        }
+        StationCmd::Rollup { at, now, json: as_json } => {
+            let now_ns = match now {
+                Some(t) => parse_time(t).map_err(|e| format!("--now: {e}"))?,
+                None => {
+                    let d = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+                    i64::try_from(d.as_nanos()).map_err(|_| "the clock is past the year 2262".to_string())?
+                }
+            };
+            let cfg = at.config()?;
+            cfg.retention_policy()?;
+            let target = cfg.database_or(at.db.as_deref())?;
+            // A missing database is an error, not a new empty station.
+            drop(Db::open(&target, Access::Read)?);
+            let r = Station::open(cfg, &target)?.rollup(now_ns)?;
+            if *as_json {
+                return crate::output::print_json(json!({ "rollup": r }));
+            }
+            println!(
+                "rolled up epochs before {}, dropped raw synopses before {}",
+                format_time(r.rolled_before_ns),
+                format_time(r.raw_before_ns)
+            );
+            for p in &r.points {
+                println!(
+                    "{}: {} h rolled up ({} epochs), {} raw synopses dropped",
+                    p.point, p.rolled.hours, p.rolled.epochs, p.raw_dropped
+                );
+            }
+            if !r.partitions_dropped.is_empty() {
+                println!("dropped partitions: {}", r.partitions_dropped.join(", "));
             }
             Ok(())
         }
@@ -328,14 +432,9 @@ pub fn query(cmd: &QueryCmd) -> Result<(), String> {
             }
             r
         }
-        QueryCmd::Bursts { at, links, scale, rate, window, out } => {
-            let (from, to) = window.ns()?;
-            let scale_ns = humantime::parse_duration(scale)
-                .ok()
-                .and_then(|d| i64::try_from(d.as_nanos()).ok())
-                .filter(|&n| n > 0)
-                .ok_or_else(|| format!("--scale {scale}: not a time scale like 1ms or 100us"))?;
-            let found = query::bursts(&mut open(at)?, links, scale_ns, *rate, from, to)?;
+        QueryCmd::Bursts { at, search, window, out } => {
+            let (found, scale_ns) = search.find(at, window)?;
+            let rate = search.rate;
             let cells = found.iter().map(|b| {
                 vec![
                     format_time(b.burst.t_ns),
@@ -344,12 +443,39 @@ pub fn query(cmd: &QueryCmd) -> Result<(), String> {
                     b.burst.scale_ns.to_string(),
                     format!("{:.0}", b.burst.rate_bps),
                     b.burst.culprit.map(|c| c.to_string()).unwrap_or_default(),
+                    b.burst.periods.to_string(),
                 ]
             });
             emit(
                 out,
                 json!({ "query": "bursts", "scale_ns": scale_ns, "rate_bps": rate, "bursts": found }),
-                &["start", "link", "point", "scale_ns", "rate_bps", "culprit"],
+                &["start", "link", "point", "scale_ns", "rate_bps", "culprit", "periods"],
+                cells.collect(),
+            )
+        }
+        QueryCmd::Coincide { at, search, within, window, out } => {
+            let within_ns = duration_ns("--within", within)?;
+            let (found, scale_ns) = search.find(at, window)?;
+            let found = query::coincident(found, within_ns)?;
+            let rate = search.rate;
+            let cells = found.iter().enumerate().flat_map(|(k, c)| {
+                c.bursts.iter().map(move |b| {
+                    vec![
+                        k.to_string(),
+                        format_time(b.burst.t_ns),
+                        b.link.clone(),
+                        b.point.clone(),
+                        b.burst.scale_ns.to_string(),
+                        format!("{:.0}", b.burst.rate_bps),
+                        b.burst.culprit.map(|c| c.to_string()).unwrap_or_default(),
+                    ]
+                })
+            });
+            emit(
+                out,
+                json!({ "query": "coincide", "scale_ns": scale_ns, "rate_bps": rate, "within_ns": within_ns,
+                        "coincidences": found }),
+                &["group", "start", "link", "point", "scale_ns", "rate_bps", "culprit"],
                 cells.collect(),
             )
         }
@@ -383,6 +509,15 @@ pub fn query(cmd: &QueryCmd) -> Result<(), String> {
             )
         }
     }
+}
+
+/// A positive duration flag (`1ms`, `100us`) in ns.
+fn duration_ns(flag: &str, text: &str) -> Result<i64, String> {
+    humantime::parse_duration(text)
+        .ok()
+        .and_then(|d| i64::try_from(d.as_nanos()).ok())
+        .filter(|&n| n > 0)
+        .ok_or_else(|| format!("{flag} {text}: not a duration like 1ms or 100us"))
 }
 
 fn open(at: &StationArgs) -> Result<Db, String> {

@@ -1,6 +1,7 @@
 //! `netmeas station` and `netmeas query` as an operator uses them: a station
 //! file, synopsis files ingested point by point, the answers in text, JSON
-//! and CSV; bad input refused and logged; a station killed mid-ingest.
+//! and CSV; bursts coinciding across links; a roll-up; bad input refused and
+//! logged; a station killed mid-ingest.
 
 mod common;
 use common::{assert_refused, fresh_dir, json, netmeas};
@@ -174,6 +175,7 @@ fn bad_epochs_and_flags_are_refused_and_logged() {
             "--to must be after --from",
         ),
         (vec!["query", "latency", "--segment", "l0"], "give the database with --db"),
+        (vec!["station", "rollup", "--station", &st], "the station file sets no [retention] policy"),
         (vec!["query", "latency", "--station", &st, "--segment", "l0", "--json", "--csv"], "cannot be used with"),
         (
             vec!["station", "ingest", "--station", "/nonexistent/st.toml", "--point", "p", "f"],
@@ -237,7 +239,7 @@ fn count(db: &Path, from: &str) -> i64 {
 }
 
 #[test]
-fn expb_periods_from_a_run_answer_the_burst_query() {
+fn expb_periods_from_a_run_answer_the_burst_queries_and_roll_up() {
     let d = fresh_dir("station", "bursts");
     let periods = d.join("periods");
     let o = netmeas(&["run", "expb", "--duration", "6s", "--save-periods", periods.to_str().unwrap(), "--json"]);
@@ -249,9 +251,15 @@ fn expb_periods_from_a_run_answer_the_burst_query() {
     let st = d.join("station.toml");
     std::fs::write(
         &st,
-        format!(
-            "database = \"station.sqlite\"\n[[point]]\nname = \"edge.bw\"\nrouter = \"edge\"\nlink = \"uplink\"\n\
-             direction = \"egress\"\ncore = \"expb\"\nepoch = \"2s\"\nstart = \"{START}\"\n"
+        ["edge.bw", "mirror.bw"].iter().fold(
+            "database = \"station.sqlite\"\n[retention]\nrollup = \"1h\"\nraw = \"1h\"\n".to_string(),
+            |f, p| {
+                f + &format!(
+                    "[[point]]\nname = \"{p}\"\nrouter = \"edge\"\nlink = \"{}\"\n\
+                     direction = \"egress\"\ncore = \"expb\"\nepoch = \"2s\"\nstart = \"{START}\"\n",
+                    if *p == "edge.bw" { "uplink" } else { "mirror" }
+                )
+            },
         ),
     )
     .unwrap();
@@ -290,7 +298,190 @@ fn expb_periods_from_a_run_answer_the_burst_query() {
     )
     .unwrap();
     assert_eq!(text.lines().count(), want.len() + 1, "{text}");
-    assert!(text.starts_with("start,link,point,scale_ns,rate_bps,culprit\n"), "{text}");
+    assert!(text.starts_with("start,link,point,scale_ns,rate_bps,culprit,periods\n"), "{text}");
     assert_refused(&["query", "bursts", "--station", st, "--scale", "soon", "--rate", "1e9"], "--scale soon");
     assert_refused(&["query", "bursts", "--station", st, "--scale", "10us", "--rate", "1e9"], "finest time scale");
+
+    // The same periods on a second link: every burst coincides on both.
+    assert!(ingest(st, "mirror.bw", &files).status.success());
+    let co = ["query", "coincide", "--station", st, "--scale", "1ms", "--rate", "2e9", "--within", "1us"];
+    let v = json(&netmeas(&[&co[..], &["--json"]].concat()));
+    let groups = v["coincidences"].as_array().unwrap();
+    assert_eq!(groups.len(), want.len(), "{v}");
+    for (g, rate) in groups.iter().zip(&want) {
+        assert_eq!(g["links"], serde_json::json!(["mirror", "uplink"]));
+        assert_eq!(g["first_ns"], g["last_ns"]);
+        assert!(g["bursts"].as_array().unwrap().iter().all(|b| b["rate_bps"].as_f64() == Some(*rate)));
+    }
+    let text = String::from_utf8(netmeas(&[&co[..], &["--csv"]].concat()).stdout).unwrap();
+    assert_eq!(text.lines().count(), 2 * want.len() + 1, "{text}");
+    assert_refused(&[&co[..8], &["--within", "soon"]].concat(), "--within soon");
+
+    // Rolled up two hours later: each point's periods are one row per scale.
+    let roll = ["station", "rollup", "--station", st, "--now", "2026-12-01T02:00:00Z", "--json"];
+    let v = json(&netmeas(&roll));
+    for p in v["rollup"]["points"].as_array().unwrap() {
+        assert_eq!(
+            (&p["hours"], &p["epochs"], &p["raw_dropped"]),
+            (&1.into(), &files.len().into(), &files.len().into())
+        );
+    }
+    assert_eq!(count(&d.join("station.sqlite"), "bandwidth WHERE periods > 1"), 2 * 11);
+    assert_eq!(count(&d.join("station.sqlite"), "synopsis"), 0);
+    let v = json(&netmeas(&["query", "bursts", "--station", st, "--scale", "1ms", "--rate", "2e9", "--json"]));
+    let top = want.iter().copied().fold(0.0, f64::max);
+    let rolled: Vec<(f64, i64)> = v["bursts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| (b["rate_bps"].as_f64().unwrap(), b["periods"].as_i64().unwrap()))
+        .collect();
+    assert_eq!(rolled, [(top, files.len() as i64); 2], "the hour's largest burst, on each link");
+    let again = String::from_utf8(netmeas(&roll[..6]).stdout).unwrap();
+    assert!(again.contains("edge.bw: 0 h rolled up (0 epochs), 0 raw synopses dropped"), "{again}");
+    let o = ingest(st, "edge.bw", &files[..1]);
+    assert!(!o.status.success() && String::from_utf8_lossy(&o.stderr).contains("roll-up horizon"));
+    assert_refused(&["station", "rollup", "--station", st, "--now", "noon"], "--now: \"noon\" is not a time");
+}
+
+/// One HTTP/1.0 GET (or `method`) to the dashboard: the status and the body.
+fn http(addr: &str, method: &str, path: &str) -> (u16, String) {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    write!(s, "{method} {path} HTTP/1.0\r\nHost: {addr}\r\n\r\n").unwrap();
+    let mut text = String::new();
+    s.read_to_string(&mut text).unwrap();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap();
+    (head.split(' ').nth(1).unwrap().parse().unwrap(), body.to_string())
+}
+
+/// Every `<tag …>` in `html` as its attributes.
+fn tags(html: &str, tag: &str) -> Vec<std::collections::HashMap<String, String>> {
+    let open = format!("<{tag} ");
+    html.match_indices(&open)
+        .map(|(at, _)| {
+            let inside = &html[at + open.len()..at + html[at..].find('>').unwrap()];
+            let mut attrs = std::collections::HashMap::new();
+            let mut rest = inside;
+            while let Some(eq) = rest.find("=\"") {
+                let name = rest[..eq].trim().to_string();
+                let end = rest[eq + 2..].find('"').unwrap();
+                attrs.insert(name, rest[eq + 2..eq + 2 + end].to_string());
+                rest = &rest[eq + 3 + end..];
+            }
+            attrs
+        })
+        .collect()
+}
+
+/// The dashboard in a real browser: headless Chromium loads the page served
+/// by `netmeas station --http`, which fetches the JSON queries and plots
+/// them; every plotted point of the latency and bandwidth plots and every
+/// row of the burst table is checked against the station's own queries. A
+/// screenshot is kept beside the test's station.
+#[test]
+fn the_dashboard_plots_what_the_queries_answer() {
+    use netmeas_sim::dbm::ExpbConfig;
+    use netmeas_station::fleet::{ExpbLink, InjectedBurst};
+    use netmeas_station::{Station, StationConfig, query};
+    let d = fresh_dir("station", "dashboard");
+    let text = std::fs::read_to_string(station(&d)).unwrap()
+        + &format!(
+            "[[point]]\nname = \"r1.bw\"\nrouter = \"r1\"\nlink = \"l1\"\ndirection = \"egress\"\ncore = \"expb\"\n\
+             epoch = \"2s\"\nstart = \"{START}\"\n"
+        );
+    std::fs::write(d.join("station.toml"), &text).unwrap();
+    let st = d.join("station.toml").to_str().unwrap().to_string();
+    let mut station =
+        Station::open(StationConfig::load(Path::new(&st)).unwrap(), &d.join("station.sqlite").to_string_lossy())
+            .unwrap();
+    for (s, r) in write_epochs(&d, 0, 12, |e| if e == 7 { 4_000.0 } else { 600.0 }) {
+        station.ingest("r0.egress", "test", &synopsis_json(&s, "sender")).unwrap();
+        station.ingest("r1.ingress", "test", &synopsis_json(&r, "receiver")).unwrap();
+    }
+    let mut link = ExpbLink::new(&ExpbConfig::default(), 5).unwrap();
+    for e in 0..6u64 {
+        let burst =
+            InjectedBurst { offset_ns: 700_000_000, duration_ns: 3_000_000, rate_bps: 9e9, flow: 900 + e as u32 };
+        let here = if e % 2 == 1 { vec![burst] } else { vec![] };
+        let syn = link.epoch(1e9 + 2e8 * e as f64, &here);
+        station.ingest("r1.bw", "test", &serde_json::to_string(&syn).unwrap()).unwrap();
+    }
+    drop(station);
+
+    let mut server = std::process::Command::new(env!("CARGO_BIN_EXE_netmeas"))
+        .args(["station", "--station", &st, "--http", "127.0.0.1:0"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(server.stdout.take().unwrap()), &mut line).unwrap();
+    let url = line.trim().rsplit(' ').next().unwrap().to_string();
+    assert!(url.starts_with("http://127.0.0.1:") && url.ends_with('/'), "{line}");
+    let addr = url.trim_start_matches("http://").trim_end_matches('/').to_string();
+
+    // The JSON endpoints, and nothing else.
+    let (status, body) = http(&addr, "GET", "/api/points");
+    assert_eq!(status, 200);
+    let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(v["segments"], serde_json::json!(["l0", "l1"]));
+    let bw = v["points"].as_array().unwrap().iter().find(|p| p["name"] == "r1.bw").unwrap();
+    assert_eq!((bw["epochs"].as_i64(), bw["gaps"].as_i64(), bw["last"][0].as_i64()), (Some(6), Some(0), Some(5)));
+    assert_eq!(http(&addr, "POST", "/api/points").0, 405);
+    assert_eq!(http(&addr, "GET", "/station.sqlite").0, 404);
+    let (status, body) = http(&addr, "GET", "/api/latency?segment=nope");
+    assert!(status == 400 && body.contains("no segment `nope`"), "{status} {body}");
+
+    // The page in Chromium, once to read what it plotted and once to look at.
+    let page = format!("{url}?segment=l0&point=r1.bw&scale=1ms&rate=5e9");
+    let chromium = |extra: &[&str]| {
+        let mut args = vec!["--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=20000"];
+        args.extend_from_slice(extra);
+        args.push(&page);
+        std::process::Command::new("chromium")
+            .args(&args)
+            .output()
+            .unwrap_or_else(|e| panic!("chromium runs (tools/setup.sh installs it): {e}"))
+    };
+    let dom = String::from_utf8(chromium(&["--dump-dom"]).stdout).unwrap();
+    assert!(dom.contains("data-ready=\"yes\""), "the page finished: {dom}");
+    assert!(dom.contains("<p id=\"error\" class=\"error\"></p>"), "no error shown: {dom}");
+    let circles = tags(&dom, "circle");
+    let plotted = |series: &str| -> Vec<(f64, f64)> {
+        circles
+            .iter()
+            .filter(|c| c["data-series"] == series)
+            .map(|c| (c["data-t"].parse().unwrap(), c["data-v"].parse().unwrap()))
+            .collect()
+    };
+    let mut db =
+        netmeas_station::Db::open(&d.join("station.sqlite").to_string_lossy(), netmeas_station::Access::Read).unwrap();
+    let lat = query::latency(&mut db, "l0", 0, i64::MAX).unwrap();
+    let want: Vec<(f64, f64)> = lat.iter().filter_map(|r| r.mean_ns.map(|m| (r.t_ns as f64, m))).collect();
+    assert_eq!(want.len(), 12);
+    assert_eq!(plotted("mean_ns"), want);
+    let rows = query::bandwidth(&mut db, "r1.bw", 1_000_000, 0, i64::MAX).unwrap();
+    assert_eq!(rows.len(), 6);
+    assert_eq!(plotted("max_bps"), rows.iter().map(|r| (r.t_ns as f64, r.max_bps)).collect::<Vec<_>>());
+    assert_eq!(plotted("mean_bps"), rows.iter().map(|r| (r.t_ns as f64, r.mean_bps)).collect::<Vec<_>>());
+    let bursts = query::bursts(&mut db, &[], 1_000_000, 5e9, 0, i64::MAX).unwrap();
+    assert_eq!(bursts.len(), 3, "the injected bursts: {bursts:?}");
+    let table: Vec<i64> = tags(&dom, "tr").iter().filter_map(|r| r.get("data-t").map(|t| t.parse().unwrap())).collect();
+    assert_eq!(table, bursts.iter().map(|b| b.burst.t_ns).collect::<Vec<_>>());
+
+    let shot = d.join("dashboard.png");
+    let o = chromium(&["--window-size=1280,1500", &format!("--screenshot={}", shot.display())]);
+    let png = std::fs::read(&shot)
+        .unwrap_or_else(|e| panic!("{}: {e}; {}", shot.display(), String::from_utf8_lossy(&o.stderr)));
+    assert!(png.starts_with(b"\x89PNG") && png.len() > 20_000, "a real screenshot: {} bytes", png.len());
+    eprintln!("dashboard screenshot: {}", shot.display());
+    server.kill().unwrap();
+    server.wait().unwrap();
+
+    // No database, no dashboard; no subcommand, no --http: one clear error each.
+    assert_refused(
+        &["station", "--db", d.join("none.sqlite").to_str().unwrap(), "--http", "127.0.0.1:0"],
+        "no station database",
+    );
+    assert_refused(&["station", "--station", &st], "--http");
 }

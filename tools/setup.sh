@@ -7,6 +7,8 @@
 #   - Icarus Verilog (Debian's iverilog), which runs the shipped testbenches;
 #   - PostgreSQL's server (Debian's postgresql): the station's tests start a
 #     throw-away cluster of their own with its initdb and pg_ctl;
+#   - Chromium (Debian's chromium): the station dashboard's test loads the
+#     page in it, headless;
 #   - cargo-nextest, which runs the test suite, when cargo does not have it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -58,6 +60,8 @@ command -v iverilog >/dev/null 2>&1 \
     || require_debian_package iverilog "Icarus Verilog: the shipped testbenches' simulator"
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 \
     || require_debian_package postgresql "PostgreSQL's server: the station's tests run their own cluster"
+command -v chromium >/dev/null 2>&1 \
+    || require_debian_package chromium "a headless browser: the station dashboard's test loads the page"
 
 if ! cargo nextest --version >/dev/null 2>&1; then
     say "installing cargo-nextest"

@@ -17,7 +17,9 @@
 
 use crate::config::HOUR_NS;
 use crate::db::{Db, Val};
-use crate::point_core::{Burst, BurstQuery, PointCore, PointEpoch, Rolled, StoredPoint, insert_row, typed_config};
+use crate::point_core::{
+    BandwidthRow, BurstQuery, PointCore, PointEpoch, Rolled, StoredPoint, insert_row, typed_config,
+};
 use netmeas_sim::dbm::{ExpbConfig, ExpbSynopsis, ScaleStats};
 use serde_json::Value;
 use std::path::Path;
@@ -226,7 +228,7 @@ impl PointCore for ExpbPoint {
 
     /// §3.2.2: the bandwidth at Δ is read at the smallest Δ_j ≥ Δ; a scale
     /// finer than Δ_1 or coarser than Δ_m is not answered (an error).
-    fn bursts(&self, db: &mut Db, q: &BurstQuery) -> Result<Option<Vec<Burst>>, String> {
+    fn bandwidth(&self, db: &mut Db, q: &BurstQuery) -> Result<Option<Vec<BandwidthRow>>, String> {
         let cfg = config_of(&q.config)?;
         let scales: Vec<i64> = (0..cfg.scales).map(|j| scale_ns(&cfg, j, q.tick_ns)).collect();
         let Some(&dj) = scales.iter().find(|&&d| d >= q.scale_ns) else {
@@ -241,19 +243,21 @@ impl PointCore for ExpbPoint {
             return Err(format!("the EXPB's finest time scale is {} ns; {} ns is finer", scales[0], q.scale_ns));
         }
         let rows = db.query(
-            "SELECT t_ns, max_t_ns, max_bps, culprit, periods FROM bandwidth \
+            "SELECT t_ns, periods, mean_bps, std_bps, max_bps, max_t_ns, culprit FROM bandwidth \
              WHERE point = $1 AND scale_ns = $2 AND t_ns >= $3 AND t_ns < $4 AND max_bps > $5 ORDER BY t_ns",
             &[Val::Int(q.point), Val::Int(dj), Val::Int(q.from_ns), Val::Int(q.to_ns), Val::Real(q.rate_bps)],
         )?;
         rows.iter()
             .map(|r| {
-                Ok(Burst {
-                    epoch_ns: r[0].int("t_ns")?,
-                    periods: r[4].int("periods")?,
-                    t_ns: r[1].int("max_t_ns")?,
+                Ok(BandwidthRow {
+                    t_ns: r[0].int("t_ns")?,
+                    periods: r[1].int("periods")?,
                     scale_ns: dj,
-                    rate_bps: r[2].real("max_bps")?,
-                    culprit: Some(r[3].int("culprit")? as u32),
+                    mean_bps: r[2].real("mean_bps")?,
+                    std_bps: r[3].real("std_bps")?,
+                    max_bps: r[4].real("max_bps")?,
+                    max_t_ns: r[5].int("max_t_ns")?,
+                    culprit: Some(r[6].int("culprit")? as u32),
                 })
             })
             .collect::<Result<Vec<_>, String>>()

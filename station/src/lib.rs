@@ -11,6 +11,7 @@
 //! - [`ingest`]: epochs in, checked, stored, paired and estimated;
 //! - [`query`]: latency series, path latency, bursts, unpaired epochs, rejections;
 //! - [`rollup`]: the retention policy: old EXPB periods collapsed per hour, old raw synopses dropped;
+//! - [`http`]: the dashboard and its JSON queries;
 //! - [`bench`]: the ingest benchmark;
 //! - [`fleet`]: simulated links whose injected truth the answers are checked against.
 
@@ -19,6 +20,7 @@ pub mod config;
 pub mod db;
 pub mod expb;
 pub mod fleet;
+pub mod http;
 pub mod ingest;
 pub mod lda;
 pub mod point_core;

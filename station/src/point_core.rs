@@ -34,11 +34,12 @@ pub trait PointCore: Sync {
         Ok(())
     }
 
-    /// The bursts of one point: per epoch starting in `[from_ns, to_ns)`,
-    /// the intervals of length `scale_ns` (or the next coarser scale the
-    /// core measures) whose rate exceeded `rate_bps`. None when the core does
-    /// not measure bandwidth.
-    fn bursts(&self, _db: &mut Db, _q: &BurstQuery) -> Result<Option<Vec<Burst>>, String> {
+    /// The bandwidth of one point at time scale `scale_ns` (or the next
+    /// coarser scale the core measures) per epoch (or rolled-up hour)
+    /// starting in `[from_ns, to_ns)` whose maximum exceeded `rate_bps`, in
+    /// time order: the bursts, or with a negative rate the whole series.
+    /// None when the core does not measure bandwidth.
+    fn bandwidth(&self, _db: &mut Db, _q: &BurstQuery) -> Result<Option<Vec<BandwidthRow>>, String> {
         Ok(None)
     }
 
@@ -122,6 +123,27 @@ pub struct BurstQuery {
     pub from_ns: i64,
     /// Epochs starting before this.
     pub to_ns: i64,
+}
+
+/// One point's bandwidth at one time scale over one epoch (or rolled-up hour).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct BandwidthRow {
+    /// Start of the epoch (of the hour, when rolled up), ns since 1970-01-01 UTC.
+    pub t_ns: i64,
+    /// Epochs the row stands for: 1, or an hour's when rolled up.
+    pub periods: i64,
+    /// The time scale, ns.
+    pub scale_ns: i64,
+    /// Mean rate over the intervals of that scale, bits/s.
+    pub mean_bps: f64,
+    /// Standard deviation of the intervals' rates, bits/s.
+    pub std_bps: f64,
+    /// The largest interval's rate, bits/s.
+    pub max_bps: f64,
+    /// Start of that interval, ns since 1970-01-01 UTC.
+    pub max_t_ns: i64,
+    /// The flow that sent the most of it (§3.3 of the bandwidth paper), when known.
+    pub culprit: Option<u32>,
 }
 
 /// A burst: an interval whose rate exceeded the asked rate.

@@ -6,7 +6,7 @@
 //! 1970-01-01 UTC; a window is `[from, to)`.
 
 use crate::db::{Db, Val};
-use crate::point_core::{Burst, BurstQuery, point_core};
+use crate::point_core::{BandwidthRow, Burst, BurstQuery, point_core};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -247,27 +247,70 @@ pub fn bursts(
             continue;
         }
         let name = p[1].text("name")?.unwrap_or_default();
-        let core = point_core(&p[3].text("core")?.unwrap_or_default())?;
-        let config: serde_json::Value = serde_json::from_str(&p[4].text("config")?.unwrap_or_default())
-            .map_err(|e| format!("point {name}: its stored config is not JSON: {e}"))?;
-        let q = BurstQuery {
-            point: p[0].int("point id")?,
-            config,
-            tick_ns: p[5].real("tick_ns")?,
-            scale_ns,
-            rate_bps,
-            from_ns,
-            to_ns,
-        };
-        let Some(found) = core.bursts(db, &q).map_err(|e| format!("point {name}: {e}"))? else { continue };
+        let Some(found) = point_bandwidth(db, p, scale_ns, rate_bps, from_ns, to_ns)? else { continue };
         answered = true;
-        out.extend(found.into_iter().map(|burst| LinkBurst { link: link.clone(), point: name.clone(), burst }));
+        out.extend(found.into_iter().map(|r| LinkBurst {
+            link: link.clone(),
+            point: name.clone(),
+            burst: Burst {
+                epoch_ns: r.t_ns,
+                periods: r.periods,
+                t_ns: r.max_t_ns,
+                scale_ns: r.scale_ns,
+                rate_bps: r.max_bps,
+                culprit: r.culprit,
+            },
+        }));
     }
     if !answered {
         return Err("no point on these links measures bandwidth (an EXPB point)".into());
     }
     out.sort_by(|a, b| (a.burst.t_ns, &a.link, &a.point).cmp(&(b.burst.t_ns, &b.link, &b.point)));
     Ok(out)
+}
+
+/// The bandwidth of `point` at time scale `scale_ns` (the smallest scale ≥
+/// it that the point measures, bandwidth paper §3.2.2) per epoch (or
+/// rolled-up hour) starting in `[from_ns, to_ns)`, in time order.
+pub fn bandwidth(
+    db: &mut Db,
+    point: &str,
+    scale_ns: i64,
+    from_ns: i64,
+    to_ns: i64,
+) -> Result<Vec<BandwidthRow>, String> {
+    if scale_ns <= 0 {
+        return Err(format!("a bandwidth query needs a positive time scale (got {scale_ns} ns)"));
+    }
+    let rows = db.query("SELECT id, name, link, core, config, tick_ns FROM point WHERE name = $1", &[point.into()])?;
+    let p = rows.first().ok_or_else(|| format!("no point `{point}` in the station"))?;
+    point_bandwidth(db, p, scale_ns, -1.0, from_ns, to_ns)?
+        .ok_or_else(|| format!("point `{point}` does not measure bandwidth (an EXPB point does)"))
+}
+
+/// Asks one point's core (a `point` row: id, name, link, core, config, tick_ns).
+fn point_bandwidth(
+    db: &mut Db,
+    p: &[Val],
+    scale_ns: i64,
+    rate_bps: f64,
+    from_ns: i64,
+    to_ns: i64,
+) -> Result<Option<Vec<BandwidthRow>>, String> {
+    let name = p[1].text("name")?.unwrap_or_default();
+    let core = point_core(&p[3].text("core")?.unwrap_or_default())?;
+    let config: serde_json::Value = serde_json::from_str(&p[4].text("config")?.unwrap_or_default())
+        .map_err(|e| format!("point {name}: its stored config is not JSON: {e}"))?;
+    let q = BurstQuery {
+        point: p[0].int("point id")?,
+        config,
+        tick_ns: p[5].real("tick_ns")?,
+        scale_ns,
+        rate_bps,
+        from_ns,
+        to_ns,
+    };
+    core.bandwidth(db, &q).map_err(|e| format!("point {name}: {e}"))
 }
 
 /// Bursts on two or more links close in time, as [`coincident`] finds them.
@@ -283,26 +326,17 @@ pub struct Coincidence {
     pub bursts: Vec<LinkBurst>,
 }
 
-/// The bursts of [`bursts`] (same arguments) that coincide across links:
-/// bursts are grouped while each is at most `within_ns` after the previous
-/// one (intervals' starts), and a group is kept when it spans two or more
-/// links — "look for patterns across links" (bandwidth paper §4), e.g. a
-/// fan-in whose flows burst together on several ingress links.
-#[allow(clippy::too_many_arguments)]
-pub fn coincident(
-    db: &mut Db,
-    links: &[String],
-    scale_ns: i64,
-    rate_bps: f64,
-    from_ns: i64,
-    to_ns: i64,
-    within_ns: i64,
-) -> Result<Vec<Coincidence>, String> {
+/// Of `found` (bursts in time order, as [`bursts`] gives them), those that
+/// coincide across links: bursts are grouped while each starts at most
+/// `within_ns` after the previous one, and a group is kept when it spans two
+/// or more links — "look for patterns across links" (bandwidth paper §4),
+/// e.g. a fan-in whose flows burst together on several ingress links.
+pub fn coincident(found: Vec<LinkBurst>, within_ns: i64) -> Result<Vec<Coincidence>, String> {
     if within_ns < 0 {
         return Err(format!("a coincidence window is not negative (got {within_ns} ns)"));
     }
     let mut groups: Vec<Vec<LinkBurst>> = Vec::new();
-    for b in bursts(db, links, scale_ns, rate_bps, from_ns, to_ns)? {
+    for b in found {
         match groups.last_mut() {
             Some(g) if b.burst.t_ns - g[g.len() - 1].burst.t_ns <= within_ns => g.push(b),
             _ => groups.push(vec![b]),
@@ -322,4 +356,71 @@ pub fn coincident(
             })
         })
         .collect())
+}
+
+/// A point's health as the station sees it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PointHealth {
+    /// The point.
+    pub name: String,
+    /// Its router, link and direction.
+    pub router: String,
+    /// The link it taps.
+    pub link: String,
+    /// `ingress` or `egress`.
+    pub direction: String,
+    /// Its core.
+    pub core: String,
+    /// Epoch length, ns.
+    pub epoch_ns: i64,
+    /// Raw synopses stored.
+    pub epochs: i64,
+    /// The newest stored epoch: its number and start.
+    pub last: Option<(i64, i64)>,
+    /// Epochs missing between the oldest and the newest stored one.
+    pub gaps: i64,
+    /// Epochs of this point refused at ingest.
+    pub rejected: i64,
+    /// Epochs starting before this are rolled up (none refused after it), if rolled up.
+    pub horizon_ns: Option<i64>,
+}
+
+/// Every point of the station with its epochs, gaps and refusals, by name.
+pub fn points(db: &mut Db) -> Result<Vec<PointHealth>, String> {
+    let rows = db.query(
+        "SELECT p.id, p.name, p.router, p.link, p.direction, p.core, p.epoch_ns, \
+                (SELECT COUNT(*) FROM rejection r WHERE r.point = p.name), \
+                (SELECT h.until_ns FROM horizon h WHERE h.point = p.id) \
+         FROM point p ORDER BY p.name",
+        &[],
+    )?;
+    let mut out = Vec::with_capacity(rows.len());
+    for r in &rows {
+        let id = r[0].int("id")?;
+        let stored =
+            db.query("SELECT COUNT(*), MIN(seq), MAX(seq), MAX(t_ns) FROM synopsis WHERE point = $1", &[Val::Int(id)])?;
+        let s = &stored[0];
+        let epochs = s[0].int("count")?;
+        let (last, gaps) = match (&s[1], &s[2], &s[3]) {
+            (Val::Int(lo), Val::Int(hi), Val::Int(t)) => (Some((*hi, *t)), hi - lo + 1 - epochs),
+            _ => (None, 0),
+        };
+        out.push(PointHealth {
+            name: r[1].text("name")?.unwrap_or_default(),
+            router: r[2].text("router")?.unwrap_or_default(),
+            link: r[3].text("link")?.unwrap_or_default(),
+            direction: r[4].text("direction")?.unwrap_or_default(),
+            core: r[5].text("core")?.unwrap_or_default(),
+            epoch_ns: r[6].int("epoch_ns")?,
+            epochs,
+            last,
+            gaps,
+            rejected: r[7].int("rejected")?,
+            horizon_ns: match &r[8] {
+                Val::Null => None,
+                v => Some(v.int("until_ns")?),
+            },
+        });
+    }
+    Ok(out)
 }

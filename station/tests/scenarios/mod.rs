@@ -220,7 +220,7 @@ pub fn bursts_are_found_where_injected(target: &str, dir: &Path) {
     // Coincidences across links: a's burst (2.3 s) and b's first (3.5 s) are
     // 1.2 s apart, b's second (6.01 s) 2.51 s after that.
     let mut within = |w_ms: i64, links: &[String]| {
-        query::coincident(db, links, 1_000_000, 5e9, START_NS, far, w_ms * 1_000_000).unwrap()
+        query::coincident(query::bursts(db, links, 1_000_000, 5e9, START_NS, far).unwrap(), w_ms * 1_000_000).unwrap()
     };
     let c = within(1_500, &[]);
     assert_eq!(c.len(), 1, "{c:#?}");
