@@ -435,21 +435,11 @@ pub fn query(cmd: &QueryCmd) -> Result<(), String> {
         QueryCmd::Bursts { at, search, window, out } => {
             let (found, scale_ns) = search.find(at, window)?;
             let rate = search.rate;
-            let cells = found.iter().map(|b| {
-                vec![
-                    format_time(b.burst.t_ns),
-                    b.link.clone(),
-                    b.point.clone(),
-                    b.burst.scale_ns.to_string(),
-                    format!("{:.0}", b.burst.rate_bps),
-                    b.burst.culprit.map(|c| c.to_string()).unwrap_or_default(),
-                    b.burst.periods.to_string(),
-                ]
-            });
+            let cells = found.iter().map(burst_cells);
             emit(
                 out,
                 json!({ "query": "bursts", "scale_ns": scale_ns, "rate_bps": rate, "bursts": found }),
-                &["start", "link", "point", "scale_ns", "rate_bps", "culprit", "periods"],
+                &BURST_HEADER,
                 cells.collect(),
             )
         }
@@ -459,23 +449,14 @@ pub fn query(cmd: &QueryCmd) -> Result<(), String> {
             let found = query::coincident(found, within_ns)?;
             let rate = search.rate;
             let cells = found.iter().enumerate().flat_map(|(k, c)| {
-                c.bursts.iter().map(move |b| {
-                    vec![
-                        k.to_string(),
-                        format_time(b.burst.t_ns),
-                        b.link.clone(),
-                        b.point.clone(),
-                        b.burst.scale_ns.to_string(),
-                        format!("{:.0}", b.burst.rate_bps),
-                        b.burst.culprit.map(|c| c.to_string()).unwrap_or_default(),
-                    ]
-                })
+                c.bursts.iter().map(move |b| std::iter::once(k.to_string()).chain(burst_cells(b)).collect())
             });
+            let header: Vec<&str> = std::iter::once("group").chain(BURST_HEADER).collect();
             emit(
                 out,
                 json!({ "query": "coincide", "scale_ns": scale_ns, "rate_bps": rate, "within_ns": within_ns,
                         "coincidences": found }),
-                &["group", "start", "link", "point", "scale_ns", "rate_bps", "culprit"],
+                &header,
                 cells.collect(),
             )
         }
@@ -509,6 +490,22 @@ pub fn query(cmd: &QueryCmd) -> Result<(), String> {
             )
         }
     }
+}
+
+/// The columns of a burst in text and CSV.
+const BURST_HEADER: [&str; 7] = ["start", "link", "point", "scale_ns", "rate_bps", "culprit", "periods"];
+
+/// A burst's cells under [`BURST_HEADER`].
+fn burst_cells(b: &query::LinkBurst) -> Vec<String> {
+    vec![
+        format_time(b.burst.t_ns),
+        b.link.clone(),
+        b.point.clone(),
+        b.burst.scale_ns.to_string(),
+        format!("{:.0}", b.burst.rate_bps),
+        b.burst.culprit.map(|c| c.to_string()).unwrap_or_default(),
+        b.burst.periods.to_string(),
+    ]
 }
 
 /// A positive duration flag (`1ms`, `100us`) in ns.

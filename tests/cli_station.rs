@@ -315,6 +315,7 @@ fn expb_periods_from_a_run_answer_the_burst_queries_and_roll_up() {
     }
     let text = String::from_utf8(netmeas(&[&co[..], &["--csv"]].concat()).stdout).unwrap();
     assert_eq!(text.lines().count(), 2 * want.len() + 1, "{text}");
+    assert!(text.starts_with("group,start,link,point,scale_ns,rate_bps,culprit,periods\n"), "{text}");
     assert_refused(&[&co[..8], &["--within", "soon"]].concat(), "--within soon");
 
     // Rolled up two hours later: each point's periods are one row per scale.
