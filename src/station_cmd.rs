@@ -4,7 +4,7 @@
 //! see `netmeas_station`.
 
 use clap::{Args, Subcommand};
-use netmeas_station::config::{format_time, parse_time};
+use netmeas_station::config::{format_time, now_ns, parse_duration_ns, parse_time, parse_window};
 use netmeas_station::db::{Access, Db};
 use netmeas_station::ingest::Epoch;
 use netmeas_station::{Ingested, Station, StationConfig, query};
@@ -145,12 +145,7 @@ pub struct Window {
 
 impl Window {
     fn ns(&self) -> Result<(i64, i64), String> {
-        let from = self.from.as_deref().map(parse_time).transpose()?.unwrap_or(0);
-        let to = self.to.as_deref().map(parse_time).transpose()?.unwrap_or(i64::MAX);
-        if to <= from {
-            return Err(format!("--to must be after --from ({} ≥ {})", format_time(from), format_time(to)));
-        }
-        Ok((from, to))
+        parse_window(self.from.as_deref(), self.to.as_deref(), ["--from", "--to"])
     }
 }
 
@@ -285,10 +280,7 @@ pub fn station(cmd: &StationCmd) -> Result<(), String> {
         StationCmd::Rollup { at, now, json: as_json } => {
             let now_ns = match now {
                 Some(t) => parse_time(t).map_err(|e| format!("--now: {e}"))?,
-                None => {
-                    let d = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
-                    i64::try_from(d.as_nanos()).map_err(|_| "the clock is past the year 2262".to_string())?
-                }
+                None => now_ns()?,
             };
             let cfg = at.config()?;
             cfg.retention_policy()?;
@@ -510,11 +502,7 @@ fn burst_cells(b: &query::LinkBurst) -> Vec<String> {
 
 /// A positive duration flag (`1ms`, `100us`) in ns.
 fn duration_ns(flag: &str, text: &str) -> Result<i64, String> {
-    humantime::parse_duration(text)
-        .ok()
-        .and_then(|d| i64::try_from(d.as_nanos()).ok())
-        .filter(|&n| n > 0)
-        .ok_or_else(|| format!("{flag} {text}: not a duration like 1ms or 100us"))
+    parse_duration_ns(text).map_err(|e| format!("{flag} {text}: {e}"))
 }
 
 fn open(at: &StationArgs) -> Result<Db, String> {

@@ -264,10 +264,9 @@ impl StationConfig {
 
 fn parse_retention(r: &RetentionFile) -> Result<Retention, String> {
     let ns = |key: &str, text: &str| {
-        let d = humantime::parse_duration(text).map_err(|e| format!("[retention] `{key}`: {e}"))?;
-        i64::try_from(d.as_nanos())
-            .ok()
-            .filter(|&n| n >= HOUR_NS)
+        let n = parse_duration_ns(text).map_err(|e| format!("[retention] `{key}`: {text}: {e}"))?;
+        (n >= HOUR_NS)
+            .then_some(n)
             .ok_or_else(|| format!("[retention] `{key}`: {text} is not a duration of an hour or more"))
     };
     let (rollup_ns, raw_ns) = (ns("rollup", &r.rollup)?, ns("raw", &r.raw)?);
@@ -282,6 +281,33 @@ fn parse_retention(r: &RetentionFile) -> Result<Retention, String> {
 
 /// One hour, ns: the granularity of rolled-up data.
 pub const HOUR_NS: i64 = 3_600_000_000_000;
+
+/// A duration as the station file, the flags and the dashboard write it
+/// (`100us`, `1ms`, `7d`), in ns: positive and below 292 years. The error
+/// says why, without the text (the caller names what it was).
+pub fn parse_duration_ns(text: &str) -> Result<i64, String> {
+    let d = humantime::parse_duration(text).map_err(|e| format!("not a duration like 1ms or 100us ({e})"))?;
+    i64::try_from(d.as_nanos()).ok().filter(|&n| n > 0).ok_or_else(|| "not a positive duration below 292 years".into())
+}
+
+/// A window `[from, to)` of epoch starts from optional RFC 3339 times (the
+/// whole archive by default); `names` are how the caller calls the two
+/// ends, for the error.
+pub fn parse_window(from: Option<&str>, to: Option<&str>, names: [&str; 2]) -> Result<(i64, i64), String> {
+    let from_ns = from.map(parse_time).transpose()?.unwrap_or(0);
+    let to_ns = to.map(parse_time).transpose()?.unwrap_or(i64::MAX);
+    if to_ns <= from_ns {
+        let [f, t] = names;
+        return Err(format!("{t} must be after {f} ({} ≥ {})", format_time(from_ns), format_time(to_ns)));
+    }
+    Ok((from_ns, to_ns))
+}
+
+/// The clock now, ns since 1970-01-01 UTC.
+pub fn now_ns() -> Result<i64, String> {
+    let d = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    i64::try_from(d.as_nanos()).map_err(|_| "the clock is past the year 2262".to_string())
+}
 
 /// A time as the station files and queries write it (RFC 3339, e.g.
 /// `2026-12-01T10:00:00Z`), in ns since 1970-01-01 UTC.

@@ -14,7 +14,7 @@
 //! | `/api/bandwidth?point=P&scale=1ms[&from=T&to=T]` | [`query::bandwidth`] |
 //! | `/api/bursts?scale=1ms&rate=R[&links=A,B][&from=T&to=T]` | [`query::bursts`] |
 
-use crate::config::parse_time;
+use crate::config::{parse_duration_ns, parse_window};
 use crate::db::{Access, Db};
 use crate::query;
 use serde_json::{Value, json};
@@ -72,22 +72,13 @@ fn arg<'a>(args: &'a HashMap<String, String>, name: &str) -> Result<&'a str, Str
 
 /// `from`/`to` as a window of epoch starts (the whole archive by default).
 fn window(args: &HashMap<String, String>) -> Result<(i64, i64), String> {
-    let from = args.get("from").map(|t| parse_time(t)).transpose()?.unwrap_or(0);
-    let to = args.get("to").map(|t| parse_time(t)).transpose()?.unwrap_or(i64::MAX);
-    if to <= from {
-        return Err("`to` must be after `from`".into());
-    }
-    Ok((from, to))
+    parse_window(args.get("from").map(String::as_str), args.get("to").map(String::as_str), ["`from`", "`to`"])
 }
 
 /// A time scale argument (`1ms`, `100us`) in ns.
 fn scale(args: &HashMap<String, String>) -> Result<i64, String> {
     let text = arg(args, "scale")?;
-    humantime::parse_duration(text)
-        .ok()
-        .and_then(|d| i64::try_from(d.as_nanos()).ok())
-        .filter(|&n| n > 0)
-        .ok_or_else(|| format!("scale {text:?} is not a duration like 1ms or 100us"))
+    parse_duration_ns(text).map_err(|e| format!("scale {text:?}: {e}"))
 }
 
 fn points(db: &mut Db) -> Result<Value, String> {

@@ -7,7 +7,7 @@
 //! the point and epoch and never stored; an epoch older than the point's
 //! roll-up horizon ([`crate::rollup`]) is refused.
 
-use crate::config::{Point, StationConfig, format_time};
+use crate::config::{Point, StationConfig, format_time, now_ns};
 use crate::db::{Access, Db, Val};
 use crate::point_core::{PairedEpoch, PointEpoch};
 use serde_json::Value;
@@ -159,13 +159,12 @@ fn store(
             Err("already stored with a different synopsis".into())
         };
     }
-    let horizon = db.query("SELECT until_ns FROM horizon WHERE point = $1", &[Val::Int(id)])?;
-    if let Some(Val::Int(until)) = horizon.first().map(|r| &r[0]) {
-        if t_ns < *until {
+    if let Some(until) = crate::rollup::horizon(db, id)? {
+        if t_ns < until {
             return Err(format!(
                 "it starts at {}, before the point's roll-up horizon {}: that time is archived at a coarser grain",
                 format_time(t_ns),
-                format_time(*until)
+                format_time(until)
             ));
         }
     }
@@ -208,11 +207,10 @@ fn store(
 
 /// Logs a refused epoch in the open transaction; the refusal as the caller reports it.
 fn log_rejection(db: &mut Db, e: &Epoch<'_>, seq: Option<u64>, reason: &str) -> Result<String, String> {
-    let at = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
     db.execute(
         "INSERT INTO rejection (at_ns, point, seq, source, reason) VALUES ($1, $2, $3, $4, $5)",
         &[
-            Val::Int(at.as_nanos() as i64),
+            Val::Int(now_ns()?),
             e.point.into(),
             seq.map(|s| Val::Int(s as i64)).unwrap_or(Val::Null),
             e.source.into(),

@@ -40,6 +40,12 @@ pub struct PointRollup {
     pub raw_dropped: u64,
 }
 
+/// The horizon of point `id` (epochs starting before it are rolled up), if it was rolled up.
+pub(crate) fn horizon(db: &mut Db, id: i64) -> Result<Option<i64>, String> {
+    let rows = db.query("SELECT until_ns FROM horizon WHERE point = $1", &[Val::Int(id)])?;
+    rows.first().map(|r| r[0].int("until_ns")).transpose()
+}
+
 /// The start of the hour holding `t_ns`.
 fn hour_of(t_ns: i64) -> i64 {
     t_ns.div_euclid(HOUR_NS) * HOUR_NS
@@ -56,11 +62,7 @@ impl Station {
         for point in &self.cfg.points {
             let p = StoredPoint { id: self.point_ids[&point.name], point };
             let done = self.db.transaction(|db| {
-                let stored = db.query("SELECT until_ns FROM horizon WHERE point = $1", &[Val::Int(p.id)])?;
-                let horizon = match stored.first().map(|r| &r[0]) {
-                    Some(Val::Int(t)) => *t,
-                    _ => i64::MIN,
-                };
+                let horizon = horizon(db, p.id)?.unwrap_or(i64::MIN);
                 let mut rolled = Rolled::default();
                 if rolled_before_ns > horizon {
                     rolled = point.core.rollup(db, &p, horizon, rolled_before_ns)?;
