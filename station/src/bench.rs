@@ -37,14 +37,16 @@ pub struct BenchReport {
     pub links_sustained: f64,
 }
 
-/// The station file of the benchmark's `links` links on `database`, epochs of 2 s.
-pub fn bench_station(database: &str, links: usize) -> String {
+/// The station file of `links` simulated links on `database`: points
+/// `lK.tx`, `lK.rx` (LDA) and `lK.bw` (EXPB), segment `lK`, epochs of 2 s
+/// from `start` (RFC 3339).
+pub fn bench_station(database: &str, links: usize, start: &str) -> String {
     let mut s = format!("database = {database:?}\n");
     for k in 0..links {
         for (name, dir, core) in [("tx", "egress", "lda"), ("rx", "ingress", "lda"), ("bw", "egress", "expb")] {
             s += &format!(
                 "[[point]]\nname = \"l{k}.{name}\"\nrouter = \"r{k}\"\nlink = \"l{k}\"\ndirection = \"{dir}\"\n\
-                 core = \"{core}\"\nepoch = \"2s\"\nstart = \"2026-12-01T00:00:00Z\"\n"
+                 core = \"{core}\"\nepoch = \"2s\"\nstart = \"{start}\"\n"
             );
         }
         s += &format!("[[segment]]\nname = \"l{k}\"\nsender = \"l{k}.tx\"\nreceiver = \"l{k}.rx\"\n");
@@ -65,7 +67,7 @@ pub fn run(
     if batch == 0 {
         return Err("a batch holds at least one epoch".into());
     }
-    let cfg = StationConfig::parse(&bench_station(target, links), std::path::Path::new("."))?;
+    let cfg = StationConfig::parse(&bench_station(target, links, "2026-12-01T00:00:00Z"), std::path::Path::new("."))?;
     let mut st = Station::open(cfg, target)?;
     let lda = LdaConfig::default();
     let expb = ExpbConfig::default();

@@ -13,7 +13,8 @@
 //! - [`rollup`]: the retention policy: old EXPB periods collapsed per hour, old raw synopses dropped;
 //! - [`http`]: the dashboard and its JSON queries;
 //! - [`bench`]: the ingest benchmark;
-//! - [`fleet`]: simulated links whose injected truth the answers are checked against.
+//! - [`fleet`]: simulated links whose injected truth the answers are checked against;
+//! - [`scenario`]: the fleet simulator: many links, diurnal load, injected bursts and spikes, checked.
 
 pub mod bench;
 pub mod config;
@@ -26,6 +27,7 @@ pub mod lda;
 pub mod point_core;
 pub mod query;
 pub mod rollup;
+pub mod scenario;
 
 pub use config::StationConfig;
 pub use db::{Access, Db};

@@ -20,6 +20,12 @@ fn sqlite_chain_is_paired_estimated_and_summed() {
 }
 
 #[test]
+fn sqlite_fleet_finds_what_was_injected() {
+    let (_dir, db) = db_path("fleet");
+    scenarios::fleet_finds_what_was_injected(&db);
+}
+
+#[test]
 fn sqlite_epochs_are_idempotent_and_bad_ones_refused() {
     let (dir, db) = db_path("idem");
     scenarios::epochs_are_idempotent_and_bad_ones_refused(&db, &dir);

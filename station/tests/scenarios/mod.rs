@@ -406,3 +406,47 @@ pub fn rollup_collapses_hours_like_an_hour_long_period(target: &str, dir: &Path)
     assert!(again.partitions_dropped.is_empty());
     assert_eq!(rows(st.db()), stored);
 }
+
+/// The fleet simulator: 8 links for a minute around the busiest hour, 6
+/// microbursts and 6 latency spikes injected; the station's burst and
+/// latency queries find each where it was injected and nothing else, and
+/// the same checks against a truth with one event moved report it.
+pub fn fleet_finds_what_was_injected(target: &str) {
+    use netmeas_station::scenario::{self, FleetPlan};
+    let plan = FleetPlan {
+        links: 8,
+        start_ns: START_NS + 15 * 3_600_000_000_000,
+        epochs: 30,
+        peak_load_bps: 1e8,
+        bursts: 6,
+        spikes: 6,
+        seed: 7,
+    };
+    let mut seen = Vec::new();
+    let (report, truth) = scenario::run(target, &plan, |k| seen.push(k)).unwrap();
+    assert_eq!(seen, (1..=30).collect::<Vec<_>>());
+    assert_eq!(report.epochs_stored, 8 * 30 * 3);
+    assert!(report.passed(), "{report:#?}");
+    assert_eq!((report.bursts.found, report.spikes.found), (6, 6));
+    assert_eq!(truth.bursts.len(), 6);
+    let distinct: std::collections::BTreeSet<_> = truth.bursts.iter().map(|b| (&b.link, b.seq)).collect();
+    assert_eq!(distinct.len(), 6, "one burst per link and epoch");
+
+    // Against a truth with the first burst and spike moved to another link,
+    // the same checks name the miss and the false positive.
+    let mut moved = truth.clone();
+    let b = &mut moved.bursts[0];
+    let other = |l: &str| format!("l{}", (l[1..].parse::<usize>().unwrap() + 1) % 8);
+    let was = b.link.clone();
+    b.link = other(&was);
+    let s = &mut moved.spikes[0];
+    s.segment = other(&s.segment.clone());
+    let mut db = Db::open(target, Access::Read).unwrap();
+    let bursts = scenario::check_bursts(&mut db, &plan, &moved).unwrap();
+    let spikes = scenario::check_spikes(&mut db, &plan, &moved).unwrap();
+    for c in [&bursts, &spikes] {
+        assert!(!c.passed() && c.found == 5 && c.missed.len() == 1 && c.false_positives.len() == 1, "{c:#?}");
+    }
+    assert!(bursts.false_positives[0].starts_with(&format!("{was} at ")), "{bursts:#?}");
+    assert!(scenario::run(target, &FleetPlan { links: 0, ..plan.clone() }, |_| {}).is_err());
+}
