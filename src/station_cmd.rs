@@ -48,6 +48,47 @@ pub enum StationCmd {
         #[command(flatten)]
         at: StationArgs,
     },
+    /// The fleet simulator: simulated links (an LDA segment and an EXPB
+    /// point each, golden models) with a diurnal load and injected
+    /// microbursts and latency spikes, streamed into a new database; then
+    /// the burst and latency queries checked against what was injected
+    /// (non-zero exit if any event is missed or misplaced, or anything else
+    /// crosses a threshold).
+    Fleet {
+        /// A new SQLite file, or an empty PostgreSQL database's URL.
+        #[arg(long)]
+        db: String,
+        /// Simulated links.
+        #[arg(long, default_value_t = 100)]
+        links: usize,
+        /// Simulated time, in whole epochs of 2 s (e.g. 10m, 1h, 1d).
+        #[arg(long, default_value = "10m")]
+        duration: String,
+        /// Start of the first epoch (RFC 3339, on an even second; default: the duration before now).
+        #[arg(long)]
+        start: Option<String>,
+        /// Mean load of the busiest link at 16:00 UTC, bits/s (0.2 of it at 04:00; at most 1e10).
+        #[arg(long, default_value_t = 1e8)]
+        peak_load: f64,
+        /// Microbursts to inject (2 Gbit/s for 20 ms, each on its own link and epoch).
+        #[arg(long, default_value_t = 10)]
+        bursts: usize,
+        /// Latency spikes to inject (+50 µs mean delay, each on its own segment and epoch).
+        #[arg(long, default_value_t = 10)]
+        spikes: usize,
+        /// Seed of the traffic and of where events are injected.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Also write the fleet's station file here (for `netmeas query` and the dashboard).
+        #[arg(long, value_name = "FILE")]
+        station_file: Option<PathBuf>,
+        /// Also write what was injected here (JSON).
+        #[arg(long, value_name = "FILE")]
+        truth: Option<PathBuf>,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
     /// Ingest rate: simulated links (an LDA segment and an EXPB point each)
     /// into a new database, epochs/s and MB/s.
     Bench {
@@ -82,7 +123,9 @@ pub struct Dashboard {
 /// Serves the dashboard until the process is stopped.
 pub fn dashboard(d: &Dashboard) -> Result<(), String> {
     let Some(addr) = &d.http else {
-        return Err("give a subcommand (ingest, rollup, migrate, bench) or --http [ADDR] to serve the dashboard".into());
+        return Err(
+            "give a subcommand (ingest, rollup, migrate, fleet, bench) or --http [ADDR] to serve the dashboard".into(),
+        );
     };
     let target = d.at.database()?;
     netmeas_station::http::serve(&target, addr, |bound| {
@@ -277,6 +320,68 @@ pub fn station(cmd: &StationCmd) -> Result<(), String> {
             }
             Ok(())
         }
+        StationCmd::Fleet {
+            db,
+            links,
+            duration,
+            start,
+            peak_load,
+            bursts,
+            spikes,
+            seed,
+            station_file,
+            truth,
+            json: as_json,
+        } => {
+            if !netmeas_station::db::is_postgres(db) && std::path::Path::new(db).exists() {
+                return Err(format!("{db} exists: the fleet simulator writes a new database"));
+            }
+            let span = duration_ns("--duration", duration)?;
+            let epoch = netmeas_station::scenario::EPOCH_NS;
+            let start_ns = match start {
+                Some(t) => parse_time(t).map_err(|e| format!("--start: {e}"))?,
+                None => (now_ns()? - span).div_euclid(epoch) * epoch,
+            };
+            let plan = netmeas_station::scenario::FleetPlan {
+                links: *links,
+                start_ns,
+                epochs: u32::try_from(span / epoch).ok().filter(|&n| n > 0).ok_or_else(|| {
+                    format!("--duration {duration}: give 2s to {} days", u32::MAX as i64 * 2 / 86_400)
+                })?,
+                peak_load_bps: *peak_load,
+                bursts: *bursts,
+                spikes: *spikes,
+                seed: *seed,
+            };
+            plan.validate().map_err(|e| format!("fleet: {e}"))?;
+            let progress = crate::progress::Progress::bar(u64::from(plan.epochs), "fleet epochs", *as_json);
+            let (r, injected) = netmeas_station::scenario::run(db, &plan, |_| progress.inc())?;
+            drop(progress);
+            let mut files = Vec::new();
+            if let Some(f) = station_file {
+                // The database as seen from anywhere, not relative to the station file.
+                let at = match netmeas_station::db::is_postgres(db) {
+                    true => db.clone(),
+                    false => std::fs::canonicalize(db).map_err(|e| format!("{db}: {e}"))?.display().to_string(),
+                };
+                files.push((f.clone(), plan.station_file(&at)));
+            }
+            if let Some(f) = truth {
+                let text = serde_json::to_string_pretty(&injected).map_err(|e| e.to_string())? + "\n";
+                files.push((f.clone(), text));
+            }
+            crate::output::write_set(&files)?;
+            if *as_json {
+                crate::output::print_json(json!({ "fleet": r, "database": netmeas_station::db::redact(db) }))?;
+            } else {
+                print_fleet(&r);
+            }
+            if r.passed() {
+                Ok(())
+            } else {
+                Err("the station's answers differ from what was injected (listed above)".into())
+            }
+        }
         StationCmd::Rollup { at, now, json: as_json } => {
             let now_ns = match now {
                 Some(t) => parse_time(t).map_err(|e| format!("--now: {e}"))?,
@@ -312,6 +417,38 @@ pub fn station(cmd: &StationCmd) -> Result<(), String> {
             let mut db = Db::open(&target, Access::Write)?;
             println!("{}: schema version {}", netmeas_station::db::redact(&target), db.version()?);
             Ok(())
+        }
+    }
+}
+
+/// The fleet simulator's report as text.
+fn print_fleet(r: &netmeas_station::scenario::FleetReport) {
+    let p = &r.plan;
+    println!(
+        "{} links x {} epochs of 2 s from {}: {} epochs, {:.1} MB stored in {:.1} s ({:.1} s ingesting, {:.0} epochs/s)",
+        p.links,
+        p.epochs,
+        format_time(p.start_ns),
+        r.epochs_stored,
+        r.bytes as f64 / 1e6,
+        r.seconds,
+        r.ingest_seconds,
+        r.epochs_stored as f64 / r.ingest_seconds
+    );
+    for (what, c) in [("bursts", &r.bursts), ("spikes", &r.spikes)] {
+        println!(
+            "{what:<6}  {}/{} found where injected, {} missed, {} misplaced, {} false positives; query {:.1} ms",
+            c.found,
+            c.injected,
+            c.missed.len(),
+            c.wrong.len(),
+            c.false_positives.len(),
+            c.query_ms
+        );
+        for (kind, list) in [("missed", &c.missed), ("misplaced", &c.wrong), ("false positive", &c.false_positives)] {
+            for e in list {
+                println!("  {kind}: {e}");
+            }
         }
     }
 }

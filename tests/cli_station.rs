@@ -486,3 +486,80 @@ fn the_dashboard_plots_what_the_queries_answer() {
     );
     assert_refused(&["station", "--station", &st], "--http");
 }
+
+#[test]
+fn the_fleet_simulator_is_checked_against_what_it_injected() {
+    let d = fresh_dir("station", "fleet");
+    let db = d.join("fleet.sqlite");
+    let (db, st, truth) = (db.to_str().unwrap(), d.join("fleet.toml"), d.join("truth.json"));
+    let (st, truth) = (st.to_str().unwrap(), truth.to_str().unwrap());
+    let fleet = |db: &str, extra: &[&str]| {
+        let mut args = vec!["station", "fleet", "--db", db, "--links", "6", "--duration", "40s"];
+        args.extend(["--start", "2026-12-01T15:59:00Z", "--bursts", "4", "--spikes", "3", "--seed", "3"]);
+        args.extend(extra);
+        netmeas(&args)
+    };
+    let v = json(&fleet(db, &["--station-file", st, "--truth", truth, "--json"]));
+    let r = &v["fleet"];
+    assert_eq!(r["epochs_stored"], 6 * 20 * 3);
+    assert_eq!((r["bursts"]["found"].as_u64(), r["spikes"]["found"].as_u64()), (Some(4), Some(3)), "{r}");
+    for c in ["bursts", "spikes"] {
+        for list in ["missed", "wrong", "false_positives"] {
+            assert_eq!(r[c][list], serde_json::json!([]), "{c} {list}: {r}");
+        }
+    }
+
+    // The written station file answers the operator's burst query with the injected truth.
+    let injected: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(truth).unwrap()).unwrap();
+    let q = json(&netmeas(&[
+        "query",
+        "bursts",
+        "--station",
+        st,
+        "--scale",
+        "10ms",
+        "--rate",
+        "1e9",
+        "--from",
+        "2026-12-01T15:59:00Z",
+        "--json",
+    ]));
+    let said: Vec<(String, u64)> = q["bursts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| (b["link"].as_str().unwrap().to_string(), b["culprit"].as_u64().unwrap()))
+        .collect();
+    let mut want: Vec<(String, u64)> = injected["bursts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| (b["link"].as_str().unwrap().to_string(), b["flow"].as_u64().unwrap()))
+        .collect();
+    let mut got = said.clone();
+    (got.sort(), want.sort());
+    assert_eq!(got, want);
+    for s in injected["spikes"].as_array().unwrap() {
+        let seg = s["segment"].as_str().unwrap();
+        let l = json(&netmeas(&["query", "latency", "--station", st, "--segment", seg, "--json"]));
+        let e = l["epochs"].as_array().unwrap().iter().find(|e| e["seq"] == s["seq"]).unwrap();
+        assert!(e["mean_ns"].as_f64().unwrap() > 20_000.0, "{e}");
+    }
+
+    // A load near the threshold crosses it with no injected burst: the check says so and fails.
+    let busy = d.join("busy.sqlite");
+    let o = fleet(busy.to_str().unwrap(), &["--peak-load", "1e9"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(!o.status.success() && out.contains("false positive: l"), "{out}");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("differ from what was injected"));
+
+    // Bad plans are refused before anything is written.
+    let fresh = d.join("new.sqlite");
+    let fresh = fresh.to_str().unwrap();
+    assert_refused(&["station", "fleet", "--db", db], "exists");
+    assert_refused(&["station", "fleet", "--db", fresh, "--peak-load", "2e10"], "outside 0..=1e10");
+    assert_refused(&["station", "fleet", "--db", fresh, "--duration", "1s"], "--duration 1s");
+    assert_refused(&["station", "fleet", "--db", fresh, "--links", "2", "--duration", "4s"], "do not fit");
+    assert_refused(&["station", "fleet", "--db", fresh, "--start", "2026-12-01T00:00:01Z"], "boundary");
+    assert!(!Path::new(fresh).exists());
+}
