@@ -6,7 +6,7 @@
 use clap::{Args, Subcommand};
 use netmeas_station::config::{format_time, now_ns, parse_duration_ns, parse_time, parse_window};
 use netmeas_station::db::{Access, Db};
-use netmeas_station::ingest::Epoch;
+use netmeas_station::ingest::{Epoch, INGEST_BATCH};
 use netmeas_station::{Ingested, Station, StationConfig, query};
 use serde::Serialize;
 use serde_json::json;
@@ -292,9 +292,7 @@ pub fn station(cmd: &StationCmd) -> Result<(), String> {
     match cmd {
         StationCmd::Ingest { at, point, files, json } => ingest(at, point, files, *json),
         StationCmd::Bench { db, links, rounds, batch, json: as_json } => {
-            if !netmeas_station::db::is_postgres(db) && std::path::Path::new(db).exists() {
-                return Err(format!("{db} exists: the benchmark writes a new database"));
-            }
+            refuse_existing(db, "the benchmark")?;
             if *links == 0 || *rounds == 0 || *batch == 0 {
                 return Err("--links, --rounds and --batch must be at least 1".into());
             }
@@ -333,9 +331,7 @@ pub fn station(cmd: &StationCmd) -> Result<(), String> {
             truth,
             json: as_json,
         } => {
-            if !netmeas_station::db::is_postgres(db) && std::path::Path::new(db).exists() {
-                return Err(format!("{db} exists: the fleet simulator writes a new database"));
-            }
+            refuse_existing(db, "the fleet simulator")?;
             let span = duration_ns("--duration", duration)?;
             let epoch = netmeas_station::scenario::EPOCH_NS;
             let start_ns = match start {
@@ -421,6 +417,14 @@ pub fn station(cmd: &StationCmd) -> Result<(), String> {
     }
 }
 
+/// Refuses an SQLite file that exists already: `what` writes a new database.
+fn refuse_existing(db: &str, what: &str) -> Result<(), String> {
+    if !netmeas_station::db::is_postgres(db) && std::path::Path::new(db).exists() {
+        return Err(format!("{db} exists: {what} writes a new database"));
+    }
+    Ok(())
+}
+
 /// The fleet simulator's report as text.
 fn print_fleet(r: &netmeas_station::scenario::FleetReport) {
     let p = &r.plan;
@@ -452,10 +456,6 @@ fn print_fleet(r: &netmeas_station::scenario::FleetReport) {
         }
     }
 }
-
-/// Epochs stored per transaction by `station ingest` (one commit, one sync
-/// to disk, per batch; a refused epoch costs only itself).
-const INGEST_BATCH: usize = 256;
 
 fn ingest(at: &StationArgs, point: &str, files: &[PathBuf], as_json: bool) -> Result<(), String> {
     let cfg = at.config()?;

@@ -8,8 +8,8 @@
 use crate::config::StationConfig;
 use crate::fleet::{ExpbLink, LdaLink, synopsis_json};
 use crate::ingest::{Epoch, Ingested, Station};
-use netmeas_sim::dbm::ExpbConfig;
-use netmeas_sim::lda::LdaConfig;
+use netmeas_sim::dbm::{ExpbConfig, ExpbSynopsis};
+use netmeas_sim::lda::{LdaConfig, LdaSynopsis};
 use serde::Serialize;
 use std::time::Instant;
 
@@ -54,6 +54,44 @@ pub fn bench_station(database: &str, links: usize, start: &str) -> String {
     s
 }
 
+/// What simulated link `k` reports for one epoch, as (point, synopsis
+/// JSON): its LDA sender's and receiver's synopses and its EXPB period.
+pub(crate) fn link_reports(
+    k: usize,
+    sender: &LdaSynopsis,
+    receiver: &LdaSynopsis,
+    period: &ExpbSynopsis,
+) -> [(String, String); 3] {
+    [
+        (format!("l{k}.tx"), synopsis_json(sender, "sender")),
+        (format!("l{k}.rx"), synopsis_json(receiver, "receiver")),
+        (format!("l{k}.bw"), serde_json::to_string(period).expect("a period is JSON")),
+    ]
+}
+
+/// Ingests `reported` (point, synopsis JSON) from `source`, `batch` epochs
+/// per transaction, each of which must be new; the synopsis bytes stored.
+pub(crate) fn store_new(
+    st: &mut Station,
+    reported: &[(String, String)],
+    source: &str,
+    batch: usize,
+) -> Result<u64, String> {
+    let epochs: Vec<Epoch<'_>> = reported.iter().map(|(point, body)| Epoch { point, source, body }).collect();
+    let mut bytes = 0;
+    for chunk in epochs.chunks(batch) {
+        for (e, outcome) in chunk.iter().zip(st.ingest_batch(chunk)?) {
+            match outcome? {
+                Ingested::Stored { .. } => bytes += e.body.len() as u64,
+                Ingested::AlreadyStored { seq } => {
+                    return Err(format!("epoch {seq} of {} was stored already", e.point));
+                }
+            }
+        }
+    }
+    Ok(bytes)
+}
+
 /// Runs `rounds` epochs of `links` links into the station at `target`
 /// (which must not hold these points with other settings already),
 /// `batch` epochs per transaction.
@@ -77,26 +115,11 @@ pub fn run(
     for round in 0..rounds {
         let mut reported = Vec::with_capacity(3 * links);
         for k in 0..links {
-            let (s, r, _) = lda_links[k].epoch(2_000, 1_000.0, 0.001);
-            reported.push((format!("l{k}.tx"), synopsis_json(&s, "sender")));
-            reported.push((format!("l{k}.rx"), synopsis_json(&r, "receiver")));
-            let p = expb_links[k].epoch(5e6, &[]);
-            reported.push((format!("l{k}.bw"), serde_json::to_string(&p).map_err(|e| e.to_string())?));
+            let (sender, receiver, _) = lda_links[k].epoch(2_000, 1_000.0, 0.001);
+            reported.extend(link_reports(k, &sender, &receiver, &expb_links[k].epoch(5e6, &[])));
         }
-        let epochs_of_round: Vec<Epoch<'_>> =
-            reported.iter().map(|(point, body)| Epoch { point, source: "bench", body }).collect();
         let t = Instant::now();
-        for chunk in epochs_of_round.chunks(batch) {
-            for (e, outcome) in chunk.iter().zip(st.ingest_batch(chunk)?) {
-                match outcome? {
-                    Ingested::Stored { .. } => {}
-                    Ingested::AlreadyStored { seq } => {
-                        return Err(format!("epoch {seq} of {} was stored already", e.point));
-                    }
-                }
-                bytes += e.body.len() as u64;
-            }
-        }
+        bytes += store_new(&mut st, &reported, "bench", batch)?;
         seconds += t.elapsed().as_secs_f64();
         epochs += reported.len() as u64;
         progress(round + 1);

@@ -13,6 +13,11 @@ use crate::point_core::{PairedEpoch, PointEpoch};
 use serde_json::Value;
 use std::collections::HashMap;
 
+/// Epochs stored per transaction by a station fed many at once (`station
+/// ingest`, the fleet simulator): one commit, one sync to disk, per batch;
+/// a refused epoch costs only itself.
+pub const INGEST_BATCH: usize = 256;
+
 /// The station: its config and database.
 pub struct Station {
     pub(crate) cfg: StationConfig,

@@ -8,10 +8,10 @@
 //! flow as the culprit, every spike found on its segment in its epoch, and
 //! nothing else above the thresholds.
 
-use crate::bench::bench_station;
+use crate::bench::{bench_station, link_reports, store_new};
 use crate::config::{StationConfig, format_time};
-use crate::fleet::{ExpbLink, InjectedBurst, LdaLink, synopsis_json};
-use crate::ingest::{Epoch, Ingested, Station};
+use crate::fleet::{ExpbLink, InjectedBurst, LdaLink};
+use crate::ingest::{INGEST_BATCH, Station};
 use crate::query;
 use netmeas_sim::dbm::ExpbConfig;
 use netmeas_sim::lda::LdaConfig;
@@ -311,16 +311,11 @@ pub fn run(target: &str, plan: &FleetPlan, mut progress: impl FnMut(u32)) -> Res
                                 for (i, l) in part.iter_mut().enumerate() {
                                     let k = c * chunk + i;
                                     let extra = if spikes_at.contains(&(seq, k)) { SPIKE_NS } else { 0.0 };
-                                    let (s, r, _) = l.lda.epoch(LDA_PACKETS, mean + extra, LDA_LOSS);
-                                    out.push((format!("l{k}.tx"), synopsis_json(&s, "sender")));
-                                    out.push((format!("l{k}.rx"), synopsis_json(&r, "receiver")));
+                                    let (sender, receiver, _) = l.lda.epoch(LDA_PACKETS, mean + extra, LDA_LOSS);
                                     let injected: Vec<InjectedBurst> =
                                         bursts_at.get(&(seq, k)).copied().into_iter().collect();
-                                    let p = l.expb.epoch(load * l.weight, &injected);
-                                    out.push((
-                                        format!("l{k}.bw"),
-                                        serde_json::to_string(&p).expect("a synopsis is JSON"),
-                                    ));
+                                    let period = l.expb.epoch(load * l.weight, &injected);
+                                    out.extend(link_reports(k, &sender, &receiver, &period));
                                 }
                                 out
                             })
@@ -334,20 +329,9 @@ pub fn run(target: &str, plan: &FleetPlan, mut progress: impl FnMut(u32)) -> Res
             }
         });
         for (round, reported) in rx.iter().enumerate() {
-            let epochs: Vec<Epoch<'_>> =
-                reported.iter().map(|(point, body)| Epoch { point, source: "fleet", body }).collect();
             let t = Instant::now();
-            for chunk in epochs.chunks(256) {
-                for (e, outcome) in chunk.iter().zip(st.ingest_batch(chunk)?) {
-                    match outcome? {
-                        Ingested::Stored { .. } => stored += 1,
-                        Ingested::AlreadyStored { seq } => {
-                            return Err(format!("epoch {seq} of {} was stored already", e.point));
-                        }
-                    }
-                    bytes += e.body.len() as u64;
-                }
-            }
+            bytes += store_new(&mut st, &reported, "fleet", INGEST_BATCH)?;
+            stored += reported.len() as u64;
             ingest_seconds += t.elapsed().as_secs_f64();
             progress(round as u32 + 1);
         }
