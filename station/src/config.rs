@@ -159,6 +159,8 @@ pub struct StationConfig {
     pub segments: Vec<Segment>,
     /// The retention policy, if the file sets one.
     pub retention: Option<Retention>,
+    /// The points' places in `points`, by name.
+    index: HashMap<String, usize>,
 }
 
 impl StationConfig {
@@ -193,13 +195,13 @@ impl StationConfig {
             if !(tick_ns.is_finite() && tick_ns > 0.0) {
                 return Err(at(format!("`tick_ns`: {tick_ns} is not a positive duration")));
             }
-            if let Some(ticks) = core.epoch_ticks(&config) {
-                if (ticks as f64 * tick_ns).round() as i64 != epoch_ns {
-                    return Err(at(format!(
-                        "`epoch` is {}, but the core's period is {ticks} ticks of {tick_ns} ns",
-                        p.epoch
-                    )));
-                }
+            if let Some(ticks) = core.epoch_ticks(&config)
+                && (ticks as f64 * tick_ns).round() as i64 != epoch_ns
+            {
+                return Err(at(format!(
+                    "`epoch` is {}, but the core's period is {ticks} ticks of {tick_ns} ns",
+                    p.epoch
+                )));
             }
             points.push(Point {
                 name: p.name.clone(),
@@ -214,9 +216,10 @@ impl StationConfig {
             });
         }
         let mut segments: Vec<Segment> = Vec::with_capacity(file.segment.len());
+        let mut segment_names = std::collections::HashSet::new();
         for s in file.segment {
             let at = |e: String| format!("segment `{}`: {e}", s.name);
-            if segments.iter().any(|o| o.name == s.name) {
+            if !segment_names.insert(s.name.clone()) {
                 return Err(at("named twice".into()));
             }
             let end = |name: &str| index.get(name).map(|&i| &points[i]).ok_or_else(|| at(format!("no point `{name}`")));
@@ -240,12 +243,17 @@ impl StationConfig {
         let database = file
             .database
             .map(|d| if crate::db::is_postgres(&d) { d } else { base.join(d).to_string_lossy().into_owned() });
-        Ok(StationConfig { database, points, segments, retention })
+        Ok(StationConfig { database, points, segments, retention, index })
     }
 
     /// The point named `name`.
     pub fn point(&self, name: &str) -> Option<&Point> {
-        self.points.iter().find(|p| p.name == name)
+        self.point_index(name).map(|i| &self.points[i])
+    }
+
+    /// The place of the point named `name` in [`Self::points`].
+    pub fn point_index(&self, name: &str) -> Option<usize> {
+        self.index.get(name).copied()
     }
 
     /// The retention policy, or an error saying the file sets none.

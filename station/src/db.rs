@@ -146,6 +146,10 @@ pub enum Db {
         pending: Vec<(&'static str, i64)>,
         /// Statements prepared on this connection, by their SQL.
         statements: HashMap<String, postgres::Statement>,
+        /// A savepoint whose work succeeded is still open: it is released
+        /// with the next savepoint's creation or the commit, so that a
+        /// savepoint costs one round trip to the server, not two.
+        savepoint_open: bool,
     },
 }
 
@@ -167,7 +171,13 @@ impl Db {
         let mut db = if is_postgres(target) {
             let client = postgres::Client::connect(target, postgres::NoTls)
                 .map_err(|e| format!("cannot connect to the station database {}: {}", redact(target), pg_error(&e)))?;
-            Db::Postgres { client, partitions: HashSet::new(), pending: Vec::new(), statements: HashMap::new() }
+            Db::Postgres {
+                client,
+                partitions: HashSet::new(),
+                pending: Vec::new(),
+                statements: HashMap::new(),
+                savepoint_open: false,
+            }
         } else {
             use rusqlite::OpenFlags;
             let flags = match access {
@@ -349,7 +359,12 @@ impl Db {
             Db::Postgres { .. } => "BEGIN",
         };
         self.batch(begin)?;
-        match f(self) {
+        let done = f(self);
+        // The commit releases a savepoint left open; the rollback drops it.
+        if let Db::Postgres { savepoint_open, .. } = self {
+            *savepoint_open = false;
+        }
+        match done {
             Ok(v) => {
                 self.batch("COMMIT")?;
                 if let Db::Postgres { partitions, pending, .. } = self {
@@ -371,19 +386,28 @@ impl Db {
     /// wrote is undone and the transaction goes on (a savepoint): one
     /// refused epoch of a batch does not cost the others.
     pub fn savepoint<T>(&mut self, f: impl FnOnce(&mut Db) -> Result<T, String>) -> Result<T, String> {
-        self.batch("SAVEPOINT epoch")?;
+        let begin = match self {
+            Db::Postgres { savepoint_open: open @ true, .. } => {
+                *open = false;
+                "RELEASE SAVEPOINT epoch; SAVEPOINT epoch"
+            }
+            _ => "SAVEPOINT epoch",
+        };
+        self.batch(begin)?;
         let created = match self {
             Db::Postgres { pending, .. } => pending.len(),
             Db::Sqlite(_) => 0,
         };
         match f(self) {
             Ok(v) => {
-                self.batch("RELEASE SAVEPOINT epoch")?;
+                match self {
+                    Db::Postgres { savepoint_open, .. } => *savepoint_open = true,
+                    Db::Sqlite(_) => self.batch("RELEASE SAVEPOINT epoch")?,
+                }
                 Ok(v)
             }
             Err(e) => {
-                self.batch("ROLLBACK TO SAVEPOINT epoch")?;
-                self.batch("RELEASE SAVEPOINT epoch")?;
+                self.batch("ROLLBACK TO SAVEPOINT epoch; RELEASE SAVEPOINT epoch")?;
                 // Partitions created after the savepoint are gone with it.
                 if let Db::Postgres { pending, .. } = self {
                     pending.truncate(created);

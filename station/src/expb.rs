@@ -18,17 +18,20 @@
 use crate::config::HOUR_NS;
 use crate::db::{Db, Val};
 use crate::point_core::{
-    BandwidthRow, BurstQuery, PointCore, PointEpoch, Rolled, StoredPoint, insert_row, typed_config,
+    BandwidthRow, BurstQuery, CheckedEpoch, PointCore, PointEpoch, Rolled, StoredPoint, Synopsis, insert_rows,
+    synopsis_as, typed_config,
 };
 use netmeas_sim::dbm::{ExpbConfig, ExpbSynopsis, ScaleStats};
+use serde::Deserialize;
 use serde_json::Value;
+use std::any::Any;
 use std::path::Path;
 
 /// The station's EXPB core.
 pub struct ExpbPoint;
 
 fn config_of(v: &Value) -> Result<ExpbConfig, String> {
-    serde_json::from_value(v.clone()).map_err(|e| e.to_string())
+    ExpbConfig::deserialize(v).map_err(|e| e.to_string())
 }
 
 /// Δ_j of `cfg` in ns for ticks of `tick_ns`.
@@ -85,49 +88,42 @@ impl ScaleRow {
     }
 }
 
-/// Stores one bandwidth row: scale Δ = `dj` ns over `periods` periods from `t_ns`.
-fn insert_bandwidth(
-    db: &mut Db,
-    point: i64,
-    t_ns: i64,
-    seq: i64,
-    periods: i64,
-    dj: i64,
-    r: &ScaleRow,
-) -> Result<(), String> {
+/// One bandwidth row: scale Δ = `dj` ns over `periods` periods from `t_ns`,
+/// as [`insert_bandwidth`] stores it.
+fn bandwidth_row(point: i64, t_ns: i64, seq: i64, periods: i64, dj: i64, r: &ScaleRow) -> Vec<Val> {
     // bytes per interval of Δ_j ns → bits/s
     let bps = |bytes: f64| bytes * 8e9 / dj as f64;
-    insert_row(
-        db,
-        "bandwidth",
-        t_ns,
-        &[
-            "point",
-            "scale_ns",
-            "t_ns",
-            "seq",
-            "periods",
-            "intervals",
-            "mean_bps",
-            "std_bps",
-            "max_bps",
-            "max_t_ns",
-            "culprit",
-        ],
-        &[
-            Val::Int(point),
-            Val::Int(dj),
-            Val::Int(t_ns),
-            Val::Int(seq),
-            Val::Int(periods),
-            Val::Int(r.count as i64),
-            Val::Real(bps(r.mean())),
-            Val::Real(bps(r.std())),
-            Val::Real(bps(r.max as f64)),
-            Val::Int(r.max_t_ns),
-            Val::Int(i64::from(r.culprit)),
-        ],
-    )
+    vec![
+        Val::Int(point),
+        Val::Int(dj),
+        Val::Int(t_ns),
+        Val::Int(seq),
+        Val::Int(periods),
+        Val::Int(r.count as i64),
+        Val::Real(bps(r.mean())),
+        Val::Real(bps(r.std())),
+        Val::Real(bps(r.max as f64)),
+        Val::Int(r.max_t_ns),
+        Val::Int(i64::from(r.culprit)),
+    ]
+}
+
+/// Stores the bandwidth rows (one per scale) of an epoch or rolled-up hour starting at `t_ns`, in one statement.
+fn insert_bandwidth(db: &mut Db, t_ns: i64, rows: &[Vec<Val>]) -> Result<(), String> {
+    const COLUMNS: [&str; 11] = [
+        "point",
+        "scale_ns",
+        "t_ns",
+        "seq",
+        "periods",
+        "intervals",
+        "mean_bps",
+        "std_bps",
+        "max_bps",
+        "max_t_ns",
+        "culprit",
+    ];
+    insert_rows(db, "bandwidth", t_ns, &COLUMNS, rows)
 }
 
 impl PointCore for ExpbPoint {
@@ -143,9 +139,9 @@ impl PointCore for ExpbPoint {
         config_of(config).ok().map(|c| c.period_ticks)
     }
 
-    fn epoch(&self, config: &Value, body: &Value) -> Result<(u64, Value), String> {
+    fn epoch(&self, config: &Value, body: &Value) -> Result<CheckedEpoch, String> {
         let point = config_of(config)?;
-        let s: ExpbSynopsis = serde_json::from_value(body.clone()).map_err(|e| format!("not an EXPB synopsis: {e}"))?;
+        let s = ExpbSynopsis::deserialize(body).map_err(|e| format!("not an EXPB synopsis: {e}"))?;
         if s.config != point {
             return Err("its EXPB config differs from the point's (scales, base interval or period)".into());
         }
@@ -168,17 +164,24 @@ impl PointCore for ExpbPoint {
                 ));
             }
         }
-        let canonical = serde_json::to_value(&s).map_err(|e| e.to_string())?;
-        Ok((p.index, canonical))
+        let text = serde_json::to_string(&s).map_err(|e| e.to_string())?;
+        Ok(CheckedEpoch { seq: p.index, synopsis: Box::new(s), text })
     }
 
-    fn store_epoch(&self, db: &mut Db, e: &PointEpoch, body: &Value) -> Result<(), String> {
-        let s: ExpbSynopsis = serde_json::from_value(body.clone()).map_err(|e| e.to_string())?;
-        for (j, st) in s.period.scales.iter().enumerate() {
-            let dj = scale_ns(&s.config, j, e.tick_ns);
-            insert_bandwidth(db, e.point, e.t_ns, e.seq, 1, dj, &ScaleRow::of(st, e.t_ns, dj))?;
-        }
-        Ok(())
+    fn parse(&self, stored: &str) -> Result<Synopsis, String> {
+        let s: ExpbSynopsis = serde_json::from_str(stored).map_err(|e| format!("not an EXPB synopsis: {e}"))?;
+        Ok(Box::new(s))
+    }
+
+    fn store_epoch(&self, db: &mut Db, e: &PointEpoch, synopsis: &(dyn Any + Send)) -> Result<(), String> {
+        let s = synopsis_as::<ExpbSynopsis>(synopsis)?;
+        let rows: Vec<Vec<Val>> = (s.period.scales.iter().enumerate())
+            .map(|(j, st)| {
+                let dj = scale_ns(&s.config, j, e.tick_ns);
+                bandwidth_row(e.point, e.t_ns, e.seq, 1, dj, &ScaleRow::of(st, e.t_ns, dj))
+            })
+            .collect();
+        insert_bandwidth(db, e.t_ns, &rows)
     }
 
     fn rollup(&self, db: &mut Db, p: &StoredPoint<'_>, from_ns: i64, until_ns: i64) -> Result<Rolled, String> {
@@ -216,9 +219,13 @@ impl PointCore for ExpbPoint {
                 &[Val::Int(p.id), Val::Int(hour), Val::Int(end)],
             )?;
             let periods = rows.len() as i64;
-            for (m, &dj) in merged.iter().zip(&scales) {
-                insert_bandwidth(db, p.id, hour, first_seq.unwrap_or_default(), periods, dj, m)?;
-            }
+            let first_seq = first_seq.unwrap_or_default();
+            let hour_rows: Vec<Vec<Val>> = merged
+                .iter()
+                .zip(&scales)
+                .map(|(m, &dj)| bandwidth_row(p.id, hour, first_seq, periods, dj, m))
+                .collect();
+            insert_bandwidth(db, hour, &hour_rows)?;
             done.hours += 1;
             done.epochs += rows.len() as u64;
             at = end;
@@ -272,8 +279,8 @@ impl PointCore for ExpbPoint {
         &self,
         _db: &mut Db,
         _pair: &crate::point_core::PairedEpoch,
-        _sender: &Value,
-        _receiver: &Value,
+        _sender: &(dyn Any + Send),
+        _receiver: &(dyn Any + Send),
     ) -> Result<(), String> {
         Err("EXPB points do not pair".into())
     }

@@ -9,7 +9,7 @@
 
 use crate::config::{Point, StationConfig, format_time, now_ns};
 use crate::db::{Access, Db, Val};
-use crate::point_core::{PairedEpoch, PointEpoch};
+use crate::point_core::{CheckedEpoch, PairedEpoch, PointEpoch, Synopsis};
 use serde_json::Value;
 use std::collections::HashMap;
 
@@ -26,6 +26,16 @@ pub struct Station {
     pub(crate) point_ids: HashMap<String, i64>,
     /// The segments' row ids, in the config's order.
     segment_ids: Vec<i64>,
+    /// Per point (in the config's order), its row id.
+    ids: Vec<i64>,
+    /// Per point (in the config's order), the segments it is an end of.
+    ends: Vec<Vec<SegmentEnd>>,
+    /// Per point, its latest stored synopsis (epoch number, parsed) while
+    /// a segment of it waits for the other end: pairing reads it from here
+    /// instead of parsing the stored JSON again. Only what the open
+    /// transaction stored or the database holds; emptied when a
+    /// transaction fails.
+    waiting: HashMap<usize, (u64, Synopsis)>,
 }
 
 /// One epoch as a point reported it.
@@ -66,7 +76,15 @@ impl Station {
     pub fn open(cfg: StationConfig, target: &str) -> Result<Self, String> {
         let mut db = Db::open(target, Access::Write)?;
         let (point_ids, segment_ids) = db.transaction(|db| register(db, &cfg))?;
-        Ok(Station { cfg, db, point_ids, segment_ids })
+        let ids = cfg.points.iter().map(|p| point_ids[&p.name]).collect();
+        let mut ends = vec![Vec::new(); cfg.points.len()];
+        let at = |name: &str| cfg.point_index(name).expect("a checked station file's segments end at its points");
+        for (k, s) in cfg.segments.iter().enumerate() {
+            let (sender, receiver) = (at(&s.sender), at(&s.receiver));
+            ends[sender].push(SegmentEnd { segment: k, sender: true, other: receiver });
+            ends[receiver].push(SegmentEnd { segment: k, sender: false, other: sender });
+        }
+        Ok(Station { cfg, db, point_ids, segment_ids, ids, ends, waiting: HashMap::new() })
     }
 
     /// The station's config.
@@ -96,118 +114,173 @@ impl Station {
     /// error is a database fault that lost the whole batch (nothing of it
     /// stored); otherwise one outcome per epoch, in order.
     pub fn ingest_batch(&mut self, epochs: &[Epoch<'_>]) -> Result<Vec<Result<Ingested, String>>, String> {
-        let Station { cfg, db, point_ids, segment_ids } = self;
-        let (cfg, point_ids, segment_ids) = (&*cfg, &*point_ids, &*segment_ids);
-        db.transaction(|db| {
+        let Station { cfg, db, segment_ids, ids, ends, waiting, .. } = self;
+        let known = Known { cfg, segment_ids, ids, ends };
+        let done = db.transaction(|db| {
             let mut outcomes = Vec::with_capacity(epochs.len());
             for e in epochs {
                 let mut seq_seen = None;
-                let outcome = prepare(cfg, e.point, e.body, &mut seq_seen)
-                    .and_then(|ready| db.savepoint(|db| store(db, cfg, point_ids, segment_ids, &ready)));
+                let outcome = prepare(&known, e.point, e.body, &mut seq_seen)
+                    .and_then(|ready| db.savepoint(|db| store(db, &known, waiting, ready)));
                 outcomes.push(match outcome {
                     Ok(done) => Ok(done),
                     Err(reason) => Err(log_rejection(db, e, seq_seen, &reason)?),
                 });
             }
             Ok(outcomes)
-        })
+        });
+        if done.is_err() {
+            // What the failed transaction stored is gone: so is what waits on it.
+            waiting.clear();
+        }
+        done
     }
+}
+
+/// One end of a segment, as its point sees it.
+#[derive(Clone, Copy)]
+struct SegmentEnd {
+    /// The segment's place in the station file.
+    segment: usize,
+    /// Whether the point is the segment's sender.
+    sender: bool,
+    /// The other end's place in the station file.
+    other: usize,
+}
+
+/// What ingest looks up per epoch.
+struct Known<'s> {
+    cfg: &'s StationConfig,
+    segment_ids: &'s [i64],
+    ids: &'s [i64],
+    ends: &'s [Vec<SegmentEnd>],
 }
 
 /// An epoch checked against its point, ready to store.
 struct Ready<'c> {
+    /// The point's place in the station file.
+    at: usize,
     point: &'c Point,
-    seq: u64,
     t_ns: i64,
-    canonical: Value,
-    text: String,
+    checked: CheckedEpoch,
 }
 
 /// Checks an epoch against its point's config (no database needed).
-fn prepare<'c>(
-    cfg: &'c StationConfig,
-    name: &str,
-    body: &str,
-    seq_seen: &mut Option<u64>,
-) -> Result<Ready<'c>, String> {
+fn prepare<'c>(known: &Known<'c>, name: &str, body: &str, seq_seen: &mut Option<u64>) -> Result<Ready<'c>, String> {
     let mut v: Value = serde_json::from_str(body).map_err(|e| format!("not a synopsis (bad JSON: {e})"))?;
     let obj = v.as_object_mut().ok_or("not a synopsis (not a JSON object)")?;
     // Logged with a refusal whenever the synopsis has one.
     *seq_seen = obj.get("seq").and_then(Value::as_u64);
-    let point = cfg.point(name).ok_or("no such point in the station file")?;
+    let at = known.cfg.point_index(name).ok_or("no such point in the station file")?;
+    let point = &known.cfg.points[at];
     if let Some(end) = obj.remove("end") {
-        check_end(cfg, point, &end)?;
+        check_end(&known.ends[at], &end)?;
     }
-    let (seq, canonical) = point.core.epoch(&point.config, &v)?;
-    *seq_seen = Some(seq);
-    let t_ns = point.epoch_start(seq)?;
-    let text = canonical.to_string();
-    Ok(Ready { point, seq, t_ns, canonical, text })
+    let checked = point.core.epoch(&point.config, &v)?;
+    *seq_seen = Some(checked.seq);
+    let t_ns = point.epoch_start(checked.seq)?;
+    Ok(Ready { at, point, t_ns, checked })
 }
 
 /// Stores a checked epoch and estimates the segments it completes, in the
 /// open transaction.
 fn store(
     db: &mut Db,
-    cfg: &StationConfig,
-    point_ids: &HashMap<String, i64>,
-    segment_ids: &[i64],
-    e: &Ready<'_>,
+    known: &Known<'_>,
+    waiting: &mut HashMap<usize, (u64, Synopsis)>,
+    e: Ready<'_>,
 ) -> Result<Ingested, String> {
-    let (name, seq, t_ns) = (e.point.name.as_str(), e.seq, e.t_ns);
-    let id = point_ids[name];
-    let stored = db.query("SELECT body FROM synopsis WHERE point = $1 AND seq = $2", &[Val::Int(id), seq_val(seq)])?;
-    if let Some(row) = stored.first() {
-        return if row[0].text("body")?.as_deref() == Some(e.text.as_str()) {
+    let (seq, t_ns) = (e.checked.seq, e.t_ns);
+    let id = known.ids[e.at];
+    let ends = &known.ends[e.at];
+    let text = e.checked.text.as_str();
+    // What the database holds, in one round trip: this epoch's synopsis,
+    // the point's roll-up horizon and latest epoch, and whether the other
+    // end of each of its segments holds this epoch.
+    let mut sql = "SELECT (SELECT body FROM synopsis WHERE point = $1 AND seq = $2), \
+                          (SELECT until_ns FROM horizon WHERE point = $1), \
+                          (SELECT MAX(seq) FROM synopsis WHERE point = $1)"
+        .to_string();
+    let mut params = vec![Val::Int(id), seq_val(seq)];
+    for end in ends {
+        params.push(Val::Int(known.ids[end.other]));
+        sql += &format!(", (SELECT 1 FROM synopsis WHERE point = ${} AND seq = $2)", params.len());
+    }
+    let held = db.query(&sql, &params)?;
+    let Some([stored, horizon, last, others @ ..]) = held.first().map(Vec::as_slice) else {
+        return Err("database: the point's epochs could not be read".into());
+    };
+    if let Some(body) = stored.text("body")? {
+        return if body == text {
             Ok(Ingested::AlreadyStored { seq })
         } else {
             Err("already stored with a different synopsis".into())
         };
     }
-    if let Some(until) = crate::rollup::horizon(db, id)? {
-        if t_ns < until {
-            return Err(format!(
-                "it starts at {}, before the point's roll-up horizon {}: that time is archived at a coarser grain",
-                format_time(t_ns),
-                format_time(until)
-            ));
-        }
+    if let Val::Int(until) = *horizon
+        && t_ns < until
+    {
+        return Err(format!(
+            "it starts at {}, before the point's roll-up horizon {}: that time is archived at a coarser grain",
+            format_time(t_ns),
+            format_time(until)
+        ));
     }
-    let last = db.query("SELECT MAX(seq) FROM synopsis WHERE point = $1", &[Val::Int(id)])?;
-    if let Some(Val::Int(last)) = last.first().map(|r| &r[0]) {
-        if (seq as i64) < *last {
-            return Err(format!("out of order: epoch {last} is already stored"));
-        }
+    if let Val::Int(last) = *last
+        && (seq as i64) < last
+    {
+        return Err(format!("out of order: epoch {last} is already stored"));
     }
     crate::point_core::insert_row(
         db,
         "synopsis",
         t_ns,
         &["point", "seq", "t_ns", "body"],
-        &[Val::Int(id), seq_val(seq), Val::Int(t_ns), e.text.as_str().into()],
+        &[Val::Int(id), seq_val(seq), Val::Int(t_ns), text.into()],
     )?;
+    let core = e.point.core;
+    let mine = e.checked.synopsis;
     let epoch = PointEpoch { point: id, seq: seq as i64, t_ns, tick_ns: e.point.tick_ns };
-    e.point.core.store_epoch(db, &epoch, &e.canonical)?;
+    core.store_epoch(db, &epoch, mine.as_ref())?;
     let mut paired = Vec::new();
-    for (s, &sid) in cfg.segments.iter().zip(segment_ids) {
-        let is_sender = s.sender == name;
-        if !is_sender && s.receiver != name {
+    let mut unpaired = false;
+    for (end, other_holds) in ends.iter().zip(others) {
+        if *other_holds == Val::Null {
+            unpaired = true;
             continue;
         }
-        let other = if is_sender { &s.receiver } else { &s.sender };
-        let theirs = db.query(
-            "SELECT body FROM synopsis WHERE point = $1 AND seq = $2",
-            &[Val::Int(point_ids[other]), seq_val(seq)],
-        )?;
-        let Some(row) = theirs.first() else { continue };
-        let other_body: Value = serde_json::from_str(&row[0].text("body")?.unwrap_or_default())
-            .map_err(|e| format!("the stored synopsis of {other} is not JSON: {e}"))?;
-        let (snd, rcv) = if is_sender { (&e.canonical, &other_body) } else { (&other_body, &e.canonical) };
-        let pair = PairedEpoch { segment: sid, seq: seq as i64, t_ns, tick_ns: e.point.tick_ns };
-        e.point.core.store_pair(db, &pair, snd, rcv)?;
-        paired.push(s.name.clone());
+        // The other end's synopsis: as it waits in memory, else parsed from the database.
+        let theirs = match waiting.remove(&end.other) {
+            Some((their_seq, parsed)) if their_seq == seq => parsed,
+            older => {
+                if let Some(older) = older {
+                    waiting.insert(end.other, older);
+                }
+                let other = &known.cfg.points[end.other].name;
+                let rows = db.query(
+                    "SELECT body FROM synopsis WHERE point = $1 AND seq = $2",
+                    &[Val::Int(known.ids[end.other]), seq_val(seq)],
+                )?;
+                let row = rows.first().ok_or_else(|| format!("the synopsis of {other} went while it was read"))?;
+                parse_stored(core, other, row)?
+            }
+        };
+        let (snd, rcv) = if end.sender { (&mine, &theirs) } else { (&theirs, &mine) };
+        let pair =
+            PairedEpoch { segment: known.segment_ids[end.segment], seq: seq as i64, t_ns, tick_ns: e.point.tick_ns };
+        core.store_pair(db, &pair, snd.as_ref(), rcv.as_ref())?;
+        paired.push(known.cfg.segments[end.segment].name.clone());
+    }
+    if unpaired {
+        waiting.insert(e.at, (seq, mine));
     }
     Ok(Ingested::Stored { seq, t_ns, paired })
+}
+
+/// A stored synopsis of point `name` as its core parses it.
+fn parse_stored(core: &dyn crate::point_core::PointCore, name: &str, row: &[Val]) -> Result<Synopsis, String> {
+    let text = row[0].text("body")?.unwrap_or_default();
+    core.parse(&text).map_err(|e| format!("the stored synopsis of {name} is not usable: {e}"))
 }
 
 /// Logs a refused epoch in the open transaction; the refusal as the caller reports it.
@@ -229,11 +302,12 @@ fn log_rejection(db: &mut Db, e: &Epoch<'_>, seq: Option<u64>, reason: &str) -> 
     })
 }
 
-/// Refuses a synopsis marked as the other end of every segment the point is in.
-fn check_end(cfg: &StationConfig, point: &Point, end: &Value) -> Result<(), String> {
+/// Refuses a synopsis marked as the other end of every segment the point
+/// is in (`ends`: the point's segments, and whether it is their sender).
+fn check_end(ends: &[SegmentEnd], end: &Value) -> Result<(), String> {
     let end = end.as_str().ok_or("its `end` mark is not a string")?;
-    let sender = cfg.segments.iter().any(|s| s.sender == point.name);
-    let receiver = cfg.segments.iter().any(|s| s.receiver == point.name);
+    let sender = ends.iter().any(|e| e.sender);
+    let receiver = ends.iter().any(|e| !e.sender);
     let fits = match end {
         "sender" => sender || !receiver,
         "receiver" => receiver || !sender,

@@ -5,19 +5,17 @@
 //! in ns, one row per segment and epoch (the MPlane monitoring station, §II).
 
 use crate::db::{Db, Val};
-use crate::point_core::{PairedEpoch, PointCore, insert_row, typed_config};
+use crate::point_core::{CheckedEpoch, PairedEpoch, PointCore, Synopsis, insert_row, synopsis_as, typed_config};
 use netmeas_sim::lda::config::LdaConfig;
 use netmeas_sim::lda::estimate::{PairError, check_pair, estimate};
 use netmeas_sim::lda::model::LdaSynopsis;
+use serde::Deserialize;
 use serde_json::Value;
+use std::any::Any;
 use std::path::Path;
 
 /// The station's LDA core.
 pub struct LdaPoint;
-
-fn synopsis(v: &Value) -> Result<LdaSynopsis, String> {
-    serde_json::from_value(v.clone()).map_err(|e| format!("not an LDA synopsis: {e}"))
-}
 
 impl PointCore for LdaPoint {
     fn name(&self) -> &'static str {
@@ -28,9 +26,9 @@ impl PointCore for LdaPoint {
         typed_config::<LdaConfig, _>(given, base, LdaConfig::validate)
     }
 
-    fn epoch(&self, config: &Value, body: &Value) -> Result<(u64, Value), String> {
-        let point: LdaConfig = serde_json::from_value(config.clone()).map_err(|e| e.to_string())?;
-        let s = synopsis(body)?;
+    fn epoch(&self, config: &Value, body: &Value) -> Result<CheckedEpoch, String> {
+        let point = LdaConfig::deserialize(config).map_err(|e| e.to_string())?;
+        let s = LdaSynopsis::deserialize(body).map_err(|e| format!("not an LDA synopsis: {e}"))?;
         if !s.config.same_measurement(&point) {
             return Err("its LDA config differs from the point's (rows, banks, thresholds, key or seed)".into());
         }
@@ -40,18 +38,29 @@ impl PointCore for LdaPoint {
             Ok(()) | Err(PairError::Overflow) => {}
             Err(e) => return Err(e.to_string()),
         }
-        let canonical = serde_json::to_value(&s).map_err(|e| e.to_string())?;
-        Ok((u64::from(s.seq), canonical))
+        let text = serde_json::to_string(&s).map_err(|e| e.to_string())?;
+        Ok(CheckedEpoch { seq: u64::from(s.seq), synopsis: Box::new(s), text })
+    }
+
+    fn parse(&self, stored: &str) -> Result<Synopsis, String> {
+        let s: LdaSynopsis = serde_json::from_str(stored).map_err(|e| format!("not an LDA synopsis: {e}"))?;
+        Ok(Box::new(s))
     }
 
     fn pairs(&self) -> bool {
         true
     }
 
-    fn store_pair(&self, db: &mut Db, p: &PairedEpoch, sender: &Value, receiver: &Value) -> Result<(), String> {
-        let (a, b) = (synopsis(sender)?, synopsis(receiver)?);
+    fn store_pair(
+        &self,
+        db: &mut Db,
+        p: &PairedEpoch,
+        sender: &(dyn Any + Send),
+        receiver: &(dyn Any + Send),
+    ) -> Result<(), String> {
+        let (a, b) = (synopsis_as::<LdaSynopsis>(sender)?, synopsis_as::<LdaSynopsis>(receiver)?);
         let int = |v: u64| Val::Int(v as i64);
-        let values = match estimate(&a, &b) {
+        let values = match estimate(a, b) {
             Ok(e) => vec![
                 int(e.sent),
                 int(e.received),

@@ -6,7 +6,28 @@
 
 use crate::db::{Db, Val};
 use serde_json::Value;
+use std::any::Any;
 use std::path::Path;
+
+/// One epoch's synopsis in its core's own type (an `LdaSynopsis`, an
+/// `ExpbSynopsis`, …), parsed once per ingest and handed back to the core
+/// that made it.
+pub type Synopsis = Box<dyn Any + Send>;
+
+/// An epoch's synopsis checked against its point's config.
+pub struct CheckedEpoch {
+    /// The epoch number.
+    pub seq: u64,
+    /// The synopsis, parsed.
+    pub synopsis: Synopsis,
+    /// The canonical JSON the station stores.
+    pub text: String,
+}
+
+/// The synopsis `s` as the core's type `T`, or an error (a core handed another core's synopsis).
+pub fn synopsis_as<T: 'static>(s: &(dyn Any + Send)) -> Result<&T, String> {
+    s.downcast_ref::<T>().ok_or_else(|| format!("not a {} synopsis", std::any::type_name::<T>()))
+}
 
 /// The station's side of one core.
 pub trait PointCore: Sync {
@@ -19,8 +40,13 @@ pub trait PointCore: Sync {
     fn config(&self, given: Option<&toml::Value>, base: &Path) -> Result<Value, String>;
 
     /// Checks one epoch's synopsis (`body`, the JSON a point reports) against
-    /// the point's `config`: its epoch number and the canonical JSON to store.
-    fn epoch(&self, config: &Value, body: &Value) -> Result<(u64, Value), String>;
+    /// the point's `config`: its epoch number, the synopsis parsed and the
+    /// canonical JSON to store.
+    fn epoch(&self, config: &Value, body: &Value) -> Result<CheckedEpoch, String>;
+
+    /// Parses a synopsis the station stored (canonical JSON of
+    /// [`Self::epoch`]), to pair it with its other end.
+    fn parse(&self, stored: &str) -> Result<Synopsis, String>;
 
     /// The core's own epoch in ticks, when its config sets it (an EXPB
     /// period); the point's `epoch` must then be that long.
@@ -30,7 +56,7 @@ pub trait PointCore: Sync {
 
     /// Stores what one point's epoch gives on its own (EXPB: the bandwidth
     /// per time scale), in the open transaction. Nothing by default.
-    fn store_epoch(&self, _db: &mut Db, _epoch: &PointEpoch, _body: &Value) -> Result<(), String> {
+    fn store_epoch(&self, _db: &mut Db, _epoch: &PointEpoch, _synopsis: &(dyn Any + Send)) -> Result<(), String> {
         Ok(())
     }
 
@@ -59,7 +85,13 @@ pub trait PointCore: Sync {
     /// its sender's and receiver's stored synopses, with timestamps of
     /// `tick_ns` each, and stores the estimates (or why there are none) in
     /// the open transaction.
-    fn store_pair(&self, db: &mut Db, pair: &PairedEpoch, sender: &Value, receiver: &Value) -> Result<(), String>;
+    fn store_pair(
+        &self,
+        db: &mut Db,
+        pair: &PairedEpoch,
+        sender: &(dyn Any + Send),
+        receiver: &(dyn Any + Send),
+    ) -> Result<(), String>;
 }
 
 /// A segment's epoch whose two ends are both stored.
@@ -200,8 +232,36 @@ where
 
 /// Inserts `values` as one row of `table` (columns `cols`), in the day partition of `t_ns`.
 pub fn insert_row(db: &mut Db, table: &'static str, t_ns: i64, cols: &[&str], values: &[Val]) -> Result<(), String> {
+    insert_rows(db, table, t_ns, cols, &[values])
+}
+
+/// Inserts `rows` (each the values of `cols`) into `table` in one
+/// statement, all in the day partition of `t_ns`.
+pub fn insert_rows<R: AsRef<[Val]>>(
+    db: &mut Db,
+    table: &'static str,
+    t_ns: i64,
+    cols: &[&str],
+    rows: &[R],
+) -> Result<(), String> {
+    if rows.is_empty() {
+        return Ok(());
+    }
     db.partition_for(table, t_ns)?;
-    let marks: Vec<String> = (1..=values.len()).map(|i| format!("${i}")).collect();
-    db.execute(&format!("INSERT INTO {table} ({}) VALUES ({})", cols.join(", "), marks.join(", ")), values)?;
+    let mut marks = Vec::with_capacity(rows.len());
+    let mut values = Vec::with_capacity(rows.len() * cols.len());
+    for row in rows {
+        let row = row.as_ref();
+        if row.len() != cols.len() {
+            return Err(format!("a row of {} values for {} columns of {table}", row.len(), cols.len()));
+        }
+        let first = values.len();
+        marks.push(format!(
+            "({})",
+            (first + 1..=first + row.len()).map(|i| format!("${i}")).collect::<Vec<_>>().join(", ")
+        ));
+        values.extend_from_slice(row);
+    }
+    db.execute(&format!("INSERT INTO {table} ({}) VALUES {}", cols.join(", "), marks.join(", ")), &values)?;
     Ok(())
 }

@@ -66,6 +66,47 @@ fn a_failed_epoch_leaves_nothing_behind() {
 }
 
 #[test]
+fn pairing_uses_only_what_the_database_holds() {
+    // A synopsis waiting in memory for its other end pairs only while the
+    // database holds it: one deleted behind the station's back, or one whose
+    // batch failed, is not estimated; the estimate, when it comes, is the
+    // golden model's.
+    use netmeas_sim::lda::estimate::estimate;
+    use netmeas_station::ingest::{Epoch, Ingested};
+    let (dir, db) = db_path("waiting");
+    let cfg = StationConfig::parse(&chain_station(&db, 1), &dir).unwrap();
+    let mut st = Station::open(cfg, &db).unwrap();
+    let seg = segment_epochs(&lda_config(), 2, 2_000, 0.01, 5, |e| 300.0 + 100.0 * f64::from(e));
+    let (tx, rx) = (|e: usize| synopsis_json(&seg[e].0, "sender"), |e: usize| synopsis_json(&seg[e].1, "receiver"));
+    let paired = |r: Result<Ingested, String>| match r.unwrap() {
+        Ingested::Stored { paired, .. } => paired,
+        other => panic!("not stored: {other:?}"),
+    };
+    // Epoch 0: the sender's synopsis is deleted before the receiver reports.
+    assert!(paired(st.ingest("r0.egress", "s", &tx(0))).is_empty());
+    st.db().execute("DELETE FROM synopsis WHERE seq = 0", &[]).unwrap();
+    assert!(paired(st.ingest("r1.ingress", "r", &rx(0))).is_empty(), "paired with a deleted synopsis");
+    // Epoch 1: the sender's batch fails as a whole (its refused neighbour
+    // cannot be logged), so nothing of it is stored.
+    st.db().execute("ALTER TABLE rejection RENAME TO rejection_away", &[]).unwrap();
+    let (t1, bad) = (tx(1), "{".to_string());
+    let batch =
+        [Epoch { point: "r0.egress", source: "s", body: &t1 }, Epoch { point: "r0.egress", source: "s", body: &bad }];
+    let e = st.ingest_batch(&batch).unwrap_err();
+    assert!(e.contains("could not be logged"), "{e}");
+    st.db().execute("ALTER TABLE rejection_away RENAME TO rejection", &[]).unwrap();
+    assert!(paired(st.ingest("r1.ingress", "r", &rx(1))).is_empty(), "paired with an undone synopsis");
+    // The sender again: now the pair is complete, read back from the database.
+    assert_eq!(paired(st.ingest("r0.egress", "s", &t1)), vec!["l0".to_string()]);
+    let rows = st.db().query("SELECT seq, mean_ns, samples FROM latency", &[]).unwrap();
+    assert_eq!(rows.len(), 1, "only epoch 1 is estimated: {rows:?}");
+    let want = estimate(&seg[1].0, &seg[1].1).unwrap();
+    assert_eq!(rows[0][0].int("seq").unwrap(), 1);
+    assert_eq!(rows[0][1].real("mean").unwrap(), want.mean);
+    assert_eq!(rows[0][2].int("samples").unwrap(), want.samples as i64);
+}
+
+#[test]
 fn database_problems_are_one_clear_error() {
     let (dir, db) = db_path("dberr");
     // Missing, for a query.
