@@ -17,6 +17,7 @@ pub mod export;
 pub mod frame;
 pub mod fridge;
 pub mod lda;
+pub mod point;
 pub mod rda;
 pub mod registry;
 pub mod shipped_testbench;
