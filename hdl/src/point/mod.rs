@@ -1,5 +1,7 @@
-//! The measurement point around a core (`docs/architecture.md`, "From core
-//! to measurement point"): what carries the frame parser's records from the
-//! MAC's clock domain to the core's.
+//! The measurement point around a core (`docs/architecture.md`, "From
+//! frames to a core"): what carries the frame parser's records from the
+//! MAC's clock domain to the core's, and the structural check that nothing
+//! else crosses.
 
 pub mod async_fifo;
+pub mod cdc;

