@@ -22,12 +22,10 @@ pub const INGEST_BATCH: usize = 256;
 pub struct Station {
     pub(crate) cfg: StationConfig,
     pub(crate) db: Db,
-    /// The points' row ids, by name.
-    pub(crate) point_ids: HashMap<String, i64>,
     /// The segments' row ids, in the config's order.
     segment_ids: Vec<i64>,
     /// Per point (in the config's order), its row id.
-    ids: Vec<i64>,
+    pub(crate) ids: Vec<i64>,
     /// Per point (in the config's order), the segments it is an end of.
     ends: Vec<Vec<SegmentEnd>>,
     /// Per point, its latest stored synopsis (epoch number, parsed) while
@@ -84,7 +82,7 @@ impl Station {
             ends[sender].push(SegmentEnd { segment: k, sender: true, other: receiver });
             ends[receiver].push(SegmentEnd { segment: k, sender: false, other: sender });
         }
-        Ok(Station { cfg, db, point_ids, segment_ids, ids, ends, waiting: HashMap::new() })
+        Ok(Station { cfg, db, segment_ids, ids, ends, waiting: HashMap::new() })
     }
 
     /// The station's config.
@@ -114,7 +112,7 @@ impl Station {
     /// error is a database fault that lost the whole batch (nothing of it
     /// stored); otherwise one outcome per epoch, in order.
     pub fn ingest_batch(&mut self, epochs: &[Epoch<'_>]) -> Result<Vec<Result<Ingested, String>>, String> {
-        let Station { cfg, db, segment_ids, ids, ends, waiting, .. } = self;
+        let Station { cfg, db, segment_ids, ids, ends, waiting } = self;
         let known = Known { cfg, segment_ids, ids, ends };
         let done = db.transaction(|db| {
             let mut outcomes = Vec::with_capacity(epochs.len());
@@ -250,12 +248,9 @@ fn store(
             continue;
         }
         // The other end's synopsis: as it waits in memory, else parsed from the database.
-        let theirs = match waiting.remove(&end.other) {
-            Some((their_seq, parsed)) if their_seq == seq => parsed,
-            older => {
-                if let Some(older) = older {
-                    waiting.insert(end.other, older);
-                }
+        let theirs = match waiting.get(&end.other) {
+            Some((their_seq, _)) if *their_seq == seq => waiting.remove(&end.other).expect("just found").1,
+            _ => {
                 let other = &known.cfg.points[end.other].name;
                 let rows = db.query(
                     "SELECT body FROM synopsis WHERE point = $1 AND seq = $2",

@@ -59,8 +59,8 @@ impl Station {
         let rolled_before_ns = hour_of(now_ns.saturating_sub(rollup_ns));
         let raw_before_ns = hour_of(now_ns.saturating_sub(raw_ns)).min(rolled_before_ns);
         let mut points = Vec::with_capacity(self.cfg.points.len());
-        for point in &self.cfg.points {
-            let p = StoredPoint { id: self.point_ids[&point.name], point };
+        for (point, &id) in self.cfg.points.iter().zip(&self.ids) {
+            let p = StoredPoint { id, point };
             let done = self.db.transaction(|db| {
                 let horizon = horizon(db, p.id)?.unwrap_or(i64::MIN);
                 let mut rolled = Rolled::default();
