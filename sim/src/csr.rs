@@ -3,7 +3,23 @@
 
 use serde::Serialize;
 
-/// One register of a core's CSR write port (word addresses).
+/// How the host may use a register: what a bus slave in front of the
+/// core's CSR port does with a read or a write of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Access {
+    /// Configuration: the host writes it, the core holds it, a read gives
+    /// back the value written (the bus slave keeps a copy).
+    Rw,
+    /// A command: any write acts (`csr_we` with the data), nothing is held;
+    /// a read gives 0.
+    Wo,
+    /// Status the core shows on its read port (`csr_re`, `csr_rdata` one
+    /// clock later); a write is refused.
+    Ro,
+}
+
+/// One register of a core's CSR port (word addresses).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct RegisterDesc {
     /// Register name.
@@ -14,6 +30,8 @@ pub struct RegisterDesc {
     pub bits: u32,
     /// Value after reset.
     pub reset: u64,
+    /// Read, write or both.
+    pub access: Access,
     /// What it does.
     pub doc: String,
 }

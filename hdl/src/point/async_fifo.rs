@@ -13,7 +13,7 @@
 //! --timing`); [`FifoBuild`] builds it once per size and runs it with two
 //! clocks of any periods.
 
-use crate::tools;
+use super::sim;
 use std::path::Path;
 use std::process::Command;
 
@@ -26,14 +26,7 @@ pub const TESTBENCH: &str = include_str!("netmeas_async_fifo_tb.v");
 /// The testbench's top module.
 pub const TB_MODULE: &str = "netmeas_async_fifo_tb";
 
-/// A simulator the testbench runs in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Simulator {
-    /// Icarus Verilog (`iverilog -g2005`, `vvp`).
-    Icarus,
-    /// Verilator (`--binary --timing`).
-    Verilator,
-}
+pub use super::sim::Simulator;
 
 /// One run of the testbench: the two clocks and the traffic.
 #[derive(Clone, Debug, PartialEq)]
@@ -143,33 +136,8 @@ impl FifoBuild {
             ));
         }
         let params = [("WIDTH", width), ("ADDR_BITS", addr_bits)];
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        let (dut, tb) = (dir.join(format!("{MODULE}.v")), dir.join(format!("{TB_MODULE}.v")));
-        for (path, text) in [(&dut, verilog), (&tb, TESTBENCH)] {
-            std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))?;
-        }
-        let command = match sim {
-            Simulator::Icarus => {
-                let vvp = dir.join("tb.vvp");
-                let mut build = Command::new("iverilog");
-                build.args(["-g2005", "-s", TB_MODULE, "-o"]).arg(&vvp);
-                for (name, v) in params {
-                    build.arg(format!("-P{TB_MODULE}.{name}={v}"));
-                }
-                checked(build.arg(&dut).arg(&tb), "iverilog")?;
-                vec!["vvp".into(), "-n".into(), vvp]
-            }
-            Simulator::Verilator => {
-                let obj = dir.join("obj");
-                let mut build = Command::new(tools::verilator()?);
-                build.args(["--binary", "--timing", "--top-module", TB_MODULE, "-o", "tb", "-Mdir"]).arg(&obj);
-                for (name, v) in params {
-                    build.arg(format!("-G{name}={v}"));
-                }
-                checked(build.arg(&dut).arg(&tb), "verilator")?;
-                vec![obj.join("tb")]
-            }
-        };
+        let files = [(format!("{MODULE}.v"), verilog), (format!("{TB_MODULE}.v"), TESTBENCH)];
+        let command = sim::build(sim, dir, TB_MODULE, &files, &params)?;
         Ok(FifoBuild { sim, command })
     }
 
@@ -182,34 +150,13 @@ impl FifoBuild {
     pub fn run(&self, run: &FifoRun) -> Result<FifoOutcome, String> {
         let mut cmd = Command::new(&self.command[0]);
         cmd.args(&self.command[1..]).args(run.plusargs()?);
-        parse_outcome(&checked(&mut cmd, "the testbench")?)
-    }
-}
-
-/// Runs `cmd`; its standard output, or an error with what it printed.
-fn checked(cmd: &mut Command, what: &str) -> Result<String, String> {
-    let out = cmd.output().map_err(|e| format!("cannot run {what}: {e}"))?;
-    let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    if out.status.success() {
-        Ok(text)
-    } else {
-        let fail = text.lines().find(|l| l.starts_with("FAIL")).map(str::to_string);
-        Err(fail.unwrap_or_else(|| format!("{what} failed:\n{text}{}", String::from_utf8_lossy(&out.stderr))))
+        parse_outcome(&sim::checked(&mut cmd, "the testbench")?)
     }
 }
 
 /// The testbench's PASS line as an outcome, or its FAIL line as the error.
 fn parse_outcome(out: &str) -> Result<FifoOutcome, String> {
-    if let Some(fail) = out.lines().find(|l| l.starts_with("FAIL")) {
-        return Err(fail.to_string());
-    }
-    let pass = out.lines().find(|l| l.starts_with("PASS")).ok_or_else(|| format!("no PASS line in:\n{out}"))?;
-    let field = |name: &str| -> Result<u64, String> {
-        pass.split_whitespace()
-            .find_map(|w| w.strip_prefix(name)?.strip_prefix('='))
-            .and_then(|v| v.parse().ok())
-            .ok_or_else(|| format!("no {name} in `{pass}`"))
-    };
+    let field = sim::pass_fields(out)?;
     Ok(FifoOutcome {
         records: field("records")?,
         dropped: field("dropped")?,

@@ -4,7 +4,7 @@
 //! IDS/TS/CTR arrays, 32-bit IDs and the PRNG threshold for p).
 
 use super::factor::CorrectionRegs;
-use crate::csr::RegisterDesc;
+use crate::csr::{Access, RegisterDesc};
 use crate::error::ConfigError;
 use crate::h3::{H3, H3Config};
 use serde::{Deserialize, Serialize};
@@ -251,6 +251,7 @@ pub fn fridge_registers(cfg: &FridgeConfig) -> Vec<RegisterDesc> {
         addr: FRIDGE_REG_HIST_POP,
         bits: 1,
         reset: 0,
+        access: Access::Wo,
         doc: "Write-only: writing any value consumes the frozen histogram row presented in HIST_ROW..HIST_W2SUM_HI (the register read-out of §6.2's histograms; the m_ro stream is the other).".into(),
     });
     let ro = |name: &str, addr: u32, bits: u32, doc: &str| RegisterDesc {
@@ -258,6 +259,7 @@ pub fn fridge_registers(cfg: &FridgeConfig) -> Vec<RegisterDesc> {
         addr,
         bits,
         reset: 0,
+        access: Access::Ro,
         doc: format!("Read-only: {doc}"),
     };
     regs.extend([
@@ -283,6 +285,7 @@ pub fn fridge_config_registers(cfg: &FridgeConfig) -> Vec<RegisterDesc> {
             addr: FRIDGE_REG_BIN_SHIFT,
             bits: 6,
             reset: cfg.bin_shift as u64,
+            access: Access::Rw,
             doc: format!("Histogram scale (§6.2): bin 0 counts delays below 2^BIN_SHIFT ticks, bin i in 1..30 delays in [2^(BIN_SHIFT+i-1), 2^(BIN_SHIFT+i)), bin 31 the rest. Values above {} act as {}.", FRIDGE_TS_BITS - 1, FRIDGE_TS_BITS - 1),
         },
         RegisterDesc {
@@ -290,6 +293,7 @@ pub fn fridge_config_registers(cfg: &FridgeConfig) -> Vec<RegisterDesc> {
             addr: FRIDGE_REG_FLIP,
             bits: 1,
             reset: 0,
+            access: Access::Wo,
             doc: "Writing any value flips the histogram epoch: the live histograms freeze and stream out, the other copy (already clear) counts. A write while the previous read-out runs waits for it.".into(),
         },
     ];
@@ -336,6 +340,7 @@ pub fn fridge_config_registers(cfg: &FridgeConfig) -> Vec<RegisterDesc> {
             addr: addr + 4 * k as u32,
             bits,
             reset,
+            access: Access::Rw,
             doc,
         }));
     }

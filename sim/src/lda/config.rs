@@ -147,7 +147,7 @@ impl LdaConfig {
     }
 }
 
-pub use crate::csr::RegisterDesc;
+pub use crate::csr::{Access, RegisterDesc};
 
 /// Word address of `CLASS_MASK`.
 pub const LDA_REG_CLASS_MASK: u32 = 0;
@@ -166,6 +166,7 @@ pub fn lda_registers(cfg: &LdaConfig) -> Vec<RegisterDesc> {
             addr: LDA_REG_CLASS_MASK,
             bits: LDA_CLASS_BITS,
             reset: 0,
+            access: Access::Rw,
             doc: "Classifier mask (§V): a packet is measured iff (s_class & CLASS_MASK) == CLASS_MATCH. 0 measures every packet.".into(),
         },
         RegisterDesc {
@@ -173,6 +174,7 @@ pub fn lda_registers(cfg: &LdaConfig) -> Vec<RegisterDesc> {
             addr: LDA_REG_CLASS_MATCH,
             bits: LDA_CLASS_BITS,
             reset: 0,
+            access: Access::Rw,
             doc: "Classifier value compared with the masked class field.".into(),
         },
     ];
@@ -182,6 +184,7 @@ pub fn lda_registers(cfg: &LdaConfig) -> Vec<RegisterDesc> {
             addr: LDA_REG_BANK_LZ + j as u32,
             bits: 6,
             reset: *k as u64,
+            access: Access::Rw,
             doc: format!(
                 "Threshold k of bank {j} (§III-B.4): a measured packet whose {LDA_SAMPLE_BITS}-bit sampling hash has at least k leading zeros may update bank {j}; the highest such bank wins. Values above {LDA_SAMPLE_BITS} act as {LDA_SAMPLE_BITS}."
             ),

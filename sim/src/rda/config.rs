@@ -4,7 +4,7 @@
 //! clock, t_{i+1} = t_i + δ).
 
 use super::hash::{BucketHash, sample_hash_config};
-use crate::csr::RegisterDesc;
+use crate::csr::{Access, RegisterDesc};
 use crate::error::{ConfigError, check_one_of};
 use crate::h3::H3;
 use crate::lda::lz_mask;
@@ -184,6 +184,7 @@ pub fn rda_registers(cfg: &RdaConfig) -> Vec<RegisterDesc> {
             addr: RDA_REG_T0_LO,
             bits: 32,
             reset: cfg.t0 & 0xffff_ffff,
+            access: Access::Rw,
             doc: "Bits 31..0 of t_0, the start of interval 0 (§III-A); takes effect with the next T0_HI write.".into(),
         },
         RegisterDesc {
@@ -191,6 +192,7 @@ pub fn rda_registers(cfg: &RdaConfig) -> Vec<RegisterDesc> {
             addr: RDA_REG_T0_HI,
             bits: 16,
             reset: cfg.t0 >> 32,
+            access: Access::Rw,
             doc: "Bits 47..32 of t_0. The write restarts the interval clock: interval 0 = [t_0, t_0 + δ), the live copy keeps its contents. Write it while no packet is offered, with the same value at both ends.".into(),
         },
         RegisterDesc {
@@ -198,6 +200,7 @@ pub fn rda_registers(cfg: &RdaConfig) -> Vec<RegisterDesc> {
             addr: RDA_REG_DELTA,
             bits: 32,
             reset: cfg.interval_ticks,
+            access: Access::Rw,
             doc: "Interval length δ in ticks (§III-A: t_{i+1} = t_i + δ); 0 is stored as 1. Applies from the next interval boundary.".into(),
         },
         RegisterDesc {
@@ -205,6 +208,7 @@ pub fn rda_registers(cfg: &RdaConfig) -> Vec<RegisterDesc> {
             addr: RDA_REG_GUARD,
             bits: 32,
             reset: cfg.guard_ticks,
+            access: Access::Rw,
             doc: "Without packets, the core closes the live interval once now ≥ end + GUARD (covers packets still queued upstream with earlier timestamps).".into(),
         },
         RegisterDesc {
@@ -212,6 +216,7 @@ pub fn rda_registers(cfg: &RdaConfig) -> Vec<RegisterDesc> {
             addr: RDA_REG_SAMPLE_LZ,
             bits: 5,
             reset: cfg.sample_prob_log2 as u64,
+            access: Access::Rw,
             doc: format!("Coordinated sampling (§VIII-B): a packet is measured iff its {RDA_SAMPLE_BITS}-bit sampling hash of the ID has at least SAMPLE_LZ leading zeros (probability 2^-SAMPLE_LZ, the same packets at both ends). Values above {RDA_SAMPLE_BITS} act as {RDA_SAMPLE_BITS}."),
         },
     ]

@@ -4,7 +4,7 @@
 //! so that every hash function owns one block-RAM bank and an insert sets
 //! one bit in each bank in the same clock.
 
-use crate::csr::RegisterDesc;
+use crate::csr::{Access, RegisterDesc};
 use crate::error::ConfigError;
 use crate::h3::{H3, H3Matrix};
 use serde::{Deserialize, Serialize};
@@ -120,6 +120,7 @@ pub fn svbf_registers() -> Vec<RegisterDesc> {
             addr: j,
             bits: 32,
             reset: 0,
+            access: Access::Rw,
             doc: format!(
                 "Classifier boundary b_{} (shadow): a latency ≥ b_{} belongs to center {} or above. Active from the next flip.",
                 j + 1,
@@ -133,6 +134,7 @@ pub fn svbf_registers() -> Vec<RegisterDesc> {
         addr: 63,
         bits: 6,
         reset: 0,
+        access: Access::Rw,
         doc: "Boundaries in use, k − 1 (shadow; k centers): the center of a latency is the number of the first NBOUNDS boundaries at or below it, and queries answer among centers 0..=NBOUNDS. Active from the next flip.".into(),
     });
     regs

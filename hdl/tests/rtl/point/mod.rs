@@ -1,1 +1,2 @@
 mod async_fifo;
+mod bus;

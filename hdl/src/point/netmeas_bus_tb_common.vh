@@ -1,0 +1,208 @@
+// The part of the bus slaves' testbenches that does not depend on the bus
+// (included inside netmeas_axil_slave_tb and netmeas_wb_slave_tb, after
+// the map and the register block's signals): the model of the map, the
+// core's side of the register port, the point's status and flag inputs,
+// and the checks.
+
+// Random numbers: xorshift32, one state per stream (0 the master's choices,
+// 1..5 the AXI channels' timing), the same sequence in every simulator.
+reg [31:0] prng [0:5];
+
+function [31:0] rnd(input integer stream);
+    reg [31:0] x;
+    begin
+        x = prng[stream];
+        x = x ^ (x << 13);
+        x = x ^ (x >> 17);
+        x = x ^ (x << 5);
+        prng[stream] = x;
+        rnd = x;
+    end
+endfunction
+integer clocks = 0;
+integer writes = 0;
+integer reads = 0;
+integer errors = 0;
+
+task fail(input [8*72-1:0] what);
+    begin
+        $display("FAIL %0s (writes=%0d reads=%0d at %0t ns)", what, writes, reads, $time);
+        $fatal(1);
+    end
+endtask
+
+// ----------------------------------------------------- the core's side
+// What a read-only core word shows: a function of its address, only in the
+// clock after csr_re (junk otherwise, so a late sample is caught).
+function [31:0] ro_word(input [31:0] w);
+    ro_word = 32'h5eed0000 ^ (w * 32'h01000193);
+endfunction
+
+localparam integer CORE_WORDS = 1 << CSR_ADDR_BITS;
+reg [31:0] core_held [0:CORE_WORDS-1];      // the last csr_wdata per word
+integer    core_we [0:CORE_WORDS-1];        // csr_we pulses per word
+integer    core_re = 0;                     // csr_re pulses
+reg [31:0] want_core_held [0:CORE_WORDS-1];
+integer    want_core_we [0:CORE_WORDS-1];
+integer    want_core_re = 0;
+
+always @(posedge clk) begin
+    if (!rst) clocks = clocks + 1;
+    if (csr_we) begin
+        core_held[csr_addr] = {{(32-CSR_DATA_BITS){1'b0}}, csr_wdata};
+        core_we[csr_addr] = core_we[csr_addr] + 1;
+    end
+    if (csr_re) begin
+        core_re = core_re + 1;
+        csr_rdata <= ro_word({{(32-CSR_ADDR_BITS){1'b0}}, csr_addr});
+    end else begin
+        csr_rdata <= ~ro_word({{(32-CSR_ADDR_BITS){1'b0}}, csr_addr}) ^ clocks;
+    end
+end
+
+// ------------------------------------------------------------ the model
+reg [31:0]        model [0:(1 << (ADDR_WIDTH - 2))-1];   // configuration words as held
+reg [N_FLAGS-1:0] flags_model;
+integer           k;
+
+function [31:0] mask_of(input integer bits);
+    mask_of = bits >= 32 ? 32'hffffffff : (32'd1 << bits) - 32'd1;
+endfunction
+
+function [31:0] strobe_mask(input [3:0] s);
+    strobe_mask = {{8{s[3]}}, {8{s[2]}}, {8{s[1]}}, {8{s[0]}}};
+endfunction
+
+function read_ok(input [31:0] a);
+    read_ok = a[1:0] == 2'b00 && map_kind(a) != 0;
+endfunction
+
+function write_ok(input [31:0] a);
+    write_ok = a[1:0] == 2'b00 && (map_kind(a) == 1 || map_kind(a) == 2 || map_kind(a) == 5);
+endfunction
+
+function [31:0] read_expect(input [31:0] a);
+    begin
+        read_expect = 32'd0;
+        if (read_ok(a)) begin
+            case (map_kind(a))
+            1: read_expect = model[a[ADDR_WIDTH-1:2]];
+            3: read_expect = ro_word(a >> 2);
+            4: read_expect = status_words[32*map_status(a) +: 32];
+            5: read_expect = {{(32-N_FLAGS){1'b0}}, flags_model};
+            default: read_expect = 32'd0;
+            endcase
+        end
+    end
+endfunction
+
+task model_reset;
+    begin
+        for (k = 0; k < (1 << (ADDR_WIDTH - 2)); k = k + 1) model[k] = map_reset(k * 4);
+        for (k = 0; k < CORE_WORDS; k = k + 1) begin
+            core_held[k] = 32'd0;
+            core_we[k] = 0;
+            want_core_held[k] = 32'd0;
+            want_core_we[k] = 0;
+        end
+        flags_model = 0;
+        for (k = 0; k < 6; k = k + 1) prng[k] = 32'h9e3779b9 * (seed * 8 + k + 1) | 32'd1;
+        for (k = 0; k < NS; k = k + 1) status_words[32*k +: 32] = rnd(0);
+    end
+endtask
+
+// The effect of an accepted write.
+task model_write(input [31:0] a, input [31:0] d, input [3:0] s);
+    reg [31:0] m;
+    reg [31:0] merged;
+    begin
+        writes = writes + 1;
+        m = strobe_mask(s);
+        if (!write_ok(a)) begin
+            errors = errors + 1;
+        end else begin
+            case (map_kind(a))
+            1: begin
+                merged = (model[a[ADDR_WIDTH-1:2]] & ~m) | (d & m);
+                model[a[ADDR_WIDTH-1:2]] = merged & mask_of({26'd0, map_bits(a)});
+                want_core_we[a >> 2] = want_core_we[a >> 2] + 1;
+                want_core_held[a >> 2] = merged & mask_of(CSR_DATA_BITS);
+            end
+            2: begin
+                want_core_we[a >> 2] = want_core_we[a >> 2] + 1;
+                want_core_held[a >> 2] = d & m & mask_of(CSR_DATA_BITS);
+            end
+            5: flags_model = flags_model & ~(d[N_FLAGS-1:0] & m[N_FLAGS-1:0]);
+            default: ;
+            endcase
+        end
+    end
+endtask
+
+// A read made (accepted by the slave): a read-only core word pulses csr_re.
+task read_made(input [31:0] a);
+    begin
+        if (read_ok(a) && map_kind(a) == 3) want_core_re = want_core_re + 1;
+    end
+endtask
+
+// A read's answer against what was expected when it was made.
+task check_read(input [31:0] a, input [31:0] got, input okay, input legal, input [31:0] want, input want_ok);
+    begin
+        reads = reads + 1;
+        if (!legal) fail("an answer that is neither OKAY nor an error");
+        if (okay !== want_ok) begin
+            $display("FAIL read of 0x%0h answered %0s", a, okay ? "OKAY" : "with an error");
+            fail("wrong read response");
+        end
+        if (!okay) errors = errors + 1;
+        if (got !== (okay ? want : 32'd0)) begin
+            $display("FAIL read of 0x%0h gave 0x%0h, 0x%0h expected", a, got, okay ? want : 32'd0);
+            fail("wrong read data");
+        end
+    end
+endtask
+
+// A random address: mostly mapped words, some misaligned, some anywhere.
+task pick_addr(output [31:0] a);
+    integer r;
+    begin
+        r = $unsigned(rnd(0)) % 100;
+        a = map_addr($unsigned(rnd(0)) % MAP_COUNT);
+        if (r >= 60 && r < 75) a = a + 1 + $unsigned(rnd(0)) % 3;
+        if (r >= 75) a = ($unsigned(rnd(0)) % (1 << (ADDR_WIDTH - 2))) * 4;
+    end
+endtask
+
+// Between rounds: the core's port checked against the model, then maybe
+// flags raised and status words changed.
+task round_end;
+    reg [N_FLAGS-1:0] set;
+    begin
+        @(negedge clk);
+        for (k = 0; k < CORE_WORDS; k = k + 1) begin
+            if (core_we[k] != want_core_we[k]) begin
+                $display("FAIL core word %0d written %0d times, %0d expected", k, core_we[k], want_core_we[k]);
+                fail("the core's register port saw a wrong number of writes");
+            end
+            if (core_held[k] !== want_core_held[k]) begin
+                $display("FAIL core word %0d holds 0x%0h, 0x%0h expected", k, core_held[k], want_core_held[k]);
+                fail("the core's register port saw a wrong value");
+            end
+        end
+        if (core_re != want_core_re) fail("the core's read strobe pulsed a wrong number of times");
+        if (flags !== flags_model) fail("the flags differ from the model");
+        if (($unsigned(rnd(0)) % 100) < 30) begin
+            k = rnd(0);
+            set = k[N_FLAGS-1:0];
+            flag_set = set;
+            flags_model = flags_model | set;
+            @(negedge clk);
+            flag_set = 0;
+        end
+        if (($unsigned(rnd(0)) % 100) < 20) begin
+            k = $unsigned(rnd(0)) % NS;
+            status_words[32*k +: 32] = rnd(0);
+        end
+    end
+endtask
