@@ -46,6 +46,8 @@ reg clk = 1'b0;
 reg rst = 1'b1;
 always #5 clk = !clk;
 
+`include "netmeas_bus_tb_common.vh"
+
 // --------------------------------------------------------------- the bus
 reg  [ADDR_WIDTH-1:0] awaddr = 0;
 reg                   awvalid = 1'b0;
@@ -65,24 +67,6 @@ wire [1:0]            rresp;
 wire                  rvalid;
 reg                   rready = 1'b0;
 
-wire                  acc_valid;
-wire                  acc_we;
-wire [ADDR_WIDTH-1:0] acc_addr;
-wire [31:0]           acc_wdata;
-wire [3:0]            acc_wstrb;
-wire                  rsp_valid;
-wire                  rsp_err;
-wire [31:0]           rsp_rdata;
-
-wire                     csr_we;
-wire                     csr_re;
-wire [CSR_ADDR_BITS-1:0] csr_addr;
-wire [CSR_DATA_BITS-1:0] csr_wdata;
-reg  [31:0]              csr_rdata = 32'd0;
-reg  [32*NS-1:0]         status_words = 0;
-reg  [N_FLAGS-1:0]       flag_set = 0;
-wire [N_FLAGS-1:0]       flags;
-
 netmeas_axil_slave #(.ADDR_WIDTH(ADDR_WIDTH)) slave (
     .clk(clk), .rst(rst),
     .s_axil_awaddr(awaddr), .s_axil_awprot(3'b000), .s_axil_awvalid(awvalid), .s_axil_awready(awready),
@@ -94,15 +78,6 @@ netmeas_axil_slave #(.ADDR_WIDTH(ADDR_WIDTH)) slave (
     .rsp_valid(rsp_valid), .rsp_err(rsp_err), .rsp_rdata(rsp_rdata)
 );
 
-netmeas_tb_regs regs (
-    .clk(clk), .rst(rst),
-    .acc_valid(acc_valid), .acc_we(acc_we), .acc_addr(acc_addr), .acc_wdata(acc_wdata), .acc_wstrb(acc_wstrb),
-    .rsp_valid(rsp_valid), .rsp_err(rsp_err), .rsp_rdata(rsp_rdata),
-    .csr_we(csr_we), .csr_re(csr_re), .csr_addr(csr_addr), .csr_wdata(csr_wdata), .csr_rdata(csr_rdata),
-    .status_words(status_words), .flag_set(flag_set), .flags(flags)
-);
-
-`include "netmeas_bus_tb_common.vh"
 
 // ------------------------------------------------------------ the master
 // A batch: up to MAX_BATCH writes and as many reads, each channel issuing
@@ -118,10 +93,6 @@ reg        br_ok [0:MAX_BATCH-1];
 integer    nw;
 integer    nr;
 
-
-function chance(input integer pct, input integer draw);
-    chance = ($unsigned(draw) % 100) < pct;
-endfunction
 
 // The master works on falling edges: what it drives is sampled by the slave
 // at the next rising edge, and what it reads of the slave's registered

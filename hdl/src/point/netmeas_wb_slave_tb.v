@@ -36,6 +36,8 @@ reg clk = 1'b0;
 reg rst = 1'b1;
 always #5 clk = !clk;
 
+`include "netmeas_bus_tb_common.vh"
+
 // --------------------------------------------------------------- the bus
 reg  [ADDR_WIDTH-3:0] wb_adr = 0;
 reg  [31:0]           wb_dat_w = 0;
@@ -49,24 +51,6 @@ wire                  wb_ack;
 wire                  wb_err;
 wire [31:0]           wb_byte_addr = {{(32-ADDR_WIDTH){1'b0}}, wb_adr, 2'b00};
 
-wire                  acc_valid;
-wire                  acc_we;
-wire [ADDR_WIDTH-1:0] acc_addr;
-wire [31:0]           acc_wdata;
-wire [3:0]            acc_wstrb;
-wire                  rsp_valid;
-wire                  rsp_err;
-wire [31:0]           rsp_rdata;
-
-wire                     csr_we;
-wire                     csr_re;
-wire [CSR_ADDR_BITS-1:0] csr_addr;
-wire [CSR_DATA_BITS-1:0] csr_wdata;
-reg  [31:0]              csr_rdata = 32'd0;
-reg  [32*NS-1:0]         status_words = 0;
-reg  [N_FLAGS-1:0]       flag_set = 0;
-wire [N_FLAGS-1:0]       flags;
-
 netmeas_wb_slave #(.ADDR_WIDTH(ADDR_WIDTH)) slave (
     .clk(clk), .rst(rst),
     .wb_adr_i(wb_adr), .wb_dat_i(wb_dat_w), .wb_dat_o(wb_dat_r), .wb_sel_i(wb_sel), .wb_we_i(wb_we),
@@ -75,19 +59,6 @@ netmeas_wb_slave #(.ADDR_WIDTH(ADDR_WIDTH)) slave (
     .rsp_valid(rsp_valid), .rsp_err(rsp_err), .rsp_rdata(rsp_rdata)
 );
 
-netmeas_tb_regs regs (
-    .clk(clk), .rst(rst),
-    .acc_valid(acc_valid), .acc_we(acc_we), .acc_addr(acc_addr), .acc_wdata(acc_wdata), .acc_wstrb(acc_wstrb),
-    .rsp_valid(rsp_valid), .rsp_err(rsp_err), .rsp_rdata(rsp_rdata),
-    .csr_we(csr_we), .csr_re(csr_re), .csr_addr(csr_addr), .csr_wdata(csr_wdata), .csr_rdata(csr_rdata),
-    .status_words(status_words), .flag_set(flag_set), .flags(flags)
-);
-
-`include "netmeas_bus_tb_common.vh"
-
-function chance(input integer pct, input integer draw);
-    chance = ($unsigned(draw) % 100) < pct;
-endfunction
 
 // ------------------------------------------- accesses awaiting answers
 reg        q_we [0:15];
