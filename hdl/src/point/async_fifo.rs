@@ -82,16 +82,6 @@ pub struct FifoOutcome {
     pub max_latency_ps: u64,
 }
 
-/// Half of a clock period of `mhz`, whole ps.
-fn half_ps(mhz: f64) -> Result<u64, String> {
-    let h = (1e6 / mhz / 2.0).round();
-    if mhz.is_finite() && mhz > 0.0 && h >= 1.0 {
-        Ok(h as u64)
-    } else {
-        Err(format!("{mhz} MHz is not a usable clock"))
-    }
-}
-
 impl FifoRun {
     /// The testbench's plusargs.
     fn plusargs(&self) -> Result<Vec<String>, String> {
@@ -99,8 +89,8 @@ impl FifoRun {
             return Err(format!("not a usable FIFO run: {self:?}"));
         }
         let args = [
-            ("S_HALF_PS", half_ps(self.s_mhz)?),
-            ("M_HALF_PS", half_ps(self.m_mhz)?),
+            ("S_HALF_PS", sim::half_ps(self.s_mhz)?),
+            ("M_HALF_PS", sim::half_ps(self.m_mhz)?),
             ("M_PHASE_PS", self.m_phase_ps),
             ("WRITE_PCT", self.write_pct.into()),
             ("READ_PCT", self.read_pct.into()),

@@ -88,3 +88,13 @@ pub fn pass_fields(out: &str) -> Result<impl Fn(&str) -> Result<u64, String> + '
             .ok_or_else(|| format!("no {name} in `{pass}`"))
     })
 }
+
+/// Half of a clock period of `mhz`, whole ps (the testbenches' clocks).
+pub fn half_ps(mhz: f64) -> Result<u64, String> {
+    let h = (1e6 / mhz / 2.0).round();
+    if mhz.is_finite() && mhz > 0.0 && h >= 1.0 {
+        Ok(h as u64)
+    } else {
+        Err(format!("{mhz} MHz is not a usable clock"))
+    }
+}
