@@ -168,6 +168,12 @@ pub trait CoreSpec: Clone + Debug + PartialEq + Serialize + DeserializeOwned + S
     }
     /// The synthesis reference.
     fn reference(&self) -> Reference;
+    /// How the block sits in a measurement point behind the frame parser
+    /// (`docs/cores/point.md`): which record field each packet input takes
+    /// and how its epochs flip; `None` if it takes no frames.
+    fn point_binding(&self) -> Option<crate::point::binding::PointBinding> {
+        None
+    }
     /// The Verilog (module `top`) and port list of the validated config.
     fn generate(&self) -> (String, Vec<Port>);
     /// The datasheet's rules on the block's streams.
@@ -204,6 +210,8 @@ pub trait AnyConfig: Debug + Send + Sync {
     fn extra_files(&self, top: &str) -> Vec<(String, String)>;
     /// See [`CoreSpec::reference`].
     fn reference(&self) -> Reference;
+    /// See [`CoreSpec::point_binding`].
+    fn point_binding(&self) -> Option<crate::point::binding::PointBinding>;
     /// See [`CoreSpec::generate`].
     fn generate(&self) -> (String, Vec<Port>);
     /// See [`CoreSpec::stream_rule`].
@@ -242,6 +250,9 @@ impl<C: CoreSpec> AnyConfig for C {
     }
     fn reference(&self) -> Reference {
         CoreSpec::reference(self)
+    }
+    fn point_binding(&self) -> Option<crate::point::binding::PointBinding> {
+        CoreSpec::point_binding(self)
     }
     fn generate(&self) -> (String, Vec<Port>) {
         CoreSpec::generate(self)

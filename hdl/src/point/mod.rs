@@ -5,7 +5,11 @@
 //! slaves.
 
 pub mod async_fifo;
+pub mod binding;
 pub mod bus;
 pub mod cdc;
+pub mod cosim;
+pub mod counters;
 pub mod regs;
 pub mod sim;
+pub mod top;

@@ -1,8 +1,38 @@
 // The part of the bus slaves' testbenches that does not depend on the bus
 // (included inside netmeas_axil_slave_tb and netmeas_wb_slave_tb, after
-// the map and the register block's signals): the model of the map, the
-// core's side of the register port, the point's status and flag inputs,
-// and the checks.
+// the map, NS, clk and rst): the register block and its signals, the
+// model of the map, the core's side of the register port, the point's
+// status and flag inputs, and the checks.
+
+// ------------------------------------------------ the register block
+localparam integer NC = N_CMDS > 0 ? N_CMDS : 1;
+
+wire                  acc_valid;
+wire                  acc_we;
+wire [ADDR_WIDTH-1:0] acc_addr;
+wire [31:0]           acc_wdata;
+wire [3:0]            acc_wstrb;
+wire                  rsp_valid;
+wire                  rsp_err;
+wire [31:0]           rsp_rdata;
+
+wire                     csr_we;
+wire                     csr_re;
+wire [CSR_ADDR_BITS-1:0] csr_addr;
+wire [CSR_DATA_BITS-1:0] csr_wdata;
+reg  [31:0]              csr_rdata = 32'd0;
+reg  [32*NS-1:0]         status_words = 0;
+reg  [N_FLAGS-1:0]       flag_set = 0;
+wire [N_FLAGS-1:0]       flags;
+wire [NC-1:0]            cmd_pulse;
+
+netmeas_tb_regs regs (
+    .clk(clk), .rst(rst),
+    .acc_valid(acc_valid), .acc_we(acc_we), .acc_addr(acc_addr), .acc_wdata(acc_wdata), .acc_wstrb(acc_wstrb),
+    .rsp_valid(rsp_valid), .rsp_err(rsp_err), .rsp_rdata(rsp_rdata),
+    .csr_we(csr_we), .csr_re(csr_re), .csr_addr(csr_addr), .csr_wdata(csr_wdata), .csr_rdata(csr_rdata),
+    .status_words(status_words), .flag_set(flag_set), .flags(flags), .cmd_pulse(cmd_pulse)
+);
 
 // Random numbers: xorshift32, one state per stream (0 the master's choices,
 // 1..5 the AXI channels' timing), the same sequence in every simulator.
@@ -31,6 +61,10 @@ task fail(input [8*72-1:0] what);
     end
 endtask
 
+function chance(input integer pct, input integer draw);
+    chance = ($unsigned(draw) % 100) < pct;
+endfunction
+
 // ----------------------------------------------------- the core's side
 // What a read-only core word shows: a function of its address, only in the
 // clock after csr_re (junk otherwise, so a late sample is caught).
@@ -45,9 +79,14 @@ integer    core_re = 0;                     // csr_re pulses
 reg [31:0] want_core_held [0:CORE_WORDS-1];
 integer    want_core_we [0:CORE_WORDS-1];
 integer    want_core_re = 0;
+integer    cmd_seen [0:NC-1];               // cmd_pulse pulses per command
+integer    want_cmd [0:NC-1];
+integer    cmd_k;
+integer    cmd_i;
 
 always @(posedge clk) begin
     if (!rst) clocks = clocks + 1;
+    for (cmd_k = 0; cmd_k < NC; cmd_k = cmd_k + 1) if (cmd_pulse[cmd_k]) cmd_seen[cmd_k] = cmd_seen[cmd_k] + 1;
     if (csr_we) begin
         core_held[csr_addr] = {{(32-CSR_DATA_BITS){1'b0}}, csr_wdata};
         core_we[csr_addr] = core_we[csr_addr] + 1;
@@ -78,7 +117,7 @@ function read_ok(input [31:0] a);
 endfunction
 
 function write_ok(input [31:0] a);
-    write_ok = a[1:0] == 2'b00 && (map_kind(a) == 1 || map_kind(a) == 2 || map_kind(a) == 5);
+    write_ok = a[1:0] == 2'b00 && (map_kind(a) == 1 || map_kind(a) == 2 || map_kind(a) == 5 || map_kind(a) == 6);
 endfunction
 
 function [31:0] read_expect(input [31:0] a);
@@ -106,6 +145,10 @@ task model_reset;
             want_core_we[k] = 0;
         end
         flags_model = 0;
+        for (k = 0; k < NC; k = k + 1) begin
+            cmd_seen[k] = 0;
+            want_cmd[k] = 0;
+        end
         for (k = 0; k < 6; k = k + 1) prng[k] = 32'h9e3779b9 * (seed * 8 + k + 1) | 32'd1;
         for (k = 0; k < NS; k = k + 1) status_words[32*k +: 32] = rnd(0);
     end
@@ -133,6 +176,10 @@ task model_write(input [31:0] a, input [31:0] d, input [3:0] s);
                 want_core_held[a >> 2] = d & m & mask_of(CSR_DATA_BITS);
             end
             5: flags_model = flags_model & ~(d[N_FLAGS-1:0] & m[N_FLAGS-1:0]);
+            6: if (d[0] && s[0]) begin
+                cmd_i = {24'd0, map_cmd(a)};
+                want_cmd[cmd_i] = want_cmd[cmd_i] + 1;
+            end
             default: ;
             endcase
         end
@@ -191,6 +238,12 @@ task round_end;
             end
         end
         if (core_re != want_core_re) fail("the core's read strobe pulsed a wrong number of times");
+        for (k = 0; k < NC; k = k + 1) begin
+            if (cmd_seen[k] != want_cmd[k]) begin
+                $display("FAIL command %0d pulsed %0d times, %0d expected", k, cmd_seen[k], want_cmd[k]);
+                fail("a command pulsed a wrong number of times");
+            end
+        end
         if (flags !== flags_model) fail("the flags differ from the model");
         if (($unsigned(rnd(0)) % 100) < 30) begin
             k = rnd(0);

@@ -16,6 +16,9 @@
 //! - a status word of the point (frames seen, dropped records, …): read
 //!   only, sampled at the access;
 //! - the flags word: sticky bits set by `flag_set`, cleared by writing 1;
+//! - a command word of the point (an epoch flip, a clear): a write with
+//!   bit 0 set (byte 0 strobed) gives one pulse on `cmd_pulse` the next
+//!   clock, a read gives 0;
 //! - anything else, a misaligned address, or a write to a read-only word:
 //!   an error response (AXI `SLVERR`, Wishbone `ERR`) and no side effect.
 //!
@@ -42,12 +45,14 @@ pub enum WordKind {
     Status(usize),
     /// The sticky flags (write 1 to clear).
     Flags,
+    /// Command `i` of the point (write 1 to pulse).
+    Command(usize),
 }
 
 impl WordKind {
     /// Whether a write is answered with `OKAY`.
     pub fn writable(self) -> bool {
-        matches!(self, WordKind::Core(Access::Rw | Access::Wo) | WordKind::Flags)
+        matches!(self, WordKind::Core(Access::Rw | Access::Wo) | WordKind::Flags | WordKind::Command(_))
     }
 }
 
@@ -93,6 +98,8 @@ pub struct PointRegs {
     pub status: Vec<PointField>,
     /// Sticky flags, bit by bit, in the word after the status words.
     pub flags: Vec<PointField>,
+    /// Commands, one word each after the flags word.
+    pub commands: Vec<PointField>,
 }
 
 impl PointRegs {
@@ -107,6 +114,9 @@ impl PointRegs {
         }
         if self.flags.is_empty() || self.flags.len() > 32 {
             return Err(format!("{}: {} flags: the flags word holds 1..=32", self.module, self.flags.len()));
+        }
+        if self.commands.len() > 32 {
+            return Err(format!("{}: {} commands: the block takes at most 32", self.module, self.commands.len()));
         }
         let mut seen = std::collections::HashSet::new();
         for r in &self.core {
@@ -131,7 +141,7 @@ impl PointRegs {
 
     /// Width of the access port's byte address.
     pub fn addr_width(&self) -> u32 {
-        let end = self.point_base() + 4 * (self.status.len() as u32 + 1);
+        let end = self.flags_addr() + 4 * (1 + self.commands.len() as u32);
         32 - (end - 1).leading_zeros()
     }
 
@@ -141,8 +151,13 @@ impl PointRegs {
     }
 
     /// The register block of `core` (an export of a block with registers)
-    /// with the point's `status` words and `flags`.
-    pub fn for_core(core: &Exported, status: Vec<PointField>, flags: Vec<PointField>) -> Result<Self, String> {
+    /// with the point's `status` words, `flags` and `commands`.
+    pub fn for_core(
+        core: &Exported,
+        status: Vec<PointField>,
+        flags: Vec<PointField>,
+        commands: Vec<PointField>,
+    ) -> Result<Self, String> {
         let csr_addr_bits = core
             .ports
             .iter()
@@ -156,6 +171,7 @@ impl PointRegs {
             csr_data_bits: core.config.csr_data_bits(),
             status,
             flags,
+            commands,
         };
         regs.check()?;
         Ok(regs)
@@ -195,6 +211,14 @@ impl PointRegs {
                 flags_doc.collect::<Vec<_>>().join("; ")
             ),
         });
+        words.extend(self.commands.iter().enumerate().map(|(i, f)| BusWord {
+            name: f.name.clone(),
+            addr: self.flags_addr() + 4 * (1 + i as u32),
+            bits: 1,
+            reset: 0,
+            kind: WordKind::Command(i),
+            doc: format!("{} (write 1: one pulse; reads 0)", f.doc),
+        }));
         words.sort_by_key(|w| w.addr);
         words
     }
@@ -204,7 +228,7 @@ impl PointRegs {
         self.check()?;
         let aw = self.addr_width();
         let (ca, cd) = (self.csr_addr_bits, self.csr_data_bits);
-        let (ns, nf) = (self.status.len(), self.flags.len());
+        let (ns, nf, nc) = (self.status.len(), self.flags.len(), self.commands.len());
         let has_ro = self.core.iter().any(|r| r.access == Access::Ro);
         let words = self.words();
         let rw: Vec<&BusWord> = words.iter().filter(|w| w.kind == WordKind::Core(Access::Rw)).collect();
@@ -250,7 +274,13 @@ impl PointRegs {
         let _ =
             writeln!(w, "    input  wire [{}:0]  status_words,   // word i in bits 32i+31..32i", 32 * ns.max(1) - 1);
         let _ = writeln!(w, "    input  wire [{}:0]    flag_set,       // sets the sticky flags", nf - 1);
-        let _ = writeln!(w, "    output reg  [{}:0]    flags", nf - 1);
+        let _ = writeln!(w, "    output reg  [{}:0]    flags,", nf - 1);
+        let _ = writeln!(
+            w,
+            "    output reg  [{}:0]    cmd_pulse       // the point's commands{}",
+            nc.max(1) - 1,
+            if nc == 0 { " (none: 0)" } else { "" }
+        );
         let _ = writeln!(w, ");\n");
         let _ = writeln!(w, "wire aligned = acc_addr[1:0] == 2'b00;");
         let _ = writeln!(w, "wire [{}:0] word = acc_addr[{}:2];", aw - 3, aw - 1);
@@ -326,7 +356,7 @@ impl PointRegs {
                 WordKind::Core(Access::Rw) => widen(&format!("cfg_{}", ident(&x.name)), x.bits),
                 WordKind::Status(i) => format!("status_words[{}:{}]", 32 * i + 31, 32 * i),
                 WordKind::Flags => widen("flags", x.bits),
-                WordKind::Core(_) => continue,
+                WordKind::Core(_) | WordKind::Command(_) => continue,
             };
             let _ = writeln!(w, "        {}'d{}: rdata_q <= {value};", aw - 2, x.addr / 4);
         }
@@ -348,6 +378,25 @@ impl PointRegs {
         let _ = writeln!(w, "        default: ;");
         let _ = writeln!(w, "        endcase");
         let _ = writeln!(w, "    end");
+        let pulses: Vec<String> = words
+            .iter()
+            .filter_map(|x| match x.kind {
+                WordKind::Command(i) => Some((i, x.addr / 4)),
+                _ => None,
+            })
+            .map(|(i, a)| {
+                format!(
+                    "    cmd_pulse[{i}] <= acc_valid && acc_we && aligned && word == {}'d{a} && acc_wstrb[0] && acc_wdata[0];",
+                    aw - 2
+                )
+            })
+            .collect();
+        if pulses.is_empty() {
+            let _ = writeln!(w, "    cmd_pulse <= 1'b0;");
+        }
+        for p in pulses {
+            let _ = writeln!(w, "{p}");
+        }
         let _ = writeln!(w, "    // Set wins over a clear in the same clock: no event is lost.");
         let _ = writeln!(
             w,
@@ -362,6 +411,7 @@ impl PointRegs {
         }
         let _ = writeln!(w, "        rdata_q <= 32'd0;");
         let _ = writeln!(w, "        flags <= {nf}'d0;");
+        let _ = writeln!(w, "        cmd_pulse <= {}'d0;", nc.max(1));
         for x in &rw {
             let _ = writeln!(w, "        cfg_{} <= {}'h{:x};", ident(&x.name), x.bits, x.reset);
         }
@@ -389,11 +439,13 @@ impl PointRegs {
         let _ = writeln!(w, "localparam integer CSR_DATA_BITS = {};", self.csr_data_bits);
         let _ = writeln!(w, "localparam integer N_STATUS = {};", self.status.len());
         let _ = writeln!(w, "localparam integer N_FLAGS = {};", self.flags.len());
+        let _ = writeln!(w, "localparam integer N_CMDS = {};", self.commands.len());
         let _ =
             writeln!(w, "localparam integer HAS_RO = {};", u8::from(self.core.iter().any(|r| r.access == Access::Ro)));
         let _ = writeln!(w, "localparam integer MAP_COUNT = {};", words.len());
         let _ =
-            writeln!(w, "// Kinds: 0 unmapped, 1 configuration, 2 command, 3 core status, 4 point status, 5 flags.");
+            writeln!(w, "// Kinds: 0 unmapped, 1 configuration, 2 command, 3 core status, 4 point status, 5 flags,");
+        let _ = writeln!(w, "// 6 point command.");
         let table = |w: &mut String, name: &str, width: u32, arg: &str, rows: Vec<(u32, String)>| {
             let _ = writeln!(w, "function [{}:0] {name}(input [31:0] {arg});", width - 1);
             let _ = writeln!(w, "    begin");
@@ -419,6 +471,7 @@ impl PointRegs {
             WordKind::Core(Access::Ro) => 3,
             WordKind::Status(_) => 4,
             WordKind::Flags => 5,
+            WordKind::Command(_) => 6,
         };
         table(w, "map_kind", 3, "a", words.iter().map(|x| (x.addr, kind(x.kind).to_string())).collect());
         table(w, "map_bits", 6, "a", words.iter().map(|x| (x.addr, x.bits.to_string())).collect());
@@ -428,6 +481,11 @@ impl PointRegs {
             _ => None,
         });
         table(w, "map_status", 8, "a", status.collect());
+        let cmds = words.iter().filter_map(|x| match x.kind {
+            WordKind::Command(i) => Some((x.addr, i.to_string())),
+            _ => None,
+        });
+        table(w, "map_cmd", 8, "a", cmds.collect());
         v
     }
 }
@@ -450,5 +508,6 @@ fn kind_text(kind: WordKind) -> String {
         WordKind::Core(Access::Ro) => "core, read only (csr_re/csr_rdata)".into(),
         WordKind::Status(i) => format!("point status word {i}, read only"),
         WordKind::Flags => "point flags, write 1 to clear".into(),
+        WordKind::Command(i) => format!("point command {i}, write 1 to pulse"),
     }
 }

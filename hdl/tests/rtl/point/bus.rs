@@ -26,13 +26,14 @@ fn field(name: &str) -> PointField {
 }
 
 /// The point's registers around the default config of `core`: four status
-/// words and three flags, as a point shows them.
+/// words, three flags and two commands, as a point shows them.
 fn point_regs(core: &str) -> PointRegs {
     let cfg = registry::core(core).unwrap().default_config(None).unwrap();
     let exported: Exported = export(&cfg).unwrap();
     let status = ["FRAMES", "PARSED", "UNPARSED", "DROPPED"].map(field).to_vec();
     let flags = ["FIFO_OVERFLOW", "DROPPED", "COUNTER_WRAP"].map(field).to_vec();
-    PointRegs::for_core(&exported, status, flags).unwrap()
+    let commands = ["EPOCH_FLIP", "OVF_CLEAR"].map(field).to_vec();
+    PointRegs::for_core(&exported, status, flags, commands).unwrap()
 }
 
 /// The runs: steady, everything at once, slow masters, slow response takers.
@@ -66,7 +67,7 @@ fn the_register_map_places_core_words_point_words_and_flags() {
     let regs = point_regs("fridge");
     let words = regs.words();
     let fridge = netmeas_sim::fridge::FridgeConfig::default();
-    assert_eq!(regs.core.len() + 4 + 1, words.len());
+    assert_eq!(regs.core.len() + 4 + 1 + 2, words.len());
     for r in &regs.core {
         let w = words.iter().find(|w| w.name == r.name).unwrap();
         assert_eq!((w.addr, w.kind), (4 * r.addr, WordKind::Core(r.access)));
@@ -76,8 +77,10 @@ fn the_register_map_places_core_words_point_words_and_flags() {
     let base = regs.point_base();
     assert!(words.iter().filter(|w| matches!(w.kind, WordKind::Core(_))).all(|w| w.addr < base));
     assert_eq!(words.iter().find(|w| w.name == "DROPPED" && w.kind == WordKind::Status(3)).unwrap().addr, base + 12);
-    assert_eq!(words.last().unwrap().kind, WordKind::Flags);
-    assert_eq!(words.last().unwrap().addr, base + 16);
+    let flags = words.iter().find(|w| w.kind == WordKind::Flags).unwrap();
+    assert_eq!(flags.addr, base + 16);
+    assert_eq!(words.last().unwrap().kind, WordKind::Command(1));
+    assert_eq!(words.last().unwrap().addr, base + 24);
     assert!(fridge.fridges() >= 1);
 }
 

@@ -1,2 +1,4 @@
 mod async_fifo;
 mod bus;
+mod counters;
+mod packaged;

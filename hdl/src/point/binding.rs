@@ -1,0 +1,138 @@
+//! How a core sits in a measurement point: which field of the frame
+//! parser's record each of its packet inputs takes, which records become
+//! packets, and how its epochs are flipped. This is the one piece each
+//! core gives ([`crate::registry::CoreSpec::point_binding`]); the rest of
+//! the core's ports are wired by name (`docs/cores/point.md`).
+//!
+//! The record is what the frame parser gives for a frame
+//! (`docs/cores/frame-parser.md`): the packet key of LDA §III-C/§V and
+//! MAPLE §4, the flow ID of the bandwidth paper's culprits (§3.3), the
+//! class byte of the LDA classifier (§V), the fridges' role and match ID
+//! (Zheng et al. §2, §6.1).
+
+/// A field of the frame parser's record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecordField {
+    /// Ingress time, ns (64 bits).
+    Ts,
+    /// Frame length, bytes (16 bits).
+    Len,
+    /// Packet key {src, dst, sport, dport, proto, IP ID} (120 bits).
+    Key,
+    /// Flow ID: H3 of the 5-tuple (32 bits).
+    Flow,
+    /// IPv4 type of service, IPv6 traffic class (8 bits).
+    Class,
+    /// Fridge role: 0 neither, 1 request, 2 response (2 bits).
+    Role,
+    /// Fridge match ID (32 bits).
+    Match,
+}
+
+impl RecordField {
+    /// Every field, from the record's most significant end.
+    pub const ALL: [RecordField; 7] = [
+        RecordField::Ts,
+        RecordField::Len,
+        RecordField::Key,
+        RecordField::Flow,
+        RecordField::Class,
+        RecordField::Role,
+        RecordField::Match,
+    ];
+
+    /// Its width in bits.
+    pub fn bits(self) -> u32 {
+        match self {
+            RecordField::Ts => 64,
+            RecordField::Len => 16,
+            RecordField::Key => 120,
+            RecordField::Flow | RecordField::Match => 32,
+            RecordField::Class => 8,
+            RecordField::Role => 2,
+        }
+    }
+
+    /// The frame parser's output port that gives it.
+    pub fn parser_port(self) -> &'static str {
+        match self {
+            RecordField::Ts => "m_ts",
+            RecordField::Len => "m_len",
+            RecordField::Key => "m_key",
+            RecordField::Flow => "m_flow",
+            RecordField::Class => "m_class",
+            RecordField::Role => "m_role",
+            RecordField::Match => "m_match",
+        }
+    }
+
+    /// Its lowest bit in the packed record that crosses the FIFO
+    /// ({ts, len, key, flow, class, role, match}, match at bit 0).
+    pub fn lsb(self) -> u32 {
+        let i = RecordField::ALL.iter().position(|&f| f == self).expect("a field");
+        RecordField::ALL[i + 1..].iter().map(|f| f.bits()).sum()
+    }
+}
+
+/// The packed record's width: 274 bits.
+pub const RECORD_BITS: u32 = 274;
+
+/// What a core's packet input takes from the record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecordSource {
+    /// The field's low bits (zero-extended if the port is wider).
+    Field(RecordField),
+    /// 1 when the fridge role is this value (1 request, 2 response).
+    RoleIs(u8),
+}
+
+/// A core's place in a measurement point.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PointBinding {
+    /// Each packet input (besides `s_valid`) and what it takes.
+    pub packet: Vec<(String, RecordSource)>,
+    /// Only records with a fridge role (a request or a response) become
+    /// packets; the others are taken from the FIFO and left.
+    pub role_only: bool,
+    /// The epoch flip: the request input and, if the core has one, the
+    /// output that says a request is taken this clock (a request is held
+    /// until then; without one it is a one-clock pulse).
+    pub flip: Option<(String, Option<String>)>,
+    /// The read-out's last-beat output (`m_ro_last`, DBM's `m_ro_end`).
+    pub readout_last: String,
+}
+
+impl PointBinding {
+    /// The Verilog expression of `src` for a port of `bits` bits, from the
+    /// record unpacked into `rec` (the FIFO's output).
+    pub fn expression(src: RecordSource, bits: u32, rec: &str) -> String {
+        match src {
+            RecordSource::Field(f) => {
+                let take = bits.min(f.bits());
+                let slice = format!("{rec}[{}:{}]", f.lsb() + take - 1, f.lsb());
+                if take < bits { format!("{{{}'d0, {slice}}}", bits - take) } else { slice }
+            }
+            RecordSource::RoleIs(v) => {
+                let r = RecordField::Role;
+                let e = format!("({rec}[{}:{}] == 2'd{v})", r.lsb() + 1, r.lsb());
+                if bits > 1 { format!("{{{}'d0, {e}}}", bits - 1) } else { e }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_record_packs_to_274_bits_match_first() {
+        assert_eq!(RecordField::ALL.iter().map(|f| f.bits()).sum::<u32>(), RECORD_BITS);
+        assert_eq!(RecordField::Match.lsb(), 0);
+        assert_eq!(RecordField::Role.lsb(), 32);
+        assert_eq!(RecordField::Ts.lsb() + 64, RECORD_BITS);
+        assert_eq!(PointBinding::expression(RecordSource::Field(RecordField::Ts), 40, "r"), "r[249:210]");
+        assert_eq!(PointBinding::expression(RecordSource::Field(RecordField::Class), 10, "r"), "{2'd0, r[41:34]}");
+        assert_eq!(PointBinding::expression(RecordSource::RoleIs(2), 1, "r"), "(r[33:32] == 2'd2)");
+    }
+}

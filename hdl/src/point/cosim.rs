@@ -1,0 +1,198 @@
+//! Co-simulation of a packaged measurement point from raw frames
+//! (`docs/cores/point.md`): the frames become AXI4-Stream beats (the
+//! `tkeep` tail each frame's length gives, idle clocks between frames and
+//! now and then inside one, the MAC's timestamp and bad-frame flag in
+//! `tuser`), the point's testbench (`netmeas_point_tb.v`) drives them in
+//! Icarus Verilog or Verilator, ends the epoch over AXI4-Lite, takes the
+//! read-out and reads every status word; [`PointRun`] is what it saw, for
+//! the caller to compare with the golden model fed by the host's reader.
+
+use super::sim::{self, Simulator};
+use super::top::PointDesign;
+use netmeas_sim::prng::SplitMix64;
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The point's testbench (module `netmeas_point_tb`).
+pub const TESTBENCH: &str = include_str!("netmeas_point_tb.v");
+
+/// One frame as the MAC delivers it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MacFrame {
+    /// Ingress time, ns (`tuser[64:1]` on the first beat).
+    pub ts_ns: u64,
+    /// The bytes, no FCS (at least one).
+    pub bytes: Vec<u8>,
+    /// The MAC's bad-frame flag (`tuser[0]` on the last beat).
+    pub bad: bool,
+}
+
+/// The beat file's lines for `frames` on a `data_bits` bus: one line per
+/// MAC clock (see the testbench's header), with 0–3 idle clocks between
+/// frames and, one beat in 16, an idle clock inside a frame, drawn from
+/// `seed`; idle lanes and idle clocks carry random bytes.
+pub fn beat_lines(frames: &[MacFrame], data_bits: u32, seed: u64) -> Result<Vec<String>, String> {
+    let lanes = (data_bits / 8) as usize;
+    let mut rng = SplitMix64::new(seed);
+    let mut lines = Vec::new();
+    let junk = |rng: &mut SplitMix64| (0..lanes).map(|_| rng.next_u64() as u8).collect::<Vec<u8>>();
+    for (n, f) in frames.iter().enumerate() {
+        if f.bytes.is_empty() {
+            return Err(format!("frame {n} is empty"));
+        }
+        for _ in 0..rng.below(4) {
+            let j = junk(&mut rng);
+            lines.push(line(false, false, 0, false, 0, &j, lanes));
+        }
+        let beats = f.bytes.len().div_ceil(lanes);
+        for b in 0..beats {
+            if b > 0 && rng.below(16) == 0 {
+                let j = junk(&mut rng);
+                lines.push(line(false, false, 0, false, 0, &j, lanes));
+            }
+            let chunk = &f.bytes[b * lanes..f.bytes.len().min((b + 1) * lanes)];
+            let mut data = junk(&mut rng);
+            data[..chunk.len()].copy_from_slice(chunk);
+            let keep = if chunk.len() == lanes { u64::MAX } else { (1u64 << chunk.len()) - 1 };
+            let last = b + 1 == beats;
+            lines.push(line(true, last, f.ts_ns, last && f.bad, keep, &data, lanes));
+        }
+    }
+    Ok(lines)
+}
+
+/// One line: {tvalid, tlast, tuser[64:0], tkeep, tdata} in hex.
+fn line(valid: bool, last: bool, ts: u64, bad: bool, keep: u64, data: &[u8], lanes: usize) -> String {
+    // Bits from the least significant: tdata (8·lanes), tkeep (lanes), tuser (65), tlast, tvalid.
+    let total = 8 * lanes + lanes + 65 + 2;
+    let mut bits = vec![false; total];
+    for (i, byte) in data.iter().enumerate() {
+        for k in 0..8 {
+            bits[8 * i + k] = byte >> k & 1 == 1;
+        }
+    }
+    let at = 8 * lanes;
+    for k in 0..lanes {
+        bits[at + k] = keep >> k & 1 == 1;
+    }
+    let at = at + lanes;
+    bits[at] = bad;
+    for k in 0..64 {
+        bits[at + 1 + k] = ts >> k & 1 == 1;
+    }
+    bits[at + 65] = last;
+    bits[at + 66] = valid;
+    hex(&bits)
+}
+
+/// Bits (least significant first) as hex, most significant digit first.
+fn hex(bits: &[bool]) -> String {
+    let digits = bits.len().div_ceil(4);
+    let mut s = String::with_capacity(digits);
+    for d in (0..digits).rev() {
+        let v = (0..4).filter(|&k| bits.get(4 * d + k).copied().unwrap_or(false)).fold(0u8, |a, k| a | 1 << k);
+        let _ = write!(s, "{v:x}");
+    }
+    s
+}
+
+/// What the testbench saw.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PointRun {
+    /// The read-out beats: `TDATA` as little-endian bytes, and `TLAST`.
+    pub readout: Vec<(Vec<u8>, bool)>,
+    /// Every status word, by index.
+    pub status: Vec<u32>,
+}
+
+impl PointRun {
+    /// A field of a read-out beat: `bits` (≤ 64) from bit `lsb`.
+    pub fn field(beat: &[u8], lsb: u32, bits: u32) -> u64 {
+        (0..bits).fold(0u64, |v, k| {
+            let b = (lsb + k) as usize;
+            v | (u64::from(beat.get(b / 8).copied().unwrap_or(0) >> (b % 8) & 1) << k)
+        })
+    }
+}
+
+/// The clocks and the read-out's back-pressure of a run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PointClocks {
+    /// MAC clock, MHz.
+    pub s_mhz: f64,
+    /// Core clock, MHz.
+    pub m_mhz: f64,
+    /// Core clocks after reset before the first frame (the core clears its memories).
+    pub wait_clocks: u32,
+    /// Chance of `m_axis_tready` per core clock, %.
+    pub ready_pct: u32,
+}
+
+impl Default for PointClocks {
+    /// A 10G MAC's 156.25 MHz, a 200 MHz core.
+    fn default() -> Self {
+        PointClocks { s_mhz: 156.25, m_mhz: 200.0, wait_clocks: 5000, ready_pct: 70 }
+    }
+}
+
+/// The point's testbench built in one simulator.
+pub struct PointSim {
+    dir: PathBuf,
+    command: Vec<PathBuf>,
+}
+
+impl PointSim {
+    /// Builds the testbench of `design` (on AXI4-Lite) in `sim`, in the scratch folder `dir`.
+    pub fn new(sim: Simulator, dir: &Path, design: &PointDesign) -> Result<Self, String> {
+        let map = design.testbench_map()?;
+        let mut files: Vec<(String, &str)> = design.files.iter().map(|(n, v)| (n.clone(), v.as_str())).collect();
+        files.push(("netmeas_point_tb.v".into(), TESTBENCH));
+        files.push(("netmeas_point_tb_map.vh".into(), map.as_str()));
+        let command = sim::build(sim, dir, "netmeas_point_tb", &files, &[])?;
+        Ok(PointSim { dir: dir.to_path_buf(), command })
+    }
+
+    /// Runs the frames through the point: what the testbench saw.
+    pub fn run(
+        &self,
+        design: &PointDesign,
+        frames: &[MacFrame],
+        clocks: &PointClocks,
+        seed: u32,
+    ) -> Result<PointRun, String> {
+        let lines = beat_lines(frames, design.data_bits, u64::from(seed))?;
+        let beats = self.dir.join("beats.hex");
+        std::fs::write(&beats, lines.join("\n") + "\n").map_err(|e| format!("{}: {e}", beats.display()))?;
+        let mut cmd = Command::new(&self.command[0]);
+        cmd.args(&self.command[1..]).current_dir(&self.dir).args([
+            format!("+BEATS={}", lines.len()),
+            format!("+S_HALF_PS={}", sim::half_ps(clocks.s_mhz)?),
+            format!("+M_HALF_PS={}", sim::half_ps(clocks.m_mhz)?),
+            format!("+WAIT_CLOCKS={}", clocks.wait_clocks),
+            format!("+READY_PCT={}", clocks.ready_pct),
+            format!("+SEED={}", seed.max(1)),
+        ]);
+        let out = sim::checked(&mut cmd, "the point's testbench")?;
+        let _ = sim::pass_fields(&out)?("clocks")?;
+        let mut run = PointRun { readout: Vec::new(), status: vec![0; design.regs.status.len()] };
+        for l in out.lines() {
+            let mut w = l.split_whitespace();
+            match w.next() {
+                Some("RO") => {
+                    let (hex, last) = (w.next().unwrap_or(""), w.next() == Some("1"));
+                    let bytes: Result<Vec<u8>, _> =
+                        (0..hex.len() / 2).rev().map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16)).collect();
+                    run.readout.push((bytes.map_err(|_| format!("a read-out line that is not hex: {l}"))?, last));
+                }
+                Some("REG") => {
+                    let i: usize = w.next().and_then(|v| v.parse().ok()).ok_or_else(|| format!("bad line: {l}"))?;
+                    let v: u32 = w.next().and_then(|v| v.parse().ok()).ok_or_else(|| format!("bad line: {l}"))?;
+                    *run.status.get_mut(i).ok_or_else(|| format!("status word {i} out of range"))? = v;
+                }
+                _ => {}
+            }
+        }
+        Ok(run)
+    }
+}

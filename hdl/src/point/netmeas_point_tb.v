@@ -1,0 +1,246 @@
+// Testbench of a packaged measurement point on AXI4-Lite (runs in Icarus
+// Verilog, in Verilator with --binary --timing, or in any Verilog-2005
+// simulator). The MAC's side and the core's side run on two clocks of
+// unrelated periods. It drives the frames of a beat file into s_axis_*, one
+// line per MAC clock, lets the point drain, ends the epoch by an
+// EPOCH_FLIP write (if the point has one), takes the read-out from m_axis_*
+// with random TREADY, and reads every status word. What it saw is printed
+// for the caller to compare with the golden model:
+//   RO <tdata hex> <tlast>        one line per read-out beat
+//   REG <status index> <value>    one line per status word
+//   PASS clocks=…                 or FAIL … and $fatal
+// The point's map comes from netmeas_point_tb_map.vh (generated with the
+// point): `POINT_TOP, DATA_BITS, TDATA_BITS, ADDR_WIDTH, N_STATUS,
+// STATUS_BASE, FLIP_ADDR (0: none). Plusargs: +BEATS (lines of the beat
+// file), +S_HALF_PS, +M_HALF_PS, +WAIT_CLOCKS (core clocks after reset
+// before the first frame), +READY_PCT, +SEED.
+//
+// A beat file line, from its most significant bit: tvalid, tlast, tuser
+// (65 bits: the ingress time in 64..1, the bad-frame flag in 0), tkeep,
+// tdata.
+
+`timescale 1ps / 1ps
+
+module netmeas_point_tb;
+
+`include "netmeas_point_tb_map.vh"
+
+localparam integer KEEP_BITS = DATA_BITS / 8;
+localparam integer LINE_BITS = 2 + 65 + KEEP_BITS + DATA_BITS;
+parameter integer MAX_BEATS = 400000;
+
+integer beats = 0;
+integer s_half_ps = 3200;           // 156.25 MHz: a 10G MAC
+integer m_half_ps = 2500;           // 200 MHz
+integer wait_clocks = 3000;
+integer ready_pct = 70;
+integer seed = 1;
+
+reg s_clk = 1'b0;
+reg m_clk = 1'b0;
+reg s_aresetn = 1'b0;
+reg m_aresetn = 1'b0;
+
+reg  [LINE_BITS-1:0] line_mem [0:MAX_BEATS-1];
+reg  [DATA_BITS-1:0] s_axis_tdata = 0;
+reg  [KEEP_BITS-1:0] s_axis_tkeep = 0;
+reg                  s_axis_tvalid = 1'b0;
+wire                 s_axis_tready;
+reg                  s_axis_tlast = 1'b0;
+reg  [64:0]          s_axis_tuser = 0;
+
+reg  [ADDR_WIDTH-1:0] awaddr = 0;
+reg                   awvalid = 1'b0;
+wire                  awready;
+reg  [31:0]           wdata = 0;
+reg                   wvalid = 1'b0;
+wire                  wready;
+wire [1:0]            bresp;
+wire                  bvalid;
+reg                   bready = 1'b0;
+reg  [ADDR_WIDTH-1:0] araddr = 0;
+reg                   arvalid = 1'b0;
+wire                  arready;
+wire [31:0]           rdata;
+wire [1:0]            rresp;
+wire                  rvalid;
+reg                   rready = 1'b0;
+
+wire [TDATA_BITS-1:0] m_axis_tdata;
+wire                  m_axis_tvalid;
+reg                   m_axis_tready = 1'b0;
+wire                  m_axis_tlast;
+wire                  irq;
+
+`POINT_TOP dut (
+    .s_axis_aclk(s_clk), .s_axis_aresetn(s_aresetn),
+    .s_axis_tdata(s_axis_tdata), .s_axis_tkeep(s_axis_tkeep), .s_axis_tvalid(s_axis_tvalid),
+    .s_axis_tready(s_axis_tready), .s_axis_tlast(s_axis_tlast), .s_axis_tuser(s_axis_tuser),
+    .s_axis_time_ns(64'd0),
+    .aclk(m_clk), .aresetn(m_aresetn),
+    .s_axil_awaddr(awaddr), .s_axil_awprot(3'b000), .s_axil_awvalid(awvalid), .s_axil_awready(awready),
+    .s_axil_wdata(wdata), .s_axil_wstrb(4'hf), .s_axil_wvalid(wvalid), .s_axil_wready(wready),
+    .s_axil_bresp(bresp), .s_axil_bvalid(bvalid), .s_axil_bready(bready),
+    .s_axil_araddr(araddr), .s_axil_arprot(3'b000), .s_axil_arvalid(arvalid), .s_axil_arready(arready),
+    .s_axil_rdata(rdata), .s_axil_rresp(rresp), .s_axil_rvalid(rvalid), .s_axil_rready(rready),
+    .m_axis_tdata(m_axis_tdata), .m_axis_tvalid(m_axis_tvalid), .m_axis_tready(m_axis_tready),
+    .m_axis_tlast(m_axis_tlast), .irq(irq)
+);
+
+integer m_clocks = 0;
+integer sent = 0;
+reg [31:0] prng = 32'h1;
+
+function [31:0] rnd(input integer unused);
+    reg [31:0] x;
+    begin
+        x = prng;
+        x = x ^ (x << 13);
+        x = x ^ (x >> 17);
+        x = x ^ (x << 5);
+        prng = x;
+        rnd = x;
+    end
+endfunction
+
+task fail(input [8*64-1:0] what);
+    begin
+        $display("FAIL %0s (beats sent %0d of %0d, core clocks %0d, at %0t ps)", what, sent, beats, m_clocks, $time);
+        $fatal(1);
+    end
+endtask
+
+always @(posedge m_clk) m_clocks = m_clocks + 1;
+
+// ------------------------------------------------------------ AXI4-Lite master
+// One access at a time; the master drives on falling edges.
+task axil_write(input [31:0] a, input [31:0] d);
+    integer guard;
+    begin
+        @(negedge m_clk);
+        awaddr = a[ADDR_WIDTH-1:0];
+        awvalid = 1'b1;
+        wdata = d;
+        wvalid = 1'b1;
+        bready = 1'b1;
+        guard = 0;
+        while (awvalid || wvalid) begin
+            @(negedge m_clk);
+            // (a transfer happened at the rising edge between: valid and ready were both high before it)
+            guard = guard + 1;
+            if (guard > 1000) fail("a write is not taken");
+        end
+        while (!bvalid) begin
+            @(negedge m_clk);
+            guard = guard + 1;
+            if (guard > 1000) fail("no write response");
+        end
+        if (bresp != 2'b00) fail("a write answered with an error");
+        @(negedge m_clk);
+        bready = 1'b0;
+    end
+endtask
+
+// The rising-edge half of the write handshakes: valid drops after its transfer.
+always @(posedge m_clk) begin
+    if (awvalid && awready) awvalid <= 1'b0;
+    if (wvalid && wready) wvalid <= 1'b0;
+    if (arvalid && arready) arvalid <= 1'b0;
+end
+
+task axil_read(input [31:0] a, output [31:0] d);
+    integer guard;
+    begin
+        @(negedge m_clk);
+        araddr = a[ADDR_WIDTH-1:0];
+        arvalid = 1'b1;
+        rready = 1'b1;
+        guard = 0;
+        while (!(rvalid && rready)) begin
+            @(negedge m_clk);
+            guard = guard + 1;
+            if (guard > 1000) fail("no read response");
+        end
+        if (rresp != 2'b00) fail("a read answered with an error");
+        d = rdata;
+        @(negedge m_clk);
+        rready = 1'b0;
+    end
+endtask
+
+// ------------------------------------------------------------ read-out
+integer ro_beats = 0;
+reg     ro_done = 1'b0;
+always @(posedge m_clk) begin
+    if (m_aresetn) begin
+        if (m_axis_tvalid && m_axis_tready) begin
+            $display("RO %h %0d", m_axis_tdata, m_axis_tlast);
+            ro_beats = ro_beats + 1;
+            if (m_axis_tlast) ro_done = 1'b1;
+        end
+        m_axis_tready <= ($unsigned(rnd(0)) % 100) < ready_pct;
+    end
+end
+
+// ------------------------------------------------------------ the run
+integer i;
+reg [LINE_BITS-1:0] l;
+reg [31:0] value;
+initial begin
+    if ($value$plusargs("BEATS=%d", beats)) ;
+    if ($value$plusargs("S_HALF_PS=%d", s_half_ps)) ;
+    if ($value$plusargs("M_HALF_PS=%d", m_half_ps)) ;
+    if ($value$plusargs("WAIT_CLOCKS=%d", wait_clocks)) ;
+    if ($value$plusargs("READY_PCT=%d", ready_pct)) ;
+    if ($value$plusargs("SEED=%d", seed)) ;
+    if (beats < 1 || beats > MAX_BEATS || ready_pct < 1 || ready_pct > 100 || seed == 0) fail("unusable plusargs");
+    prng = seed;
+    $readmemh("beats.hex", line_mem, 0, beats - 1);
+    fork
+        forever #(s_half_ps) s_clk = !s_clk;
+        begin
+            #(777);
+            forever #(m_half_ps) m_clk = !m_clk;
+        end
+        begin
+            repeat (8) @(posedge s_clk);
+            repeat (8) @(posedge m_clk);
+            @(posedge s_clk) #1 s_aresetn = 1'b1;
+            @(posedge m_clk) #1 m_aresetn = 1'b1;
+            repeat (wait_clocks) @(posedge m_clk);
+            // The frames: one line per MAC clock.
+            for (i = 0; i < beats; i = i + 1) begin
+                @(posedge s_clk) #1;
+                l = line_mem[i];
+                s_axis_tvalid = l[LINE_BITS-1];
+                s_axis_tlast = l[LINE_BITS-2];
+                s_axis_tuser = l[LINE_BITS-3 -: 65];
+                s_axis_tkeep = l[DATA_BITS +: KEEP_BITS];
+                s_axis_tdata = l[DATA_BITS-1:0];
+                if (s_axis_tvalid && !s_axis_tready) fail("the point back-pressured the MAC");
+                sent = sent + 1;
+            end
+            @(posedge s_clk) #1 s_axis_tvalid = 1'b0;
+            // Drain: the parser's pipeline, the FIFO, the core's.
+            repeat (400) @(posedge m_clk);
+            if (FLIP_ADDR != 0) begin
+                axil_write(FLIP_ADDR, 32'd1);
+                i = 0;
+                while (!ro_done) begin
+                    @(posedge m_clk);
+                    i = i + 1;
+                    if (i > 10000000) fail("the read-out never ended");
+                end
+            end
+            repeat (50) @(posedge m_clk);
+            for (i = 0; i < N_STATUS; i = i + 1) begin
+                axil_read(STATUS_BASE + 4 * i, value);
+                $display("REG %0d %0d", i, value);
+            end
+            $display("PASS clocks=%0d ro_beats=%0d", m_clocks, ro_beats);
+            $finish;
+        end
+    join
+end
+
+endmodule

@@ -1,0 +1,614 @@
+//! A packaged measurement point (`docs/cores/point.md`): one top module
+//! that takes the frames a MAC delivers and is read and configured over a
+//! standard bus. Inside, in the MAC's clock domain (`s_axis_aclk`), the
+//! frame parser and the counters' write side; the record FIFO and the
+//! counters into the core's clock domain (`aclk`); there, the core, its
+//! register block and the bus slave, and the core's read-out as an
+//! AXI4-Stream master (`m_axis_*`) for DMA.
+//!
+//! It is generic over the registry: a core gives its [`PointBinding`]
+//! (which record field each packet input takes, how epochs flip); every
+//! other port is wired by name:
+//! - `clock`, `reset`, `s_valid`/`s_ready`, `csr_*`: the core's clock and
+//!   reset, the record FIFO's output, the register block;
+//! - `m_ro_valid`, `m_ro_ready` and the binding's last-beat output: the
+//!   read-out stream's handshake and `TLAST`; every other `m_ro_*` output,
+//!   in port order from bit 0, its `TDATA` (padded to whole bytes);
+//! - any other output: status words the host reads (a 48-bit counter as
+//!   `NAME_LO`, `NAME_HI`);
+//! - any other one-bit input: a command word (write 1: one pulse).
+//!
+//! The papers assume this layer: LDA §V and MAPLE §4 measure at the line
+//! card, behind the MAC; the LDA paper's routers report to a monitoring
+//! station (§II).
+
+use super::binding::{PointBinding, RECORD_BITS, RecordField};
+use super::bus::Bus;
+use super::regs::{PointField, PointRegs};
+use crate::export::{Dir, Exported, Port};
+use netmeas_sim::frame::Unparsed;
+use std::fmt::Write;
+
+/// The record FIFO's memory: 2^4 records (distributed RAM).
+pub const FIFO_ADDR_BITS: u32 = 4;
+
+/// The point's counters, in `netmeas_point_counters` order: frames,
+/// records, the frame parser's reasons, records dropped, FIFO overflows.
+pub fn counter_names() -> Vec<String> {
+    let mut n = vec!["FRAMES".to_string(), "RECORDS".to_string()];
+    n.extend(Unparsed::ALL.iter().map(|u| format!("UNPARSED_{}", upper(u.name()))));
+    n.extend(["RECORDS_DROPPED".to_string(), "FIFO_OVERFLOWS".to_string()]);
+    n
+}
+
+/// `name` as a register name: upper case, runs of other characters as `_`.
+fn upper(name: &str) -> String {
+    let mut out = String::new();
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() {
+            out.push(c.to_ascii_uppercase());
+        } else if !out.ends_with('_') {
+            out.push('_');
+        }
+    }
+    out.trim_end_matches('_').to_string()
+}
+
+/// What each of the core's ports is to the point.
+#[derive(Clone, Debug, Default)]
+struct Wiring {
+    /// Read-out data ports, in `TDATA` order from bit 0.
+    readout: Vec<Port>,
+    /// Outputs read as status words: (port, first status word index).
+    status: Vec<(Port, usize)>,
+    /// One-bit inputs driven by commands: (port, command index).
+    commands: Vec<(String, usize)>,
+}
+
+/// A point's design: its top module and every file it needs.
+#[derive(Clone, Debug)]
+pub struct PointDesign {
+    /// The top module's name.
+    pub top: String,
+    /// The Verilog files, (file name, text), the top's first.
+    pub files: Vec<(String, String)>,
+    /// The register map.
+    pub regs: PointRegs,
+    /// The bus.
+    pub bus: Bus,
+    /// The read-out's `TDATA` fields, from bit 0: (core port, bits).
+    pub readout: Vec<(String, u32)>,
+    /// `m_axis_tdata`'s width (a multiple of 8).
+    pub tdata_bits: u32,
+    /// `s_axis_tdata`'s width.
+    pub data_bits: u32,
+}
+
+/// The point around `core` with the frame parser `parser` (an export of a
+/// `frame-parser` config) on `bus`.
+pub fn point(core: &Exported, binding: &PointBinding, parser: &Exported, bus: Bus) -> Result<PointDesign, String> {
+    let port = |name: &str| core.ports.iter().find(|p| p.name == name);
+    let need = |name: &str, dir: Dir| -> Result<&Port, String> {
+        port(name)
+            .filter(|p| p.dir == dir)
+            .ok_or_else(|| format!("{}: no {} port `{name}` for the point", core.top, dir_text(dir)))
+    };
+    for name in ["clock", "reset", "s_valid", "s_ready", "m_ro_valid", "m_ro_ready"] {
+        need(name, if name == "s_ready" || name == "m_ro_valid" { Dir::Out } else { Dir::In })?;
+    }
+    need(&binding.readout_last, Dir::Out)?;
+    for (name, _) in &binding.packet {
+        need(name, Dir::In)?;
+    }
+    if let Some((req, taken)) = &binding.flip {
+        need(req, Dir::In)?;
+        if let Some(t) = taken {
+            need(t, Dir::Out)?;
+        }
+    }
+    let data_bits = parser
+        .ports
+        .iter()
+        .find(|p| p.name == "s_axis_tdata")
+        .map(|p| p.bits as u32)
+        .ok_or_else(|| format!("{} is not a frame parser", parser.top))?;
+
+    // Every other port, by name.
+    let mut wiring = Wiring::default();
+    let mut status: Vec<PointField> =
+        counter_names().into_iter().map(|n| PointField { doc: counter_doc(&n), name: n }).collect();
+    let mut commands = Vec::new();
+    if binding.flip.is_some() {
+        status.push(PointField {
+            name: "EPOCH_PENDING".into(),
+            doc: "1 while an EPOCH_FLIP waits for the core to take it.".into(),
+        });
+        commands.push(PointField { name: "EPOCH_FLIP".into(), doc: "Ends the epoch: the core flips".into() });
+    }
+    let bound = |n: &str| {
+        matches!(n, "clock" | "reset" | "s_valid" | "s_ready" | "m_ro_valid" | "m_ro_ready")
+            || n.starts_with("csr_")
+            || n == binding.readout_last
+            || binding.packet.iter().any(|(p, _)| p == n)
+            || binding.flip.as_ref().is_some_and(|(r, t)| r == n || t.as_deref() == Some(n))
+    };
+    for p in core.ports.iter().filter(|p| !bound(&p.name)) {
+        match p.dir {
+            Dir::Out if p.name.starts_with("m_ro_") => wiring.readout.push(p.clone()),
+            Dir::Out => {
+                let first = status.len();
+                let words = (p.bits as u32).div_ceil(32);
+                for w in 0..words {
+                    let name = match words {
+                        1 => upper(&p.name),
+                        2 => format!("{}_{}", upper(&p.name), ["LO", "HI"][w as usize]),
+                        _ => format!("{}_W{w}", upper(&p.name)),
+                    };
+                    status.push(PointField { name, doc: format!("The core's `{}` (bits {}..).", p.name, 32 * w) });
+                }
+                wiring.status.push((p.clone(), first));
+            }
+            Dir::In if p.bits == 1 => {
+                wiring.commands.push((p.name.clone(), commands.len()));
+                commands.push(PointField {
+                    name: upper(&p.name),
+                    doc: format!("A one-clock pulse on the core's `{}`", p.name),
+                });
+            }
+            Dir::In => {
+                return Err(format!(
+                    "{}: input `{}` of {} bits has no place in a point (its binding does not name it)",
+                    core.top, p.name, p.bits
+                ));
+            }
+        }
+    }
+    let flags = [
+        ("RECORD_DROPPED", "a record was dropped by the frame parser"),
+        ("FIFO_OVERFLOW", "a record found the record FIFO full"),
+        ("UNPARSED", "a frame gave no record"),
+        ("BAD_FRAME", "the MAC flagged a frame bad"),
+    ]
+    .map(|(n, d)| PointField { name: n.into(), doc: d.into() })
+    .to_vec();
+    let top = format!("netmeas_point_{}", core.top.trim_start_matches("netmeas_"));
+    let regs =
+        PointRegs::for_core(core, status, flags, commands).map(|r| PointRegs { module: format!("{top}_regs"), ..r })?;
+    let readout: Vec<(String, u32)> = wiring.readout.iter().map(|p| (p.name.clone(), p.bits as u32)).collect();
+    let readout_bits: u32 = readout.iter().map(|(_, b)| b).sum();
+    let tdata_bits = readout_bits.div_ceil(8).max(1) * 8;
+
+    let verilog = top_verilog(&TopParts {
+        top: &top,
+        core,
+        binding,
+        parser,
+        bus,
+        regs: &regs,
+        wiring: &wiring,
+        data_bits,
+        tdata_bits,
+        readout_bits,
+    });
+    let mut files = vec![
+        (format!("{top}.v"), verilog),
+        (format!("{}.v", parser.top), parser.verilog.clone()),
+        (format!("{}.v", core.top), core.verilog.clone()),
+        ("netmeas_async_fifo.v".to_string(), super::async_fifo::VERILOG.to_string()),
+        ("netmeas_point_counters.v".to_string(), super::counters::VERILOG.to_string()),
+        (format!("{}.v", regs.module), regs.verilog()?),
+    ];
+    files.push((format!("{}.v", bus.module()), bus.verilog().to_string()));
+    Ok(PointDesign { top, files, regs, bus, readout, tdata_bits, data_bits })
+}
+
+impl PointDesign {
+    /// The address of a register of the map, by name.
+    pub fn addr(&self, name: &str) -> Option<u32> {
+        self.regs.words().into_iter().find(|w| w.name == name).map(|w| w.addr)
+    }
+
+    /// The status word's index, by name.
+    pub fn status_index(&self, name: &str) -> Option<usize> {
+        self.regs.status.iter().position(|s| s.name == name)
+    }
+
+    /// The `netmeas_point_tb_map.vh` of the point's testbench (AXI4-Lite only).
+    pub fn testbench_map(&self) -> Result<String, String> {
+        if self.bus != Bus::Axil {
+            return Err(format!("{}: the point's testbench drives AXI4-Lite", self.top));
+        }
+        let mut v = String::new();
+        let _ = writeln!(v, "// The point {} as its testbench sees it (generated; hdl/src/point/top.rs).", self.top);
+        let _ = writeln!(v, "`define POINT_TOP {}", self.top);
+        let _ = writeln!(v, "localparam integer DATA_BITS = {};", self.data_bits);
+        let _ = writeln!(v, "localparam integer TDATA_BITS = {};", self.tdata_bits);
+        let _ = writeln!(v, "localparam integer ADDR_WIDTH = {};", self.regs.addr_width());
+        let _ = writeln!(v, "localparam integer N_STATUS = {};", self.regs.status.len());
+        let _ = writeln!(v, "localparam [31:0] STATUS_BASE = 32'h{:x};", self.regs.point_base());
+        let _ = writeln!(v, "localparam [31:0] FLIP_ADDR = 32'h{:x};", self.addr("EPOCH_FLIP").unwrap_or(0));
+        Ok(v)
+    }
+}
+
+fn dir_text(d: Dir) -> &'static str {
+    match d {
+        Dir::In => "input",
+        Dir::Out => "output",
+    }
+}
+
+fn counter_doc(name: &str) -> String {
+    match name {
+        "FRAMES" => "Frames seen (saturates at 2^32 - 1).".into(),
+        "RECORDS" => "Frames that gave a record.".into(),
+        "RECORDS_DROPPED" => "Records the frame parser could not hand on.".into(),
+        "FIFO_OVERFLOWS" => "Records dropped because the record FIFO was full.".into(),
+        n => {
+            format!("Frames without a record: {}.", n.trim_start_matches("UNPARSED_").to_lowercase().replace('_', " "))
+        }
+    }
+}
+
+struct TopParts<'a> {
+    top: &'a str,
+    core: &'a Exported,
+    binding: &'a PointBinding,
+    parser: &'a Exported,
+    bus: Bus,
+    regs: &'a PointRegs,
+    wiring: &'a Wiring,
+    data_bits: u32,
+    tdata_bits: u32,
+    readout_bits: u32,
+}
+
+fn top_verilog(t: &TopParts<'_>) -> String {
+    let aw = t.regs.addr_width();
+    let ns = t.regs.status.len();
+    let nf = t.regs.flags.len();
+    let nc = t.regs.commands.len().max(1);
+    let n_counters = counter_names().len();
+    let has = |n: &str| t.core.ports.iter().any(|p| p.name == n);
+    let csr_rdata = if has("csr_rdata") { "core_csr_rdata" } else { "32'd0" };
+    let mut v = String::new();
+    let w = &mut v;
+    let _ = writeln!(w, "// {}: a measurement point (netmeas, generated; docs/cores/point.md).", t.top);
+    let _ = writeln!(w, "// Frames from a MAC on s_axis_* ({} bits, MAC clock s_axis_aclk) through the", t.data_bits);
+    let _ = writeln!(w, "// frame parser {}, the record FIFO and the status counters into the", t.parser.top);
+    let _ = writeln!(
+        w,
+        "// core {} (clock aclk); its registers on {}, its read-out on m_axis_*.",
+        t.core.top,
+        bus_text(t.bus)
+    );
+    let _ = writeln!(w, "//\n// Register map (byte addresses):");
+    for word in t.regs.words() {
+        let _ = writeln!(w, "//   0x{:04x} {}", word.addr, word.name);
+    }
+    let _ = writeln!(w, "// m_axis_tdata fields, from bit 0:");
+    let mut at = 0;
+    for p in &t.wiring.readout {
+        let _ = writeln!(w, "//   [{}:{}] {}", at + p.bits - 1, at, p.name);
+        at += p.bits;
+    }
+    let _ = writeln!(w, "\n`resetall\n`timescale 1ns / 1ps\n`default_nettype none\n");
+    let _ = writeln!(w, "module {} (", t.top);
+    let _ = writeln!(w, "    // --- MAC clock domain: frames in (AXI4-Stream, never back-pressured) ---");
+    let _ = writeln!(w, "    input  wire         s_axis_aclk,");
+    let _ = writeln!(w, "    input  wire         s_axis_aresetn,       // synchronous, active low");
+    let _ = writeln!(w, "    input  wire [{}:0]  s_axis_tdata,", t.data_bits - 1);
+    let _ = writeln!(w, "    input  wire [{}:0]   s_axis_tkeep,", t.data_bits / 8 - 1);
+    let _ = writeln!(w, "    input  wire         s_axis_tvalid,");
+    let _ = writeln!(w, "    output wire         s_axis_tready,        // always 1");
+    let _ = writeln!(w, "    input  wire         s_axis_tlast,");
+    let _ = writeln!(
+        w,
+        "    input  wire [64:0]  s_axis_tuser,         // bit 0 bad frame (last beat); 64:1 ingress time, ns (first beat)"
+    );
+    let _ =
+        writeln!(w, "    input  wire [63:0]  s_axis_time_ns,       // free-running time, ns, if the parser samples it");
+    let _ = writeln!(w, "    // --- core clock domain ---");
+    let _ = writeln!(w, "    input  wire         aclk,");
+    let _ = writeln!(w, "    input  wire         aresetn,              // synchronous, active low");
+    match t.bus {
+        Bus::Axil => {
+            let _ = writeln!(w, "    // registers: AXI4-Lite slave");
+            let _ = writeln!(w, "    input  wire [{}:0]  s_axil_awaddr,", aw - 1);
+            let _ = writeln!(w, "    input  wire [2:0]   s_axil_awprot,");
+            let _ = writeln!(w, "    input  wire         s_axil_awvalid,");
+            let _ = writeln!(w, "    output wire         s_axil_awready,");
+            let _ = writeln!(w, "    input  wire [31:0]  s_axil_wdata,");
+            let _ = writeln!(w, "    input  wire [3:0]   s_axil_wstrb,");
+            let _ = writeln!(w, "    input  wire         s_axil_wvalid,");
+            let _ = writeln!(w, "    output wire         s_axil_wready,");
+            let _ = writeln!(w, "    output wire [1:0]   s_axil_bresp,");
+            let _ = writeln!(w, "    output wire         s_axil_bvalid,");
+            let _ = writeln!(w, "    input  wire         s_axil_bready,");
+            let _ = writeln!(w, "    input  wire [{}:0]  s_axil_araddr,", aw - 1);
+            let _ = writeln!(w, "    input  wire [2:0]   s_axil_arprot,");
+            let _ = writeln!(w, "    input  wire         s_axil_arvalid,");
+            let _ = writeln!(w, "    output wire         s_axil_arready,");
+            let _ = writeln!(w, "    output wire [31:0]  s_axil_rdata,");
+            let _ = writeln!(w, "    output wire [1:0]   s_axil_rresp,");
+            let _ = writeln!(w, "    output wire         s_axil_rvalid,");
+            let _ = writeln!(w, "    input  wire         s_axil_rready,");
+        }
+        Bus::Wishbone => {
+            let _ = writeln!(w, "    // registers: Wishbone B4 pipelined slave (word addresses)");
+            let _ = writeln!(w, "    input  wire [{}:0]  wb_adr_i,", aw - 3);
+            let _ = writeln!(w, "    input  wire [31:0]  wb_dat_i,");
+            let _ = writeln!(w, "    output wire [31:0]  wb_dat_o,");
+            let _ = writeln!(w, "    input  wire [3:0]   wb_sel_i,");
+            let _ = writeln!(w, "    input  wire         wb_we_i,");
+            let _ = writeln!(w, "    input  wire         wb_stb_i,");
+            let _ = writeln!(w, "    input  wire         wb_cyc_i,");
+            let _ = writeln!(w, "    output wire         wb_stall_o,");
+            let _ = writeln!(w, "    output wire         wb_ack_o,");
+            let _ = writeln!(w, "    output wire         wb_err_o,");
+        }
+    }
+    let _ = writeln!(w, "    // read-out of the frozen epoch (AXI4-Stream master)");
+    let _ = writeln!(w, "    output wire [{}:0]  m_axis_tdata,", t.tdata_bits - 1);
+    let _ = writeln!(w, "    output wire         m_axis_tvalid,");
+    let _ = writeln!(w, "    input  wire         m_axis_tready,");
+    let _ = writeln!(w, "    output wire         m_axis_tlast,");
+    let _ = writeln!(w, "    // interrupt: high while a sticky flag is set (FLAGS, write 1 to clear)");
+    let _ = writeln!(w, "    output wire         irq");
+    let _ = writeln!(w, ");\n");
+
+    // MAC domain.
+    let _ = writeln!(w, "// ------------------------------------------------------------ MAC domain");
+    let _ = writeln!(w, "wire s_rst = !s_axis_aresetn;");
+    let _ = writeln!(w, "wire        rec_valid;");
+    for f in RecordField::ALL {
+        let _ = writeln!(w, "wire [{}:0] rec_{};", f.bits() - 1, field_name(f));
+    }
+    let _ = writeln!(w, "wire        stat_valid;\nwire [3:0]  stat_reason;\nwire        stat_dropped;");
+    let _ = writeln!(
+        w,
+        "wire        fifo_in_ready;      // always 1: a record that finds the FIFO full is dropped and counted"
+    );
+    let _ = writeln!(w, "wire        fifo_overflow;");
+    let _ = writeln!(w, "\n{} parser (", t.parser.top);
+    let _ = writeln!(w, "    .clock(s_axis_aclk), .reset(s_rst),");
+    let _ = writeln!(w, "    .s_axis_tdata(s_axis_tdata), .s_axis_tkeep(s_axis_tkeep), .s_axis_tvalid(s_axis_tvalid),");
+    let _ = writeln!(w, "    .s_axis_tready(s_axis_tready), .s_axis_tlast(s_axis_tlast), .s_axis_tuser(s_axis_tuser),");
+    let _ = writeln!(w, "    .time_ns(s_axis_time_ns),");
+    let _ = writeln!(w, "    .m_valid(rec_valid), .m_ready(fifo_in_ready),");
+    for f in RecordField::ALL {
+        let _ = writeln!(w, "    .{}(rec_{}),", f.parser_port(), field_name(f));
+    }
+    let _ = writeln!(w, "    .stat_valid(stat_valid), .stat_reason(stat_reason), .stat_dropped(stat_dropped)\n);\n");
+    // Counter events.
+    let _ = writeln!(w, "// Counter events: {}.", counter_names().join(", "));
+    let _ = writeln!(w, "wire [{}:0] s_event;", n_counters - 1);
+    let _ = writeln!(w, "assign s_event[0] = stat_valid;");
+    let _ = writeln!(w, "assign s_event[1] = stat_valid && stat_reason == 4'd0;");
+    for r in 1..=Unparsed::ALL.len() {
+        let _ = writeln!(w, "assign s_event[{}] = stat_valid && stat_reason == 4'd{r};", r + 1);
+    }
+    let _ = writeln!(w, "assign s_event[{}] = stat_dropped;", n_counters - 2);
+    let _ = writeln!(w, "assign s_event[{}] = fifo_overflow;", n_counters - 1);
+
+    // Crossing.
+    let _ = writeln!(w, "\n// ------------------------------------------------------------ crossing");
+    let _ = writeln!(w, "wire             rst = !aresetn;");
+    let _ = writeln!(w, "/* verilator lint_off UNUSEDSIGNAL */  // the core takes the fields it needs");
+    let _ = writeln!(w, "wire [{}:0]     rec;          // the record, in the core's domain", RECORD_BITS - 1);
+    let _ = writeln!(w, "wire             rec_out_valid;");
+    let _ = writeln!(w, "wire             rec_out_ready;");
+    let _ = writeln!(w, "wire [{}:0]   cnt;", 32 * n_counters - 1);
+    let _ = writeln!(w, "wire [{}:0]     cnt_changed;  // (frames and records set no flag)", n_counters - 1);
+    let _ = writeln!(w, "/* verilator lint_on UNUSEDSIGNAL */");
+    let packed: Vec<String> = RecordField::ALL.iter().map(|&f| format!("rec_{}", field_name(f))).collect();
+    let _ =
+        writeln!(w, "\n/* verilator lint_off PINCONNECTEMPTY */  // the FIFO's own status: FIFO_OVERFLOWS counts it");
+    let _ = writeln!(w, "netmeas_async_fifo #(.WIDTH({RECORD_BITS}), .ADDR_BITS({FIFO_ADDR_BITS})) fifo (");
+    let _ = writeln!(w, "    .s_clk(s_axis_aclk), .s_rst(s_rst),");
+    let _ = writeln!(
+        w,
+        "    .s_axis_tdata({{{}}}), .s_axis_tvalid(rec_valid), .s_axis_tready(fifo_in_ready),",
+        packed.join(", ")
+    );
+    let _ = writeln!(w, "    .s_status_full(), .s_status_overflow(fifo_overflow), .s_overflow_count(),");
+    let _ = writeln!(w, "    .m_clk(aclk), .m_rst(rst),");
+    let _ = writeln!(w, "    .m_axis_tdata(rec), .m_axis_tvalid(rec_out_valid), .m_axis_tready(rec_out_ready)\n);");
+    let _ = writeln!(w, "/* verilator lint_on PINCONNECTEMPTY */");
+    let _ = writeln!(w, "\nnetmeas_point_counters #(.N({n_counters}), .W(32)) counters (");
+    let _ = writeln!(w, "    .s_clk(s_axis_aclk), .s_rst(s_rst), .s_event(s_event),");
+    let _ = writeln!(w, "    .m_clk(aclk), .m_rst(rst), .m_count(cnt), .m_changed(cnt_changed)\n);");
+
+    // Core domain.
+    let _ = writeln!(w, "\n// ------------------------------------------------------------ core domain");
+    let _ = writeln!(w, "wire core_s_ready;");
+    if t.binding.role_only {
+        let _ = writeln!(w, "// Only requests and responses are packets; other records are taken and left.");
+        let r = RecordField::Role;
+        let _ = writeln!(w, "wire is_packet = rec[{}:{}] != 2'd0;", r.lsb() + 1, r.lsb());
+    } else {
+        let _ = writeln!(w, "wire is_packet = 1'b1;");
+    }
+    let _ = writeln!(w, "assign rec_out_ready = !is_packet || core_s_ready;");
+    let _ = writeln!(w, "\n// Register block and bus.");
+    let _ = writeln!(w, "wire        acc_valid;\nwire        acc_we;\nwire [{}:0] acc_addr;", aw - 1);
+    let _ = writeln!(
+        w,
+        "wire [31:0] acc_wdata;\nwire [3:0]  acc_wstrb;\nwire        rsp_valid;\nwire        rsp_err;\nwire [31:0] rsp_rdata;"
+    );
+    let csr_addr_bits = t.regs.csr_addr_bits;
+    for n in ["csr_we", "csr_re"] {
+        if has(n) {
+            let _ = writeln!(w, "wire        core_{n};");
+        }
+    }
+    let _ = writeln!(
+        w,
+        "wire [{}:0] core_csr_addr;\nwire [{}:0] core_csr_wdata;",
+        csr_addr_bits - 1,
+        t.regs.csr_data_bits - 1
+    );
+    if has("csr_rdata") {
+        let _ = writeln!(w, "wire [31:0] core_csr_rdata;");
+    }
+    let _ = writeln!(w, "wire [{}:0] status_words;", 32 * ns - 1);
+    let _ = writeln!(w, "wire [{}:0] flags;", nf - 1);
+    let _ = writeln!(w, "wire [{}:0] cmd_pulse;", nc - 1);
+    // Status words.
+    let _ = writeln!(w, "assign status_words[{}:0] = cnt;", 32 * n_counters - 1);
+    let mut next_word = n_counters;
+    if t.binding.flip.is_some() {
+        let _ = writeln!(w, "reg  epoch_pending = 1'b0;");
+        let _ =
+            writeln!(w, "assign status_words[{}:{}] = {{31'd0, epoch_pending}};", 32 * next_word + 31, 32 * next_word);
+        next_word += 1;
+    }
+    for (p, first) in &t.wiring.status {
+        let words = (p.bits as u32).div_ceil(32);
+        let pad = 32 * words - p.bits as u32;
+        let value = if pad == 0 { format!("core_{}", p.name) } else { format!("{{{pad}'d0, core_{}}}", p.name) };
+        let _ = writeln!(w, "wire [{}:0] core_{};", p.bits - 1, p.name);
+        let _ =
+            writeln!(w, "assign status_words[{}:{}] = {value};", 32 * (*first as u32 + words) - 1, 32 * *first as u32);
+        next_word = first + words as usize;
+    }
+    debug_assert_eq!(next_word, ns);
+    // Flags: set when a counter moves.
+    let reasons = Unparsed::ALL.len();
+    let _ = writeln!(
+        w,
+        "wire [{}:0] flag_set = {{cnt_changed[2], |cnt_changed[{}:2], cnt_changed[{}], cnt_changed[{}]}};",
+        nf - 1,
+        reasons + 1,
+        n_counters - 1,
+        n_counters - 2
+    );
+    // Epoch flip.
+    if let Some((req, taken)) = &t.binding.flip {
+        if let Some(tk) = taken {
+            let _ = writeln!(w, "wire core_{tk};");
+        }
+        let _ = writeln!(w, "// EPOCH_FLIP (command 0) asks for a flip; one asked while one waits is the same flip.");
+        let _ = writeln!(w, "always @(posedge aclk) begin");
+        match taken {
+            Some(tk) => {
+                let _ = writeln!(w, "    if (rst || (epoch_pending && core_{tk})) epoch_pending <= 1'b0;");
+                let _ = writeln!(w, "    else if (cmd_pulse[0]) epoch_pending <= 1'b1;");
+            }
+            None => {
+                let _ =
+                    writeln!(w, "    epoch_pending <= !rst && cmd_pulse[0];   // the core takes a one-clock request");
+            }
+        }
+        let _ = writeln!(w, "end");
+        let _ = writeln!(w, "wire core_{req} = epoch_pending;");
+    }
+    // Read-out.
+    let _ = writeln!(w, "\n// Read-out fields.");
+    for p in &t.wiring.readout {
+        let _ = writeln!(w, "wire [{}:0] core_{};", p.bits - 1, p.name);
+    }
+    let fields: Vec<String> = t.wiring.readout.iter().rev().map(|p| format!("core_{}", p.name)).collect();
+    let pad = t.tdata_bits - t.readout_bits;
+    let tdata =
+        if pad == 0 { format!("{{{}}}", fields.join(", ")) } else { format!("{{{pad}'d0, {}}}", fields.join(", ")) };
+    let _ = writeln!(w, "assign m_axis_tdata = {tdata};");
+
+    // The core.
+    let _ = writeln!(w, "\n{} core (", t.core.top);
+    let mut conns = Vec::new();
+    for p in &t.core.ports {
+        let n = p.name.as_str();
+        let e = if n == "clock" {
+            "aclk".to_string()
+        } else if n == "reset" {
+            "rst".into()
+        } else if n == "s_valid" {
+            "rec_out_valid && is_packet".into()
+        } else if n == "s_ready" {
+            "core_s_ready".into()
+        } else if n == "m_ro_valid" {
+            "m_axis_tvalid".into()
+        } else if n == "m_ro_ready" {
+            "m_axis_tready".into()
+        } else if n == t.binding.readout_last {
+            "m_axis_tlast".into()
+        } else if n.starts_with("csr_") {
+            format!("core_{n}")
+        } else if let Some((_, src)) = t.binding.packet.iter().find(|(q, _)| q == n) {
+            PointBinding::expression(*src, p.bits as u32, "rec")
+        } else if let Some((_, i)) = t.wiring.commands.iter().find(|(q, _)| q == n) {
+            format!("cmd_pulse[{i}]")
+        } else {
+            format!("core_{n}")
+        };
+        conns.push(format!("    .{n}({e})"));
+    }
+    let _ = writeln!(w, "{}\n);", conns.join(",\n"));
+
+    // Register block.
+    let _ = writeln!(w, "\nassign irq = |flags;");
+    let empty = !has("csr_we") || !has("csr_re");
+    if empty {
+        let _ = writeln!(w, "/* verilator lint_off PINCONNECTEMPTY */  // a strobe the core does not take");
+    }
+    let _ = writeln!(w, "{} regs (", t.regs.module);
+    let _ = writeln!(w, "    .clk(aclk), .rst(rst),");
+    let _ = writeln!(
+        w,
+        "    .acc_valid(acc_valid), .acc_we(acc_we), .acc_addr(acc_addr), .acc_wdata(acc_wdata), .acc_wstrb(acc_wstrb),"
+    );
+    let _ = writeln!(w, "    .rsp_valid(rsp_valid), .rsp_err(rsp_err), .rsp_rdata(rsp_rdata),");
+    let csr_we = if has("csr_we") { "core_csr_we" } else { "" };
+    let csr_re = if has("csr_re") { "core_csr_re" } else { "" };
+    let _ = writeln!(
+        w,
+        "    .csr_we({csr_we}), .csr_re({csr_re}), .csr_addr(core_csr_addr), .csr_wdata(core_csr_wdata), .csr_rdata({csr_rdata}),"
+    );
+    let _ =
+        writeln!(w, "    .status_words(status_words), .flag_set(flag_set), .flags(flags), .cmd_pulse(cmd_pulse)\n);");
+    if empty {
+        let _ = writeln!(w, "/* verilator lint_on PINCONNECTEMPTY */");
+    }
+
+    // Bus slave.
+    let _ = writeln!(w, "\n{} #(.ADDR_WIDTH({aw})) slave (", t.bus.module());
+    let _ = writeln!(w, "    .clk(aclk), .rst(rst),");
+    match t.bus {
+        Bus::Axil => {
+            let names = [
+                "awaddr", "awprot", "awvalid", "awready", "wdata", "wstrb", "wvalid", "wready", "bresp", "bvalid",
+                "bready", "araddr", "arprot", "arvalid", "arready", "rdata", "rresp", "rvalid", "rready",
+            ];
+            let c: Vec<String> = names.iter().map(|n| format!(".s_axil_{n}(s_axil_{n})")).collect();
+            for chunk in c.chunks(5) {
+                let _ = writeln!(w, "    {},", chunk.join(", "));
+            }
+        }
+        Bus::Wishbone => {
+            let names = ["adr_i", "dat_i", "dat_o", "sel_i", "we_i", "stb_i", "cyc_i", "stall_o", "ack_o", "err_o"];
+            let c: Vec<String> = names.iter().map(|n| format!(".wb_{n}(wb_{n})")).collect();
+            for chunk in c.chunks(5) {
+                let _ = writeln!(w, "    {},", chunk.join(", "));
+            }
+        }
+    }
+    let _ = writeln!(
+        w,
+        "    .acc_valid(acc_valid), .acc_we(acc_we), .acc_addr(acc_addr), .acc_wdata(acc_wdata), .acc_wstrb(acc_wstrb),"
+    );
+    let _ = writeln!(w, "    .rsp_valid(rsp_valid), .rsp_err(rsp_err), .rsp_rdata(rsp_rdata)\n);");
+    let _ = writeln!(w, "\nendmodule\n\n`resetall");
+    v
+}
+
+fn field_name(f: RecordField) -> &'static str {
+    f.parser_port().trim_start_matches("m_")
+}
+
+fn bus_text(b: Bus) -> &'static str {
+    match b {
+        Bus::Axil => "AXI4-Lite (s_axil_*)",
+        Bus::Wishbone => "Wishbone B4 pipelined (wb_*)",
+    }
+}
