@@ -71,6 +71,16 @@ enum Cmd {
         /// Seed of the testbench's stimulus.
         #[arg(long, default_value_t = 1, requires = "testbench")]
         seed: u64,
+        /// Wrap the core as a measurement point: frames in on AXI4-Stream (frame parser, record
+        /// FIFO, status counters), registers on `axi` (AXI4-Lite) or `wishbone` (B4 pipelined).
+        #[arg(long, conflicts_with = "testbench")]
+        wrap: Option<String>,
+        /// The point's MAC data width (`s_axis_tdata`), bits: 64, 128, 256 or 512.
+        #[arg(long, default_value_t = 64, requires = "wrap")]
+        mac_bits: usize,
+        /// The point's MAC clock (`s_axis_aclk`) its constraints ask for, MHz.
+        #[arg(long, default_value_t = netmeas_hdl::export::DEFAULT_CLOCK_MHZ, requires = "wrap")]
+        mac_mhz: f64,
     },
     /// Verilate a block with its shipped testbench and run it against the golden per-clock model;
     /// optionally write the waveform.
@@ -503,15 +513,26 @@ fn main() -> ExitCode {
     output::default_sigpipe();
     let cli = Cli::parse();
     let r = match cli.cmd {
-        Cmd::Export { block, config, out, clock_mhz, testbench, seed } => block_config(&block, config.as_deref(), None)
-            .and_then(|cfg| {
+        Cmd::Export { block, config, out, clock_mhz, wrap: Some(bus), mac_bits, mac_mhz, .. } => {
+            block_config(&block, config.as_deref(), None).and_then(|cfg| {
+                let bus = netmeas_hdl::point::top::bus_by_name(&bus)?;
+                let (point, core) = netmeas_hdl::point::top::wrap(&cfg, mac_bits, bus)?;
+                for f in point.write(&out, &core, mac_mhz, clock_mhz)? {
+                    println!("{}", f.display());
+                }
+                Ok(())
+            })
+        }
+        Cmd::Export { block, config, out, clock_mhz, testbench, seed, .. } => {
+            block_config(&block, config.as_deref(), None).and_then(|cfg| {
                 let e = export(&cfg).map_err(|e| e.to_string())?;
                 let tb = testbench.then(|| e.testbench(seed, None)).transpose()?;
                 for f in e.write(&out, clock_mhz, tb.as_ref())? {
                     println!("{}", f.display());
                 }
                 Ok(())
-            }),
+            })
+        }
         Cmd::Sim { block, config, cycles, seed, wave } => block_config(&block, config.as_deref(), None)
             .and_then(|cfg| sim_cmd::sim(&cfg, cycles, seed, wave.as_deref())),
         Cmd::Synth { block, target, config, json } => Target::parse(&target).and_then(|t| {

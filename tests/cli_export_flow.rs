@@ -116,3 +116,74 @@ fn a_clock_frequency_out_of_range_is_refused_and_writes_nothing() {
         assert!(!out.exists(), "--clock-mhz {f}: wrote {}", out.display());
     }
 }
+
+/// The point's top in `dir` (the `.core` file's stem).
+fn point_top(dir: &Path) -> String {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .find_map(|n| n.strip_suffix(".core").map(str::to_string))
+        .expect("a .core file")
+}
+
+#[test]
+fn a_wrapped_core_is_a_fusesoc_core_whose_lint_target_passes_with_its_register_map() {
+    let version = env!("CARGO_PKG_VERSION");
+    for (bus, bus_port) in [("axi", "s_axil_awaddr"), ("wishbone", "wb_adr_i")] {
+        let dir = fresh_dir(&format!("wrap_{bus}"));
+        let o = netmeas(&["export", "lda", "--wrap", bus, "--out", dir.to_str().unwrap()]);
+        assert!(o.status.success(), "{bus}: {}", String::from_utf8_lossy(&o.stderr));
+        let top = point_top(&dir);
+        assert!(top.starts_with("netmeas_point_lda"), "{top}");
+        let vlnv = format!("netmeas:points:{top}:{version}");
+        let (ok, out) = fusesoc(&dir, &["run", "--build-root", "build", "--target", "lint", &vlnv]);
+        assert!(ok, "{bus}: lint: {out}");
+        // The interface names the MAC's stream, the bus and the read-out.
+        let iface: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join(format!("{top}.interface.json"))).unwrap()).unwrap();
+        let port = |name: &str| iface["ports"].as_array().unwrap().iter().find(|p| p["name"] == name).cloned();
+        assert_eq!(port("s_axis_tdata").unwrap()["bits"], 64);
+        assert_eq!(port("s_axis_tdata").unwrap()["clock"], "s_axis_aclk");
+        assert_eq!(port(bus_port).unwrap()["clock"], "aclk");
+        assert!(port("m_axis_tdata").is_some() && port("irq").is_some());
+        // Every register of csr.json is in the C header at its address.
+        let csr: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join(format!("{top}.csr.json"))).unwrap()).unwrap();
+        let h = std::fs::read_to_string(dir.join(format!("{top}.h"))).unwrap();
+        let regs = csr["registers"].as_array().unwrap();
+        for r in regs {
+            let line = format!(
+                "#define {}_{} 0x{:04x}u",
+                top.to_uppercase(),
+                r["name"].as_str().unwrap(),
+                r["addr"].as_u64().unwrap()
+            );
+            assert!(h.contains(&line), "{bus}: no `{line}` in the header");
+        }
+        let access = |name: &str| regs.iter().find(|r| r["name"] == name).map(|r| r["access"].clone());
+        assert_eq!(access("CLASS_MASK").unwrap(), "rw");
+        assert_eq!(access("FRAMES").unwrap(), "ro");
+        assert_eq!(access("FLAGS").unwrap(), "w1c");
+        assert_eq!(access("EPOCH_FLIP").unwrap(), "wo");
+        let sdc = std::fs::read_to_string(dir.join(format!("{top}.sdc"))).unwrap();
+        assert!(sdc.contains("-period 6.4000 [get_ports s_axis_aclk]") && sdc.contains("-asynchronous"), "{sdc}");
+    }
+}
+
+#[test]
+fn a_wrap_that_cannot_be_built_is_refused_and_writes_nothing() {
+    for (args, needle) in [
+        (&["lda", "--wrap", "pcie"][..], "unknown bus"),
+        (&["h3", "--wrap", "axi"][..], "takes no frames"),
+        (&["lda", "--wrap", "axi", "--mac-bits", "48"][..], "data_bits"),
+        (&["lda", "--wrap", "axi", "--mac-mhz", "0"][..], "MAC clock frequency"),
+    ] {
+        let dir = fresh_dir(&format!("wrap_bad_{}", args.join("_")));
+        let out = dir.join("out");
+        let mut all = vec!["export"];
+        all.extend_from_slice(args);
+        all.extend(["--out", out.to_str().unwrap()]);
+        assert_refused(&all, needle);
+        assert!(!out.exists(), "{args:?}: wrote {}", out.display());
+    }
+}

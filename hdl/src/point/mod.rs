@@ -10,6 +10,7 @@ pub mod bus;
 pub mod cdc;
 pub mod cosim;
 pub mod counters;
+pub mod package;
 pub mod regs;
 pub mod sim;
 pub mod top;

@@ -202,6 +202,28 @@ pub fn point(core: &Exported, binding: &PointBinding, parser: &Exported, bus: Bu
     Ok(PointDesign { top, files, regs, bus, readout, tdata_bits, data_bits })
 }
 
+/// The point of the block `cfg` behind a frame parser of `data_bits` on
+/// `bus`, and the block's own export; or why the block cannot be a point.
+pub fn wrap(cfg: &crate::export::BlockConfig, data_bits: usize, bus: Bus) -> Result<(PointDesign, Exported), String> {
+    use netmeas_sim::frame::FrameParserConfig;
+    let binding = cfg
+        .point_binding()
+        .ok_or_else(|| format!("{} takes no frames: it cannot be wrapped as a measurement point", cfg.block_name()))?;
+    let parser_cfg = crate::export::BlockConfig::new(FrameParserConfig { data_bits, ..Default::default() });
+    let parser = crate::export::export(&parser_cfg).map_err(|e| e.to_string())?;
+    let core = crate::export::export(cfg).map_err(|e| e.to_string())?;
+    Ok((point(&core, &binding, &parser, bus)?, core))
+}
+
+/// A bus by its CLI name (`axi`: AXI4-Lite, `wishbone`: Wishbone B4 pipelined).
+pub fn bus_by_name(name: &str) -> Result<Bus, String> {
+    match name {
+        "axi" | "axil" | "axi4-lite" => Ok(Bus::Axil),
+        "wishbone" | "wb" => Ok(Bus::Wishbone),
+        _ => Err(format!("unknown bus `{name}`: axi (AXI4-Lite) or wishbone (Wishbone B4 pipelined)")),
+    }
+}
+
 impl PointDesign {
     /// The address of a register of the map, by name.
     pub fn addr(&self, name: &str) -> Option<u32> {
@@ -294,67 +316,23 @@ fn top_verilog(t: &TopParts<'_>) -> String {
     }
     let _ = writeln!(w, "\n`resetall\n`timescale 1ns / 1ps\n`default_nettype none\n");
     let _ = writeln!(w, "module {} (", t.top);
-    let _ = writeln!(w, "    // --- MAC clock domain: frames in (AXI4-Stream, never back-pressured) ---");
-    let _ = writeln!(w, "    input  wire         s_axis_aclk,");
-    let _ = writeln!(w, "    input  wire         s_axis_aresetn,       // synchronous, active low");
-    let _ = writeln!(w, "    input  wire [{}:0]  s_axis_tdata,", t.data_bits - 1);
-    let _ = writeln!(w, "    input  wire [{}:0]   s_axis_tkeep,", t.data_bits / 8 - 1);
-    let _ = writeln!(w, "    input  wire         s_axis_tvalid,");
-    let _ = writeln!(w, "    output wire         s_axis_tready,        // always 1");
-    let _ = writeln!(w, "    input  wire         s_axis_tlast,");
-    let _ = writeln!(
-        w,
-        "    input  wire [64:0]  s_axis_tuser,         // bit 0 bad frame (last beat); 64:1 ingress time, ns (first beat)"
-    );
-    let _ =
-        writeln!(w, "    input  wire [63:0]  s_axis_time_ns,       // free-running time, ns, if the parser samples it");
-    let _ = writeln!(w, "    // --- core clock domain ---");
-    let _ = writeln!(w, "    input  wire         aclk,");
-    let _ = writeln!(w, "    input  wire         aresetn,              // synchronous, active low");
-    match t.bus {
-        Bus::Axil => {
-            let _ = writeln!(w, "    // registers: AXI4-Lite slave");
-            let _ = writeln!(w, "    input  wire [{}:0]  s_axil_awaddr,", aw - 1);
-            let _ = writeln!(w, "    input  wire [2:0]   s_axil_awprot,");
-            let _ = writeln!(w, "    input  wire         s_axil_awvalid,");
-            let _ = writeln!(w, "    output wire         s_axil_awready,");
-            let _ = writeln!(w, "    input  wire [31:0]  s_axil_wdata,");
-            let _ = writeln!(w, "    input  wire [3:0]   s_axil_wstrb,");
-            let _ = writeln!(w, "    input  wire         s_axil_wvalid,");
-            let _ = writeln!(w, "    output wire         s_axil_wready,");
-            let _ = writeln!(w, "    output wire [1:0]   s_axil_bresp,");
-            let _ = writeln!(w, "    output wire         s_axil_bvalid,");
-            let _ = writeln!(w, "    input  wire         s_axil_bready,");
-            let _ = writeln!(w, "    input  wire [{}:0]  s_axil_araddr,", aw - 1);
-            let _ = writeln!(w, "    input  wire [2:0]   s_axil_arprot,");
-            let _ = writeln!(w, "    input  wire         s_axil_arvalid,");
-            let _ = writeln!(w, "    output wire         s_axil_arready,");
-            let _ = writeln!(w, "    output wire [31:0]  s_axil_rdata,");
-            let _ = writeln!(w, "    output wire [1:0]   s_axil_rresp,");
-            let _ = writeln!(w, "    output wire         s_axil_rvalid,");
-            let _ = writeln!(w, "    input  wire         s_axil_rready,");
+    let ports = top_ports(t.bus, t.data_bits, aw, t.tdata_bits);
+    let mut group = "";
+    for (i, p) in ports.iter().enumerate() {
+        if p.group != group {
+            group = p.group;
+            let _ = writeln!(w, "    // --- {group} ---");
         }
-        Bus::Wishbone => {
-            let _ = writeln!(w, "    // registers: Wishbone B4 pipelined slave (word addresses)");
-            let _ = writeln!(w, "    input  wire [{}:0]  wb_adr_i,", aw - 3);
-            let _ = writeln!(w, "    input  wire [31:0]  wb_dat_i,");
-            let _ = writeln!(w, "    output wire [31:0]  wb_dat_o,");
-            let _ = writeln!(w, "    input  wire [3:0]   wb_sel_i,");
-            let _ = writeln!(w, "    input  wire         wb_we_i,");
-            let _ = writeln!(w, "    input  wire         wb_stb_i,");
-            let _ = writeln!(w, "    input  wire         wb_cyc_i,");
-            let _ = writeln!(w, "    output wire         wb_stall_o,");
-            let _ = writeln!(w, "    output wire         wb_ack_o,");
-            let _ = writeln!(w, "    output wire         wb_err_o,");
+        let dir = if p.dir == Dir::In { "input " } else { "output" };
+        let range = if p.bits == 1 { String::new() } else { format!("[{}:0]", p.bits - 1) };
+        let sep = if i + 1 == ports.len() { "" } else { "," };
+        let decl = format!("    {dir} wire {range:<8} {}{sep}", p.name);
+        if p.doc.is_empty() {
+            let _ = writeln!(w, "{decl}");
+        } else {
+            let _ = writeln!(w, "{decl:<44} // {}", p.doc);
         }
     }
-    let _ = writeln!(w, "    // read-out of the frozen epoch (AXI4-Stream master)");
-    let _ = writeln!(w, "    output wire [{}:0]  m_axis_tdata,", t.tdata_bits - 1);
-    let _ = writeln!(w, "    output wire         m_axis_tvalid,");
-    let _ = writeln!(w, "    input  wire         m_axis_tready,");
-    let _ = writeln!(w, "    output wire         m_axis_tlast,");
-    let _ = writeln!(w, "    // interrupt: high while a sticky flag is set (FLAGS, write 1 to clear)");
-    let _ = writeln!(w, "    output wire         irq");
     let _ = writeln!(w, ");\n");
 
     // MAC domain.
@@ -599,6 +577,107 @@ fn top_verilog(t: &TopParts<'_>) -> String {
     );
     let _ = writeln!(w, "    .rsp_valid(rsp_valid), .rsp_err(rsp_err), .rsp_rdata(rsp_rdata)\n);");
     let _ = writeln!(w, "\nendmodule\n\n`resetall");
+    v
+}
+
+/// A port of the point's top module.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct TopPort {
+    /// Verilog name.
+    pub name: String,
+    /// Direction.
+    pub dir: Dir,
+    /// Width in bits.
+    pub bits: u32,
+    /// Its clock (`s_axis_aclk` or `aclk`; a clock names itself).
+    pub clock: &'static str,
+    /// What it is.
+    pub doc: &'static str,
+    /// Its group in the port list.
+    #[serde(skip)]
+    pub group: &'static str,
+}
+
+/// The point's top-level ports for `bus`, a MAC bus of `data_bits`, a register
+/// address of `aw` bits and a read-out of `tdata_bits`.
+pub fn top_ports(bus: Bus, data_bits: u32, aw: u32, tdata_bits: u32) -> Vec<TopPort> {
+    let mac = "MAC clock domain: frames in (AXI4-Stream, never back-pressured)";
+    let core = "core clock domain";
+    let p = |name: &str, dir: Dir, bits: u32, clock: &'static str, group: &'static str, doc: &'static str| TopPort {
+        name: name.to_string(),
+        dir,
+        bits,
+        clock,
+        doc,
+        group,
+    };
+    let (i, o) = (Dir::In, Dir::Out);
+    let s = "s_axis_aclk";
+    let mut v = vec![
+        p("s_axis_aclk", i, 1, s, mac, "the MAC's clock"),
+        p("s_axis_aresetn", i, 1, s, mac, "synchronous, active low"),
+        p("s_axis_tdata", i, data_bits, s, mac, "frame bytes, lane 0 first, no FCS"),
+        p("s_axis_tkeep", i, data_bits / 8, s, mac, ""),
+        p("s_axis_tvalid", i, 1, s, mac, ""),
+        p("s_axis_tready", o, 1, s, mac, "always 1"),
+        p("s_axis_tlast", i, 1, s, mac, ""),
+        p("s_axis_tuser", i, 65, s, mac, "bit 0 bad frame (last beat); 64:1 ingress time, ns (first beat)"),
+        p("s_axis_time_ns", i, 64, s, mac, "free-running time, ns, if the parser samples it"),
+        p("aclk", i, 1, "aclk", core, "the core's clock"),
+        p("aresetn", i, 1, "aclk", core, "synchronous, active low"),
+    ];
+    let c = "aclk";
+    match bus {
+        Bus::Axil => {
+            let g = "registers: AXI4-Lite slave";
+            for (n, d, b) in [
+                ("awaddr", i, aw),
+                ("awprot", i, 3),
+                ("awvalid", i, 1),
+                ("awready", o, 1),
+                ("wdata", i, 32),
+                ("wstrb", i, 4),
+                ("wvalid", i, 1),
+                ("wready", o, 1),
+                ("bresp", o, 2),
+                ("bvalid", o, 1),
+                ("bready", i, 1),
+                ("araddr", i, aw),
+                ("arprot", i, 3),
+                ("arvalid", i, 1),
+                ("arready", o, 1),
+                ("rdata", o, 32),
+                ("rresp", o, 2),
+                ("rvalid", o, 1),
+                ("rready", i, 1),
+            ] {
+                v.push(p(&format!("s_axil_{n}"), d, b, c, g, ""));
+            }
+        }
+        Bus::Wishbone => {
+            let g = "registers: Wishbone B4 pipelined slave (word addresses)";
+            for (n, d, b) in [
+                ("adr_i", i, aw - 2),
+                ("dat_i", i, 32),
+                ("dat_o", o, 32),
+                ("sel_i", i, 4),
+                ("we_i", i, 1),
+                ("stb_i", i, 1),
+                ("cyc_i", i, 1),
+                ("stall_o", o, 1),
+                ("ack_o", o, 1),
+                ("err_o", o, 1),
+            ] {
+                v.push(p(&format!("wb_{n}"), d, b, c, g, ""));
+            }
+        }
+    }
+    let g = "read-out of the frozen epoch (AXI4-Stream master)";
+    v.push(p("m_axis_tdata", o, tdata_bits, c, g, ""));
+    v.push(p("m_axis_tvalid", o, 1, c, g, ""));
+    v.push(p("m_axis_tready", i, 1, c, g, ""));
+    v.push(p("m_axis_tlast", o, 1, c, g, ""));
+    v.push(p("irq", o, 1, c, "interrupt", "high while a sticky flag is set (FLAGS, write 1 to clear)"));
     v
 }
 
