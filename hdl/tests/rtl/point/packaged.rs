@@ -2,9 +2,8 @@
 //! parser, the record FIFO, the status counters, a core, its register block
 //! and a bus slave in one top module, generated over the registry.
 
-use netmeas_hdl::export::{Exported, export};
 use netmeas_hdl::point::bus::Bus;
-use netmeas_hdl::point::top::{PointDesign, point};
+use netmeas_hdl::point::top::{PointDesign, wrap};
 use netmeas_hdl::registry;
 use netmeas_hdl::tools;
 use std::path::PathBuf;
@@ -15,14 +14,11 @@ fn scratch(name: &str) -> PathBuf {
     d
 }
 
-/// The point of `core`'s default config behind the default 64-bit frame parser.
+/// The point of `core`'s default config behind the 64-bit frame parser, as
+/// `netmeas export <core> --wrap` builds it.
 fn design(core: &str, bus: Bus) -> PointDesign {
     let cfg = registry::core(core).unwrap().default_config(None).unwrap();
-    let binding = cfg.point_binding().unwrap_or_else(|| panic!("{core} has no point binding"));
-    let exported: Exported = export(&cfg).unwrap();
-    let parser_cfg = registry::core("frame-parser").unwrap().default_config(None).unwrap();
-    let parser: Exported = export(&parser_cfg).unwrap();
-    point(&exported, &binding, &parser, bus).unwrap_or_else(|e| panic!("{core}: {e}"))
+    wrap(&cfg, 64, bus).unwrap_or_else(|e| panic!("{core}: {e}")).0
 }
 
 /// Every file of `d` in one, for tools that take one file.
