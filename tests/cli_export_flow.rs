@@ -146,20 +146,33 @@ fn a_wrapped_core_is_a_fusesoc_core_whose_lint_target_passes_with_its_register_m
         assert_eq!(port("s_axis_tdata").unwrap()["clock"], "s_axis_aclk");
         assert_eq!(port(bus_port).unwrap()["clock"], "aclk");
         assert!(port("m_axis_tdata").is_some() && port("irq").is_some());
-        // Every register of csr.json is in the C header at its address.
+        // Every register of csr.json is in the C header at its byte address, and the header compiles.
         let csr: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(dir.join(format!("{top}.csr.json"))).unwrap()).unwrap();
         let h = std::fs::read_to_string(dir.join(format!("{top}.h"))).unwrap();
         let regs = csr["registers"].as_array().unwrap();
+        let prefix = top.to_uppercase();
         for r in regs {
-            let line = format!(
-                "#define {}_{} 0x{:04x}u",
-                top.to_uppercase(),
-                r["name"].as_str().unwrap(),
-                r["addr"].as_u64().unwrap()
-            );
-            assert!(h.contains(&line), "{bus}: no `{line}` in the header");
+            let name = format!("{prefix}_{}", r["name"].as_str().unwrap());
+            for line in [
+                format!("#define {name}_ADDR 0x{:x}u", r["addr"].as_u64().unwrap()),
+                format!("#define {name}_BITS {}u", r["bits"].as_u64().unwrap()),
+                format!("#define {name}_RESET 0x{:x}ull", r["reset"].as_u64().unwrap()),
+            ] {
+                assert!(h.contains(&line), "{bus}: no `{line}` in the header");
+            }
         }
+        std::fs::write(
+            dir.join("use.c"),
+            format!("#include \"{top}.h\"\nunsigned f(void) {{ return {prefix}_FLAGS_ADDR; }}\n"),
+        )
+        .unwrap();
+        let cc = Command::new("cc")
+            .current_dir(&dir)
+            .args(["-std=c99", "-Wall", "-Werror", "-c", "use.c", "-o", "use.o"])
+            .output()
+            .unwrap();
+        assert!(cc.status.success(), "{bus}: {}", String::from_utf8_lossy(&cc.stderr));
         let access = |name: &str| regs.iter().find(|r| r["name"] == name).map(|r| r["access"].clone());
         assert_eq!(access("CLASS_MASK").unwrap(), "rw");
         assert_eq!(access("FRAMES").unwrap(), "ro");

@@ -72,117 +72,25 @@ impl Exported {
         .expect("serializes")
     }
 
-    /// A FuseSoC (CAPI2) core file for the Verilog, written with a YAML
-    /// library: the `NETMEAS_ECP5` define as a parameter, and targets
-    /// `default`, `lint` (Verilator `-Wall`), `synth` (Yosys for ECP5, the
-    /// define set) and `synth_ice40` (Yosys for iCE40); with a shipped
-    /// testbench `tb`, also `sim` (Icarus Verilog by default, Verilator
-    /// `--binary` with `--tool verilator`).
+    /// A FuseSoC (CAPI2) core file for the Verilog ([`crate::fusesoc`]):
+    /// the `NETMEAS_ECP5` define as a parameter, and targets `default`,
+    /// `lint`, `synth`, `synth_ice40`; with a shipped testbench `tb`, also
+    /// `sim` (Icarus Verilog by default, Verilator with `--tool verilator`).
     pub fn fusesoc_core(&self, tb: Option<&Testbench>) -> String {
-        use serde_yaml_ng::{Mapping, Value};
-        fn map<const N: usize>(entries: [(&str, Value); N]) -> Value {
-            Value::Mapping(entries.into_iter().map(|(k, v)| (Value::from(k), v)).collect::<Mapping>())
+        crate::fusesoc::CoreFile {
+            name: format!("netmeas:blocks:{}:{}", self.top, env!("CARGO_PKG_VERSION")),
+            description: self.config.summary().to_string(),
+            files: vec![format!("{}.v", self.top)],
+            top: self.top.clone(),
+            ecp5_doc: "Build the memories as ECP5 DP16KD block RAMs (the project's ECP5 synthesis sets it)".into(),
+            ice40: true,
+            testbench: tb.map(|tb| crate::fusesoc::TestbenchFiles {
+                top: tb.name.clone(),
+                verilog: format!("{}.v", tb.name),
+                data: tb.vectors_file(),
+            }),
         }
-        fn list(items: &[&str]) -> Value {
-            Value::Sequence(items.iter().map(|&i| Value::from(i)).collect())
-        }
-        let top = self.top.as_str();
-        let target = |extra: Vec<(&str, Value)>| {
-            let mut m = map([("filesets", list(&["rtl"])), ("toplevel", Value::from(top))]);
-            if let Value::Mapping(m) = &mut m {
-                m.extend(extra.into_iter().map(|(k, v)| (Value::from(k), v)));
-            }
-            m
-        };
-        let yosys = |arch: &str| map([("yosys", map([("arch", Value::from(arch))]))]);
-        let mut filesets =
-            map([("rtl", map([("files", list(&[&format!("{top}.v")])), ("file_type", Value::from("verilogSource"))]))]);
-        let mut targets = map([
-            ("default", target(vec![])),
-            (
-                "lint",
-                target(vec![
-                    ("default_tool", Value::from("verilator")),
-                    (
-                        "tools",
-                        map([(
-                            "verilator",
-                            map([("mode", Value::from("lint-only")), ("verilator_options", list(&["-Wall"]))]),
-                        )]),
-                    ),
-                ]),
-            ),
-            (
-                "synth",
-                target(vec![
-                    ("default_tool", Value::from("yosys")),
-                    ("parameters", list(&["NETMEAS_ECP5=true"])),
-                    ("tools", yosys("ecp5")),
-                ]),
-            ),
-            ("synth_ice40", target(vec![("default_tool", Value::from("yosys")), ("tools", yosys("ice40"))])),
-        ]);
-        if let (Some(tb), Value::Mapping(f), Value::Mapping(t)) = (tb, &mut filesets, &mut targets) {
-            let hex = tb.vectors_file();
-            let file = |name: &str, kind: &str| {
-                let mut m = Mapping::new();
-                m.insert(Value::from(name), map([("file_type", Value::from(kind))]));
-                Value::Mapping(m)
-            };
-            let copied = {
-                let mut m = Mapping::new();
-                m.insert(
-                    Value::from(hex.as_str()),
-                    map([("file_type", Value::from("user")), ("copyto", Value::from(hex.as_str()))]),
-                );
-                Value::Mapping(m)
-            };
-            f.insert(
-                Value::from("tb"),
-                map([("files", Value::Sequence(vec![file(&format!("{}.v", tb.name), "verilogSource"), copied]))]),
-            );
-            t.insert(
-                Value::from("sim"),
-                map([
-                    ("filesets", list(&["rtl", "tb"])),
-                    ("toplevel", Value::from(tb.name.as_str())),
-                    ("default_tool", Value::from("icarus")),
-                    (
-                        "tools",
-                        map([
-                            ("icarus", map([("iverilog_options", list(&["-g2005"]))])),
-                            (
-                                "verilator",
-                                map([("mode", Value::from("binary")), ("verilator_options", list(&["-j", "0"]))]),
-                            ),
-                        ]),
-                    ),
-                ]),
-            );
-        }
-        let doc = map([
-            ("name", Value::from(format!("netmeas:blocks:{top}:{}", env!("CARGO_PKG_VERSION")))),
-            ("description", Value::from(self.config.summary())),
-            ("filesets", filesets),
-            (
-                "parameters",
-                map([(
-                    "NETMEAS_ECP5",
-                    map([
-                        ("datatype", Value::from("bool")),
-                        ("paramtype", Value::from("vlogdefine")),
-                        (
-                            "description",
-                            Value::from(
-                                "Build the memories as ECP5 DP16KD block RAMs (the project's ECP5 synthesis sets it)",
-                            ),
-                        ),
-                    ]),
-                )]),
-            ),
-            ("targets", targets),
-        ]);
-        format!("CAPI=2:\n{}", serde_yaml_ng::to_string(&doc).expect("a YAML mapping serializes"))
+        .yaml()
     }
 
     /// The clock constraint for tools that read SDC (Yosys/nextpnr flows
@@ -217,28 +125,20 @@ impl Exported {
     /// register's word address, width, field mask and reset value, as
     /// `<TOP>_<REGISTER>_ADDR`, `_BITS`, `_MASK` and `_RESET`.
     pub fn c_header(&self) -> String {
-        let ident = |s: &str| -> String {
-            s.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_uppercase() } else { '_' }).collect()
-        };
-        let top = ident(&self.top);
-        let mut h = format!(
-            "/* {}: register map (netmeas export; the same map as {}.csr.json). */\n\
-             /* Word addresses on csr_addr; csr_wdata is {} bits wide. */\n#ifndef {top}_H\n#define {top}_H\n\n",
-            self.top,
-            self.top,
-            self.config.csr_data_bits()
-        );
-        for r in self.config.registers() {
-            let n = format!("{top}_{}", ident(&r.name));
-            let mask = if r.bits >= 64 { u64::MAX } else { (1u64 << r.bits) - 1 };
-            h.push_str(&format!("/* {}: {} */\n", r.name, r.doc.replace("*/", "* /")));
-            h.push_str(&format!("#define {n}_ADDR 0x{:x}u\n", r.addr));
-            h.push_str(&format!("#define {n}_BITS {}u\n", r.bits));
-            h.push_str(&format!("#define {n}_MASK 0x{mask:x}ull\n"));
-            h.push_str(&format!("#define {n}_RESET 0x{:x}ull\n\n", r.reset));
-        }
-        h.push_str(&format!("#endif /* {top}_H */\n"));
-        h
+        let regs = self.config.registers();
+        let preamble =
+            format!("/* Word addresses on csr_addr; csr_wdata is {} bits wide. */\n", self.config.csr_data_bits());
+        crate::c_header::c_header(
+            &self.top,
+            &preamble,
+            regs.iter().map(|r| crate::c_header::CRegister {
+                name: &r.name,
+                doc: &r.doc,
+                addr: u64::from(r.addr),
+                bits: r.bits,
+                reset: r.reset,
+            }),
+        )
     }
 
     /// Writes `<top>.v`, `<top>.interface.json`, `<top>.core`, the clock

@@ -10,12 +10,14 @@
 //! - [`tools`]: where Verilator and the YoWASP tools are found.
 
 pub mod board;
+pub mod c_header;
 pub mod common;
 pub mod dbm;
 pub mod expb;
 pub mod export;
 pub mod frame;
 pub mod fridge;
+pub mod fusesoc;
 pub mod lda;
 pub mod point;
 pub mod rda;

@@ -67,17 +67,21 @@ impl PointDesign {
         .expect("serializes")
     }
 
-    /// The register map as C `#define`s of byte addresses.
+    /// The register map as a C header ([`crate::c_header`]): each word's
+    /// byte address, width, mask and reset value.
     pub fn c_header(&self) -> String {
-        let up = self.top.to_uppercase();
-        let mut h =
-            format!("/* {}: register map (netmeas export --wrap). */\n#ifndef {up}_H\n#define {up}_H\n\n", self.top);
-        for w in self.regs.words() {
-            let name: String = w.name.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
-            h.push_str(&format!("#define {up}_{name} 0x{:04x}u\n", w.addr));
-        }
-        h.push_str(&format!("\n#endif /* {up}_H */\n"));
-        h
+        let words = self.regs.words();
+        crate::c_header::c_header(
+            &self.top,
+            "/* Byte addresses on the register bus; every word is 32 bits wide. */\n",
+            words.iter().map(|w| crate::c_header::CRegister {
+                name: &w.name,
+                doc: &w.doc,
+                addr: u64::from(w.addr),
+                bits: w.bits,
+                reset: w.reset,
+            }),
+        )
     }
 
     /// The clocks for tools that read SDC: the MAC's at `mac_mhz`, the
@@ -96,70 +100,20 @@ impl PointDesign {
         )
     }
 
-    /// A FuseSoC (CAPI2) core for every Verilog file: targets `default`,
-    /// `lint` (Verilator `-Wall`) and `synth` (Yosys for ECP5, the
-    /// `NETMEAS_ECP5` define set).
+    /// A FuseSoC (CAPI2) core for every Verilog file ([`crate::fusesoc`]):
+    /// targets `default`, `lint` (Verilator `-Wall`) and `synth` (Yosys for
+    /// ECP5, the `NETMEAS_ECP5` define set).
     pub fn fusesoc_core(&self, summary: &str) -> String {
-        use serde_yaml_ng::{Mapping, Value};
-        fn map<const N: usize>(entries: [(&str, Value); N]) -> Value {
-            Value::Mapping(entries.into_iter().map(|(k, v)| (Value::from(k), v)).collect::<Mapping>())
+        crate::fusesoc::CoreFile {
+            name: format!("netmeas:points:{}:{}", self.top, env!("CARGO_PKG_VERSION")),
+            description: format!("Measurement point on {}: {summary}", bus_name(self.bus)),
+            files: self.files.iter().rev().map(|(n, _)| n.clone()).collect(),
+            top: self.top.clone(),
+            ecp5_doc: "Build the core's memories as ECP5 DP16KD block RAMs".into(),
+            ice40: false,
+            testbench: None,
         }
-        let files = Value::Sequence(self.files.iter().rev().map(|(n, _)| Value::from(n.as_str())).collect());
-        let top = self.top.as_str();
-        let target = |extra: Vec<(&str, Value)>| {
-            let mut m = map([("filesets", Value::Sequence(vec!["rtl".into()])), ("toplevel", Value::from(top))]);
-            if let Value::Mapping(m) = &mut m {
-                m.extend(extra.into_iter().map(|(k, v)| (Value::from(k), v)));
-            }
-            m
-        };
-        let doc = map([
-            ("name", Value::from(format!("netmeas:points:{top}:{}", env!("CARGO_PKG_VERSION")))),
-            ("description", Value::from(format!("Measurement point on {}: {summary}", bus_name(self.bus)))),
-            ("filesets", map([("rtl", map([("files", files), ("file_type", Value::from("verilogSource"))]))])),
-            (
-                "parameters",
-                map([(
-                    "NETMEAS_ECP5",
-                    map([
-                        ("datatype", Value::from("bool")),
-                        ("paramtype", Value::from("vlogdefine")),
-                        ("description", Value::from("Build the core's memories as ECP5 DP16KD block RAMs")),
-                    ]),
-                )]),
-            ),
-            (
-                "targets",
-                map([
-                    ("default", target(vec![])),
-                    (
-                        "lint",
-                        target(vec![
-                            ("default_tool", Value::from("verilator")),
-                            (
-                                "tools",
-                                map([(
-                                    "verilator",
-                                    map([
-                                        ("mode", Value::from("lint-only")),
-                                        ("verilator_options", Value::Sequence(vec!["-Wall".into()])),
-                                    ]),
-                                )]),
-                            ),
-                        ]),
-                    ),
-                    (
-                        "synth",
-                        target(vec![
-                            ("default_tool", Value::from("yosys")),
-                            ("parameters", Value::Sequence(vec!["NETMEAS_ECP5=true".into()])),
-                            ("tools", map([("yosys", map([("arch", Value::from("ecp5"))]))])),
-                        ]),
-                    ),
-                ]),
-            ),
-        ]);
-        format!("CAPI=2:\n{}", serde_yaml_ng::to_string(&doc).expect("a YAML mapping serializes"))
+        .yaml()
     }
 
     /// Writes every file of the point into `dir`, all of them or none:

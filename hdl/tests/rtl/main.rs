@@ -13,6 +13,7 @@ mod common;
 mod dbm;
 mod export;
 mod formal;
+mod fusesoc;
 mod point;
 mod registry;
 mod stream_rule;

@@ -1,4 +1,5 @@
 mod async_fifo;
+mod binding;
 mod bus;
 mod counters;
 mod packaged;
