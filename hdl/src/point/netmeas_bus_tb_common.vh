@@ -38,15 +38,12 @@ netmeas_tb_regs regs (
 // 1..5 the AXI channels' timing), the same sequence in every simulator.
 reg [31:0] prng [0:5];
 
+`include "netmeas_tb_xorshift.vh"
+
 function [31:0] rnd(input integer stream);
-    reg [31:0] x;
     begin
-        x = prng[stream];
-        x = x ^ (x << 13);
-        x = x ^ (x >> 17);
-        x = x ^ (x << 5);
-        prng[stream] = x;
-        rnd = x;
+        prng[stream] = xorshift32(prng[stream]);
+        rnd = prng[stream];
     end
 endfunction
 integer clocks = 0;

@@ -59,15 +59,12 @@ integer stopped = 0;
 integer k;
 integer a;
 
+`include "netmeas_tb_xorshift.vh"
+
 function [31:0] rnd(input integer unused);
-    reg [31:0] x;
     begin
-        x = prng;
-        x = x ^ (x << 13);
-        x = x ^ (x >> 17);
-        x = x ^ (x << 5);
-        prng = x;
-        rnd = x;
+        prng = xorshift32(prng);
+        rnd = prng;
     end
 endfunction
 

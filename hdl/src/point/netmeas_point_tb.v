@@ -91,15 +91,12 @@ integer m_clocks = 0;
 integer sent = 0;
 reg [31:0] prng = 32'h1;
 
+`include "netmeas_tb_xorshift.vh"
+
 function [31:0] rnd(input integer unused);
-    reg [31:0] x;
     begin
-        x = prng;
-        x = x ^ (x << 13);
-        x = x ^ (x >> 17);
-        x = x ^ (x << 5);
-        prng = x;
-        rnd = x;
+        prng = xorshift32(prng);
+        rnd = prng;
     end
 endfunction
 

@@ -7,6 +7,9 @@ use crate::tools;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// The testbenches' random draws (`xorshift32`), an include every build gets.
+pub const XORSHIFT_VH: &str = include_str!("netmeas_tb_xorshift.vh");
+
 /// A simulator the testbenches run in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Simulator {
@@ -18,8 +21,8 @@ pub enum Simulator {
 
 /// Writes `files` (name, text) into the scratch folder `dir` and builds the
 /// testbench `top` from the `.v` among them (the others are includes found
-/// in `dir`) with the parameters `params` of `top`; the command that runs
-/// it, with its leading arguments.
+/// in `dir`, as is `netmeas_tb_xorshift.vh`) with the parameters `params`
+/// of `top`; the command that runs it, with its leading arguments.
 pub fn build(
     sim: Simulator,
     dir: &Path,
@@ -29,7 +32,8 @@ pub fn build(
 ) -> Result<Vec<PathBuf>, String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let mut sources = Vec::new();
-    for (name, text) in files {
+    let shared = [("netmeas_tb_xorshift.vh".to_string(), XORSHIFT_VH)];
+    for (name, text) in files.iter().chain(&shared) {
         let path = dir.join(name);
         std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
         if name.ends_with(".v") {
