@@ -6,12 +6,12 @@
 // read address likewise; a write is performed once both halves are held and
 // its response slot is free, a read once its response slot is free, one
 // access per clock to the register block (alternating when both wait), and
-// the register block's answer of the next clock becomes BRESP/RRESP (OKAY,
+// the register block's answer two clocks later becomes BRESP/RRESP (OKAY,
 // or SLVERR for an unmapped, misaligned or refused address, which has no
 // side effect) and RDATA. A response stays presented, unchanged, until
 // taken. AWPROT and ARPROT are accepted and not used.
 //
-// Sustained rate: one write every 3 clocks and one read every 3 clocks with
+// Sustained rate: one write every 4 clocks and one read every 4 clocks with
 // BREADY/RREADY high, interleaved.
 
 `timescale 1ns / 1ps
@@ -75,9 +75,12 @@ reg [1:0]            b_resp;
 reg                  r_valid;
 reg [1:0]            r_resp;
 reg [31:0]           r_data;
-// The access of the last clock, answered in this one.
-reg                  pend;
-reg                  pend_we;
+// The accesses of the last two clocks (the register block answers an access
+// two clocks after it): pend1 of the last clock, pend2 answered in this one.
+reg                  pend1;
+reg                  pend1_we;
+reg                  pend2;
+reg                  pend2_we;
 reg                  last_write;       // the last access was a write (alternation)
 
 assign s_axil_awready = !aw_full;
@@ -91,8 +94,8 @@ assign s_axil_rdata   = r_data;
 
 // A write may go when both halves are held and its response slot is free
 // (no response presented, none on its way); a read likewise.
-wire wr_can = aw_full && w_full && !b_valid && !(pend && pend_we);
-wire rd_can = ar_full && !r_valid && !(pend && !pend_we);
+wire wr_can = aw_full && w_full && !b_valid && !(pend1 && pend1_we) && !(pend2 && pend2_we);
+wire rd_can = ar_full && !r_valid && !(pend1 && !pend1_we) && !(pend2 && !pend2_we);
 wire do_wr  = wr_can && (!rd_can || !last_write);
 wire do_rd  = rd_can && !do_wr;
 
@@ -123,13 +126,15 @@ always @(posedge clk) begin
     end
     if (do_rd) ar_full <= 1'b0;
     if (acc_valid) last_write <= do_wr;
-    pend <= acc_valid;
-    pend_we <= do_wr;
+    pend1 <= acc_valid;
+    pend1_we <= do_wr;
+    pend2 <= pend1;
+    pend2_we <= pend1_we;
 
     if (b_valid && s_axil_bready) b_valid <= 1'b0;
     if (r_valid && s_axil_rready) r_valid <= 1'b0;
-    if (pend && rsp_valid) begin
-        if (pend_we) begin
+    if (pend2 && rsp_valid) begin
+        if (pend2_we) begin
             b_valid <= 1'b1;
             b_resp <= rsp_err ? RESP_SLVERR : RESP_OKAY;
         end else begin
@@ -145,8 +150,10 @@ always @(posedge clk) begin
         ar_full <= 1'b0;
         b_valid <= 1'b0;
         r_valid <= 1'b0;
-        pend <= 1'b0;
-        pend_we <= 1'b0;
+        pend1 <= 1'b0;
+        pend1_we <= 1'b0;
+        pend2 <= 1'b0;
+        pend2_we <= 1'b0;
         last_write <= 1'b0;
         aw_addr <= {ADDR_WIDTH{1'b0}};
         w_data <= 32'd0;

@@ -232,6 +232,7 @@ integer    aw_taken = 0;
 integer    ar_taken = 0;
 integer    b_given = 0;
 integer    r_given = 0;
+integer    stuck = 0;             // clocks since the last transfer on any channel
 // At each rising edge (a block of its own, so both simulators give it the
 // values before the edge): what the slave shows against what it showed at
 // the last edge, and the transfers of this edge.
@@ -245,6 +246,10 @@ always @(posedge clk) begin
         if (rvalid && rready) r_given = r_given + 1;
         if (b_given > aw_taken) fail("a write response without a write");
         if (r_given > ar_taken) fail("a read response without a read");
+        if ((awvalid && awready) || (wvalid && wready) || (arvalid && arready) || (bvalid && bready)
+            || (rvalid && rready)) stuck = 0;
+        else stuck = stuck + 1;
+        if (stuck > 5000) fail("no transfer on any channel in 5000 clocks");
     end
     b_held = bvalid && !bready;
     b_held_resp = bresp;

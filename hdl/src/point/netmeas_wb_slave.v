@@ -4,7 +4,7 @@
 // byte address without its two low bits), SEL as byte strobes.
 //
 // Never stalls: every clock with CYC and STB high is an access, answered
-// on the next clock by ACK (with DAT_O for a read) or by ERR for an
+// two clocks later by ACK (with DAT_O for a read) or by ERR for an
 // unmapped or refused address, which has no side effect. Answers come in
 // the order of the accesses, one per access; while CYC is low none is
 // given (an access of a cycle the master abandoned has taken effect, and
@@ -41,9 +41,11 @@ module netmeas_wb_slave #(
     input  wire [31:0]           rsp_rdata
 );
 
-// The register block's answer belongs to an access of this slave (none is
-// made in reset).
-reg answering;
+// The register block's answer, two clocks after its access, belongs to an
+// access of this cycle: made in the last clock (answering1) and two clocks
+// ago (answering2), none in reset, none across a clock with CYC low.
+reg answering1;
+reg answering2;
 
 assign acc_valid  = wb_cyc_i && wb_stb_i && !rst;
 assign acc_we     = wb_we_i;
@@ -52,13 +54,17 @@ assign acc_wdata  = wb_dat_i;
 assign acc_wstrb  = wb_sel_i;
 
 assign wb_stall_o = 1'b0;
-assign wb_ack_o   = answering && rsp_valid && !rsp_err && wb_cyc_i;
-assign wb_err_o   = answering && rsp_valid && rsp_err && wb_cyc_i;
+assign wb_ack_o   = answering2 && rsp_valid && !rsp_err && wb_cyc_i;
+assign wb_err_o   = answering2 && rsp_valid && rsp_err && wb_cyc_i;
 assign wb_dat_o   = rsp_rdata;    // 0 with a write's or an error's answer
 
 always @(posedge clk) begin
-    answering <= acc_valid;
-    if (rst) answering <= 1'b0;
+    answering1 <= acc_valid;
+    answering2 <= answering1 && wb_cyc_i;
+    if (rst) begin
+        answering1 <= 1'b0;
+        answering2 <= 1'b0;
+    end
 end
 
 endmodule

@@ -5,7 +5,8 @@
 //
 // A Wishbone B4 pipelined master makes bus cycles of 1 to 8 accesses, reads
 // and writes mixed, STB raised on random clocks (STALL honoured), and now
-// and then abandons a cycle by dropping CYC before its answers. Each access
+// and then abandons a cycle by dropping CYC before its answers (and raises
+// it again one clock later, for a cycle in which no answer may show). Each access
 // is checked in order against a model of the map updated in the order the
 // accesses were made:
 //   - ACK exactly for what the map allows, ERR otherwise, one answer per
@@ -175,6 +176,22 @@ task bus_cycle;
         take_answer();
         wb_cyc = 1'b0;
         wb_stb = 1'b0;
+        if (abandon >= 0) begin
+            // One clock with CYC low, then a cycle without accesses: no
+            // answer of the abandoned accesses may show in it.
+            @(negedge clk);
+            take_answer();
+            issued = 0;
+            answered = 0;
+            wb_cyc = 1'b1;
+            #1;
+            take_answer();
+            @(negedge clk);
+            take_answer();
+            @(negedge clk);
+            take_answer();
+            wb_cyc = 1'b0;
+        end
         // Two clocks with CYC low: no answer may show.
         @(negedge clk);
         take_answer();

@@ -17,13 +17,14 @@
 //!   only, sampled at the access;
 //! - the flags word: sticky bits set by `flag_set`, cleared by writing 1;
 //! - a command word of the point (an epoch flip, a clear): a write with
-//!   bit 0 set (byte 0 strobed) gives one pulse on `cmd_pulse` the next
-//!   clock, a read gives 0;
+//!   bit 0 set (byte 0 strobed) gives one pulse on `cmd_pulse` with its
+//!   answer, a read gives 0;
 //! - anything else, a misaligned address, or a write to a read-only word:
 //!   an error response (AXI `SLVERR`, Wishbone `ERR`) and no side effect.
 //!
-//! One access per clock, answered on the next (`rsp_valid`); the read data
-//! of a core register comes straight from `csr_rdata` in that clock.
+//! One access per clock, registered as it enters (the decode starts from
+//! flops) and answered two clocks after it (`rsp_valid`); the read data of
+//! a core register comes straight from `csr_rdata` in that clock.
 //! The papers assume this layer exists: the LDA paper's routers report to
 //! a monitoring station (§II), MAPLE's query engine is asked from the host
 //! (§4).
@@ -236,8 +237,8 @@ impl PointRegs {
         let w = &mut v;
         let _ =
             writeln!(w, "// {}: the register block of a measurement point (netmeas, generated from the", self.module);
-        let _ = writeln!(w, "// core's register map). One access per clock on acc_*, answered on the next");
-        let _ = writeln!(w, "// clock on rsp_*; see hdl/src/point/regs.rs and docs/cores/bus-slaves.md.");
+        let _ = writeln!(w, "// core's register map). One access per clock on acc_*, answered two clocks");
+        let _ = writeln!(w, "// later on rsp_*; see hdl/src/point/regs.rs and docs/cores/bus-slaves.md.");
         let _ = writeln!(w, "//");
         let _ = writeln!(w, "// Map (byte addresses):");
         for word in &words {
@@ -252,7 +253,7 @@ impl PointRegs {
         let _ = writeln!(w, "    input  wire [{}:0]   acc_addr,       // byte address", aw - 1);
         let _ = writeln!(w, "    input  wire [31:0]   acc_wdata,");
         let _ = writeln!(w, "    input  wire [3:0]    acc_wstrb,");
-        let _ = writeln!(w, "    // its answer, the clock after the access");
+        let _ = writeln!(w, "    // its answer, two clocks after the access");
         let _ = writeln!(w, "    output reg           rsp_valid,");
         let _ =
             writeln!(w, "    output reg           rsp_err,        // unmapped, misaligned or refused: no side effect");
@@ -282,18 +283,32 @@ impl PointRegs {
             if nc == 0 { " (none: 0)" } else { "" }
         );
         let _ = writeln!(w, ");\n");
-        let _ = writeln!(w, "wire aligned = acc_addr[1:0] == 2'b00;");
-        let _ = writeln!(w, "wire [{}:0] word = acc_addr[{}:2];", aw - 3, aw - 1);
+        let _ = writeln!(w, "// The access, registered: the decode starts from flops, not behind the bus");
+        let _ = writeln!(w, "// slave's handshake logic.");
         let _ = writeln!(
             w,
-            "wire [31:0] strb_mask = {{{{8{{acc_wstrb[3]}}}}, {{8{{acc_wstrb[2]}}}}, {{8{{acc_wstrb[1]}}}}, {{8{{acc_wstrb[0]}}}}}};"
+            "reg        a_valid;\nreg        a_we;\nreg [{}:0] a_addr;\nreg [31:0] a_wdata;\nreg [3:0]  a_wstrb;",
+            aw - 1
+        );
+        let _ = writeln!(w, "always @(posedge clk) begin");
+        let _ = writeln!(w, "    a_valid <= acc_valid && !rst;");
+        let _ = writeln!(
+            w,
+            "    a_we <= acc_we;\n    a_addr <= acc_addr;\n    a_wdata <= acc_wdata;\n    a_wstrb <= acc_wstrb;"
+        );
+        let _ = writeln!(w, "end\n");
+        let _ = writeln!(w, "wire aligned = a_addr[1:0] == 2'b00;");
+        let _ = writeln!(w, "wire [{}:0] word = a_addr[{}:2];", aw - 3, aw - 1);
+        let _ = writeln!(
+            w,
+            "wire [31:0] strb_mask = {{{{8{{a_wstrb[3]}}}}, {{8{{a_wstrb[2]}}}}, {{8{{a_wstrb[1]}}}}, {{8{{a_wstrb[0]}}}}}};"
         );
         let _ = writeln!(w, "\n// Decode: what the addressed word is.");
-        let hit = |word: &BusWord| format!("acc_valid && aligned && word == {aw_w}'d{}", word.addr / 4, aw_w = aw - 2);
+        let hit = |word: &BusWord| format!("a_valid && aligned && word == {aw_w}'d{}", word.addr / 4, aw_w = aw - 2);
         let any = |pred: &dyn Fn(&BusWord) -> bool| -> String {
             let hits: Vec<String> =
                 words.iter().filter(|x| pred(x)).map(|x| format!("(word == {}'d{})", aw - 2, x.addr / 4)).collect();
-            if hits.is_empty() { "1'b0".into() } else { format!("acc_valid && aligned && ({})", hits.join(" || ")) }
+            if hits.is_empty() { "1'b0".into() } else { format!("a_valid && aligned && ({})", hits.join(" || ")) }
         };
         let _ =
             writeln!(w, "wire hit_core_w = {};", any(&|x| matches!(x.kind, WordKind::Core(Access::Rw | Access::Wo))));
@@ -328,13 +343,13 @@ impl PointRegs {
         if cd < 32 {
             let _ = writeln!(w, "/* verilator lint_off UNUSEDSIGNAL */  // bits above csr_wdata's {cd} go nowhere");
         }
-        let _ = writeln!(w, "wire [31:0] cfg_new = (cfg_old & ~strb_mask) | (acc_wdata & strb_mask);");
+        let _ = writeln!(w, "wire [31:0] cfg_new = (cfg_old & ~strb_mask) | (a_wdata & strb_mask);");
         if cd < 32 {
             let _ = writeln!(w, "/* verilator lint_on UNUSEDSIGNAL */");
         }
         let _ = writeln!(w, "\n// The core's port: writes of configuration and commands, reads of status.");
-        let _ = writeln!(w, "assign csr_we = hit_core_w && acc_we;");
-        let _ = writeln!(w, "assign csr_re = hit_core_r && !acc_we;");
+        let _ = writeln!(w, "assign csr_we = hit_core_w && a_we;");
+        let _ = writeln!(w, "assign csr_re = hit_core_r && !a_we;");
         let _ = writeln!(w, "assign csr_addr = word[{}:0];", ca - 1);
         let _ = writeln!(w, "assign csr_wdata = cfg_new[{}:0];", cd - 1);
         let _ =
@@ -343,13 +358,13 @@ impl PointRegs {
             let _ = writeln!(w, "reg        rdata_core;   // the answer is csr_rdata");
         }
         let _ = writeln!(w, "always @(posedge clk) begin");
-        let _ = writeln!(w, "    rsp_valid <= acc_valid;");
-        let _ = writeln!(w, "    rsp_err <= acc_valid && (acc_we ? !hit_write : !hit_read);");
+        let _ = writeln!(w, "    rsp_valid <= a_valid;");
+        let _ = writeln!(w, "    rsp_err <= a_valid && (a_we ? !hit_write : !hit_read);");
         if has_ro {
-            let _ = writeln!(w, "    rdata_core <= hit_core_r && !acc_we;");
+            let _ = writeln!(w, "    rdata_core <= hit_core_r && !a_we;");
         }
         let _ = writeln!(w, "    rdata_q <= 32'd0;");
-        let _ = writeln!(w, "    if (acc_valid && !acc_we && aligned) begin");
+        let _ = writeln!(w, "    if (a_valid && !a_we && aligned) begin");
         let _ = writeln!(w, "        case (word)");
         for x in &words {
             let value = match x.kind {
@@ -363,7 +378,7 @@ impl PointRegs {
         let _ = writeln!(w, "        default: rdata_q <= 32'd0;");
         let _ = writeln!(w, "        endcase");
         let _ = writeln!(w, "    end");
-        let _ = writeln!(w, "    if (acc_valid && acc_we) begin");
+        let _ = writeln!(w, "    if (a_valid && a_we) begin");
         let _ = writeln!(w, "        case (word)");
         for x in &rw {
             let _ = writeln!(
@@ -386,7 +401,7 @@ impl PointRegs {
             })
             .map(|(i, a)| {
                 format!(
-                    "    cmd_pulse[{i}] <= acc_valid && acc_we && aligned && word == {}'d{a} && acc_wstrb[0] && acc_wdata[0];",
+                    "    cmd_pulse[{i}] <= a_valid && a_we && aligned && word == {}'d{a} && a_wstrb[0] && a_wdata[0];",
                     aw - 2
                 )
             })
@@ -400,7 +415,7 @@ impl PointRegs {
         let _ = writeln!(w, "    // Set wins over a clear in the same clock: no event is lost.");
         let _ = writeln!(
             w,
-            "    flags <= (flags & ~(hit_flags && acc_we ? (acc_wdata[{m}:0] & strb_mask[{m}:0]) : {nf}'d0)) | flag_set;",
+            "    flags <= (flags & ~(hit_flags && a_we ? (a_wdata[{m}:0] & strb_mask[{m}:0]) : {nf}'d0)) | flag_set;",
             m = nf - 1
         );
         let _ = writeln!(w, "    if (rst) begin");

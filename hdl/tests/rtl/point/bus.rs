@@ -151,6 +151,13 @@ fn the_testbenches_catch_broken_slaves() {
         (Bus::Wishbone, "an answer shown after CYC fell", "&& !rsp_err && wb_cyc_i;", "&& !rsp_err;"),
         (
             Bus::Wishbone,
+            "an abandoned access answered in the next cycle",
+            "answering2 <= answering1 && wb_cyc_i;",
+            "answering2 <= answering1;",
+        ),
+        (Bus::Axil, "an answer taken a clock early", "if (pend2 && rsp_valid) begin", "if (pend1 && rsp_valid) begin"),
+        (
+            Bus::Wishbone,
             "word addresses taken as byte addresses",
             "assign acc_addr   = {wb_adr_i, 2'b00};",
             "assign acc_addr   = {2'b00, wb_adr_i};",
