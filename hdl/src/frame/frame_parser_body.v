@@ -5,14 +5,15 @@
 //   FLOW_Q_j        H3 columns of the flow ID (104 key bits -> 32)
 //   MATCH_Q_j       H3 columns of the match ID (128 bits -> 32)
 //
-// One frame's outcome per frame, FRAME_PARSER_LATENCY (11) clocks after its
+// One frame's outcome per frame, FRAME_PARSER_LATENCY (12) clocks after its
 // last beat; one beat taken every clock (s_axis_tready is always high).
 //
 //   capture  the first 128 bytes of the frame (bytes past its end zero; each
 //            beat lands in the window a clock after it is taken), its length,
 //            the MAC's bad flag and AXI4-Stream byte-rule breaks, the
 //            timestamp of its first beat
-//   A        Ethernet and VLAN tags: where the IP header starts; its 44 bytes
+//   A1, A2   Ethernet and VLAN tags: every type and length compared at once,
+//            then where the IP header starts; its 44 bytes
 //   B1, B2   IPv4 header, or IPv6 header and its first extension header:
 //            every check at once, then the first that failed
 //   C1, C2   IPv6 second extension header's bytes, then where the transport
@@ -123,35 +124,63 @@ function is_vlan(input [15:0] t);
     is_vlan = t == 16'h8100 || t == 16'h88a8;
 endfunction
 
+function is_ip(input [15:0] t);
+    is_ip = t == 16'h0800 || t == 16'h86dd;
+endfunction
+
+// A1: every comparison of the Ethernet header at once, from the window of the
+// clock it holds the whole frame; the window from byte 14 on kept for A2.
 wire [15:0] t0 = be16w(win, 12), t1 = be16w(win, 16), t2 = be16w(win, 20);
-wire [15:0] len_m14 = f_len - 16'd14, len_m18 = f_len - 16'd18, len_m22 = f_len - 16'd22;
-reg  [15:0] ethertype;
+reg             a1_valid = 1'b0, a1_bad = 1'b0;
+reg  [2:0]      a1_vlan = 3'd0;    // bit k: the type at byte 12 + 4k is a VLAN tag
+reg  [2:0]      a1_ip = 3'd0;      // ... is IPv4 or IPv6
+reg  [2:0]      a1_v6 = 3'd0;      // ... is IPv6
+reg  [2:0]      a1_short = 3'd0;   // the frame is shorter than 14 + 4k bytes
+reg  [15:0]     a1_avail0 = 16'd0, a1_avail1 = 16'd0, a1_avail2 = 16'd0;   // its length - 14 - 4k
+reg  [15:0]     a1_len = 16'd0;
+reg  [63:0]     a1_ts = 64'd0;
+reg  [WIN-113:0] a1_win = {(WIN-112){1'b0}};
+always @(posedge clock) begin
+    a1_valid <= done && !reset;
+    a1_bad <= f_bad;
+    a1_vlan <= {is_vlan(t2), is_vlan(t1), is_vlan(t0)};
+    a1_ip <= {is_ip(t2), is_ip(t1), is_ip(t0)};
+    a1_v6 <= {t2 == 16'h86dd, t1 == 16'h86dd, t0 == 16'h86dd};
+    a1_short <= {f_len < 16'd22, f_len < 16'd18, f_len < 16'd14};
+    a1_avail0 <= f_len - 16'd14;
+    a1_avail1 <= f_len - 16'd18;
+    a1_avail2 <= f_len - 16'd22;
+    a1_len <= f_len;
+    a1_ts <= f_ts;
+    a1_win <= win[WIN-1 : 112];
+end
+
+// A2: the tags' decision from those flags, and the IP header's 44 bytes.
 reg  [1:0]  l3sel;
 reg         eth_err;
 reg  [2:0]  eth_code;
 always @(*) begin
     eth_err = 1'b0;
     eth_code = R_BAD;
-    ethertype = t0;
     l3sel = 2'd0;
-    if (f_bad) begin
+    if (a1_bad) begin
         eth_err = 1'b1;
-    end else if (f_len < 16'd14) begin
+    end else if (a1_short[0]) begin
         {eth_err, eth_code} = {1'b1, R_TRUNC};
-    end else if (is_vlan(t0)) begin
-        if (f_len < 16'd18) begin
+    end else if (a1_vlan[0]) begin
+        if (a1_short[1]) begin
             {eth_err, eth_code} = {1'b1, R_TRUNC};
-        end else if (!is_vlan(t1)) begin
-            {ethertype, l3sel} = {t1, 2'd1};
-        end else if (f_len < 16'd22) begin
+        end else if (!a1_vlan[1]) begin
+            l3sel = 2'd1;
+        end else if (a1_short[2]) begin
             {eth_err, eth_code} = {1'b1, R_TRUNC};
-        end else if (!is_vlan(t2)) begin
-            {ethertype, l3sel} = {t2, 2'd2};
+        end else if (!a1_vlan[2]) begin
+            l3sel = 2'd2;
         end else begin
             {eth_err, eth_code} = {1'b1, R_VLANS};
         end
     end
-    if (!eth_err && ethertype != 16'h0800 && ethertype != 16'h86dd)
+    if (!eth_err && !a1_ip[l3sel])
         {eth_err, eth_code} = {1'b1, R_NOT_IP};
 end
 
@@ -164,17 +193,17 @@ reg  [15:0]   a_len = 16'd0;
 reg  [63:0]   a_ts = 64'd0;
 reg  [TAIL-1:0] a_tail = {TAIL{1'b0}};
 always @(posedge clock) begin
-    a_valid <= done && !reset;
+    a_valid <= a1_valid && !reset;
     a_err <= eth_err;
     a_code <= eth_code;
-    a_v6 <= ethertype == 16'h86dd;
-    a_l3 <= l3sel == 2'd0 ? win[8 * 14 +: 352] : l3sel == 2'd1 ? win[8 * 18 +: 352] : win[8 * 22 +: 352];
+    a_v6 <= a1_v6[l3sel];
+    // a1_win starts at byte 14: the IP header at 14, 18 or 22.
+    a_l3 <= l3sel == 2'd0 ? a1_win[0 +: 352] : l3sel == 2'd1 ? a1_win[8 * 4 +: 352] : a1_win[8 * 8 +: 352];
     a_l3off <= 12'd14 + {8'd0, l3sel, 2'b00};
-    // The three candidates in parallel, then the one the tags chose.
-    a_avail <= l3sel == 2'd0 ? len_m14 : l3sel == 2'd1 ? len_m18 : len_m22;
-    a_len <= f_len;
-    a_ts <= f_ts;
-    a_tail <= win[WIN-1 : 8 * 34];
+    a_avail <= l3sel == 2'd0 ? a1_avail0 : l3sel == 2'd1 ? a1_avail1 : a1_avail2;
+    a_len <= a1_len;
+    a_ts <= a1_ts;
+    a_tail <= a1_win[WIN-113 : 8 * 20];
 end
 
 // ---------------------------------------------------------------- B1: IP header, every check at once
