@@ -2,6 +2,7 @@
 
 use crate::export::{Port, generate};
 use crate::fridge::FridgeCore;
+use crate::point::binding::{PointBinding, RecordField, RecordSource};
 use crate::registry::{CoreSpec, FieldOp, Kind, Reference, RmwGeometry, StreamRule, Target};
 use netmeas_sim::ConfigError;
 use netmeas_sim::csr::RegisterDesc;
@@ -50,6 +51,22 @@ impl CoreSpec for FridgeConfig {
             rows: self.total_entries(),
             addr_bits: self.addr_bits(),
             fields: vec![(FRIDGE_ENTRY_BITS, FieldOp::Entry)],
+        })
+    }
+    /// Behind the frame parser (§2, §6.1): the record's match ID is the
+    /// packet ID, a response role makes a response, the ingress time's low 48
+    /// bits the timestamp; only records with a role are packets. A flip is a
+    /// one-clock request (the core holds it as `flip_pending`).
+    fn point_binding(&self) -> Option<PointBinding> {
+        Some(PointBinding {
+            packet: vec![
+                ("s_id".into(), RecordSource::Field(RecordField::Match)),
+                ("s_response".into(), RecordSource::RoleIs(2)),
+                ("s_ts".into(), RecordSource::Field(RecordField::Ts)),
+            ],
+            role_only: true,
+            flip: Some(("flip".into(), None)),
+            readout_last: "m_ro_last".into(),
         })
     }
     /// `s_ready` is low only while the memories clear after reset, and a

@@ -118,11 +118,13 @@ pub fn point(core: &Exported, binding: &PointBinding, parser: &Exported, bus: Bu
     let mut status: Vec<PointField> =
         counter_names().into_iter().map(|n| PointField { doc: counter_doc(&n), name: n }).collect();
     let mut commands = Vec::new();
-    if binding.flip.is_some() {
-        status.push(PointField {
-            name: "EPOCH_PENDING".into(),
-            doc: "1 while an EPOCH_FLIP waits for the core to take it.".into(),
-        });
+    if let Some((_, taken)) = &binding.flip {
+        if taken.is_some() {
+            status.push(PointField {
+                name: "EPOCH_PENDING".into(),
+                doc: "1 while an EPOCH_FLIP waits for the core to take it.".into(),
+            });
+        }
         commands.push(PointField { name: "EPOCH_FLIP".into(), doc: "Ends the epoch: the core flips".into() });
     }
     let bound = |n: &str| {
@@ -435,11 +437,17 @@ fn top_verilog(t: &TopParts<'_>) -> String {
     // Status words.
     let _ = writeln!(w, "assign status_words[{}:0] = cnt;", 32 * n_counters - 1);
     let mut next_word = n_counters;
-    if t.binding.flip.is_some() {
+    if let Some((_, taken)) = &t.binding.flip {
         let _ = writeln!(w, "reg  epoch_pending = 1'b0;");
-        let _ =
-            writeln!(w, "assign status_words[{}:{}] = {{31'd0, epoch_pending}};", 32 * next_word + 31, 32 * next_word);
-        next_word += 1;
+        if taken.is_some() {
+            let _ = writeln!(
+                w,
+                "assign status_words[{}:{}] = {{31'd0, epoch_pending}};",
+                32 * next_word + 31,
+                32 * next_word
+            );
+            next_word += 1;
+        }
     }
     for (p, first) in &t.wiring.status {
         let words = (p.bits as u32).div_ceil(32);
