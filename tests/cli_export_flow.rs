@@ -87,21 +87,25 @@ fn an_export_carries_its_clock_constraints_and_a_c_header_of_its_register_map() 
         }
     }
     // The header compiles as C.
-    let c = dir.join("use.c");
-    std::fs::write(
-        &c,
-        format!(
+    compiles_as_c(
+        &dir,
+        &format!(
             "#include \"{top}.h\"\nunsigned long long f(void) {{ return {prefix}_{}_MASK; }}\n",
             regs[0]["name"].as_str().unwrap().to_ascii_uppercase()
         ),
     )
     .unwrap();
+}
+
+/// Compiles `source` (C99, every warning an error) in `dir`, where the export's header is.
+fn compiles_as_c(dir: &Path, source: &str) -> Result<(), String> {
+    std::fs::write(dir.join("use.c"), source).map_err(|e| e.to_string())?;
     let cc = Command::new("cc")
-        .current_dir(&dir)
+        .current_dir(dir)
         .args(["-std=c99", "-Wall", "-Werror", "-c", "use.c", "-o", "use.o"])
         .output()
-        .unwrap();
-    assert!(cc.status.success(), "{}", String::from_utf8_lossy(&cc.stderr));
+        .map_err(|e| format!("cc: {e}"))?;
+    if cc.status.success() { Ok(()) } else { Err(String::from_utf8_lossy(&cc.stderr).into_owned()) }
 }
 
 #[test]
@@ -162,17 +166,8 @@ fn a_wrapped_core_is_a_fusesoc_core_whose_lint_target_passes_with_its_register_m
                 assert!(h.contains(&line), "{bus}: no `{line}` in the header");
             }
         }
-        std::fs::write(
-            dir.join("use.c"),
-            format!("#include \"{top}.h\"\nunsigned f(void) {{ return {prefix}_FLAGS_ADDR; }}\n"),
-        )
-        .unwrap();
-        let cc = Command::new("cc")
-            .current_dir(&dir)
-            .args(["-std=c99", "-Wall", "-Werror", "-c", "use.c", "-o", "use.o"])
-            .output()
-            .unwrap();
-        assert!(cc.status.success(), "{bus}: {}", String::from_utf8_lossy(&cc.stderr));
+        compiles_as_c(&dir, &format!("#include \"{top}.h\"\nunsigned f(void) {{ return {prefix}_FLAGS_ADDR; }}\n"))
+            .unwrap_or_else(|e| panic!("{bus}: {e}"));
         let access = |name: &str| regs.iter().find(|r| r["name"] == name).map(|r| r["access"].clone());
         assert_eq!(access("CLASS_MASK").unwrap(), "rw");
         assert_eq!(access("FRAMES").unwrap(), "ro");
