@@ -15,13 +15,18 @@ fn fresh_dir(name: &str) -> PathBuf {
     common::fresh_dir("export_flow", name)
 }
 
-/// The exported top of `dir` (the `.v` file's stem).
-fn top_of(dir: &Path) -> String {
+/// The stem of the first file in `dir` named `*<ext>`.
+fn stem_of(dir: &Path, ext: &str) -> String {
     std::fs::read_dir(dir)
         .unwrap()
         .filter_map(|e| e.ok()?.file_name().into_string().ok())
-        .find_map(|n| n.strip_suffix(".v").map(str::to_string))
-        .expect("a .v file")
+        .find_map(|n| n.strip_suffix(ext).map(str::to_string))
+        .unwrap_or_else(|| panic!("no {ext} file in {}", dir.display()))
+}
+
+/// The exported top of `dir` (the `.v` file's stem).
+fn top_of(dir: &Path) -> String {
+    stem_of(dir, ".v")
 }
 
 #[test]
@@ -121,13 +126,9 @@ fn a_clock_frequency_out_of_range_is_refused_and_writes_nothing() {
     }
 }
 
-/// The point's top in `dir` (the `.core` file's stem).
+/// The point's top in `dir` (the `.core` file's stem: the point has several `.v` files).
 fn point_top(dir: &Path) -> String {
-    std::fs::read_dir(dir)
-        .unwrap()
-        .filter_map(|e| e.ok()?.file_name().into_string().ok())
-        .find_map(|n| n.strip_suffix(".core").map(str::to_string))
-        .expect("a .core file")
+    stem_of(dir, ".core")
 }
 
 #[test]
