@@ -15,7 +15,7 @@ use netmeas_sim::stats::rel_error;
 use netmeas_testbench::dbm::{check_rtl_dbm_config, rtl_dbm_run};
 use netmeas_testbench::expb::{check_rtl_expb_config, rtl_expb_run};
 use serde_json::{Value, json};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// What is asked of the synopses.
 #[derive(Args, Clone, Debug)]
@@ -201,6 +201,10 @@ pub struct RunDbm {
     /// Write the first period's bucket partition over the true S_T as an SVG (Fig. 5 style).
     #[arg(long)]
     pub plot: Option<PathBuf>,
+    /// Write each period's synopsis (config and buckets, what `netmeas
+    /// station ingest` takes) into this folder as period-<index>.json.
+    #[arg(long)]
+    pub save_periods: Option<PathBuf>,
     #[command(flatten)]
     pub traffic: BwTraffic,
     #[command(flatten)]
@@ -236,6 +240,18 @@ impl RunDbm {
     }
 }
 
+/// Writes each period's synopsis into `dir` as period-<index>.json (what
+/// `netmeas station ingest` takes), all or none.
+fn save_periods<T: serde::Serialize>(dir: &Path, periods: impl Iterator<Item = (u64, T)>) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let mut set = Vec::new();
+    for (index, synopsis) in periods {
+        let text = serde_json::to_string(&synopsis).map_err(|e| e.to_string())?;
+        set.push((dir.join(format!("period-{index}.json")), text));
+    }
+    crate::output::write_set(&set)
+}
+
 /// `netmeas run dbm`.
 pub fn run_dbm_cmd(a: &RunDbm) -> Result<(), String> {
     let progress = crate::progress::Progress::spinner("run dbm", a.query.json);
@@ -249,6 +265,12 @@ pub fn run_dbm_cmd(a: &RunDbm) -> Result<(), String> {
     let (packets, source) = a.traffic.packets()?;
     check_span(&packets, cfg.period_ticks, delta, q)?;
     let (periods, synopsis_match, timing) = run_dbm_engines(&cfg, &packets, engine)?;
+    if let Some(dir) = &a.save_periods {
+        save_periods(
+            dir,
+            periods.iter().map(|p| (p.index, netmeas_sim::dbm::DbmSynopsis { config: cfg.clone(), period: p.clone() })),
+        )?;
+    }
     let answers: Vec<Answer> = periods
         .iter()
         .map(|p| {
@@ -464,14 +486,12 @@ pub fn run_expb_cmd(a: &RunExpb) -> Result<(), String> {
     check_span(&packets, cfg.period_ticks, delta, q)?;
     let (periods, synopsis_match, timing) = run_expb_engines(&cfg, &packets, engine)?;
     if let Some(dir) = &a.save_periods {
-        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-        let mut set = Vec::with_capacity(periods.len());
-        for p in &periods {
-            let s = netmeas_sim::dbm::ExpbSynopsis { config: cfg.clone(), period: p.clone() };
-            let text = serde_json::to_string(&s).map_err(|e| e.to_string())?;
-            set.push((dir.join(format!("period-{}.json", p.index)), text));
-        }
-        crate::output::write_set(&set)?;
+        save_periods(
+            dir,
+            periods
+                .iter()
+                .map(|p| (p.index, netmeas_sim::dbm::ExpbSynopsis { config: cfg.clone(), period: p.clone() })),
+        )?;
     }
     let answers: Vec<Answer> = periods
         .iter()

@@ -345,6 +345,62 @@ fn expb_periods_from_a_run_answer_the_burst_queries_and_roll_up() {
     assert_refused(&["station", "rollup", "--station", st, "--now", "noon"], "--now: \"noon\" is not a time");
 }
 
+#[test]
+fn dbm_periods_from_a_run_answer_the_burst_query_at_any_scale() {
+    use netmeas_sim::dbm::{DbmSynopsis, dbm_series, series_stats};
+    let d = fresh_dir("station", "dbm");
+    let periods = d.join("periods");
+    let o = netmeas(&["run", "dbm", "--duration", "6s", "--save-periods", periods.to_str().unwrap(), "--json"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let mut files: Vec<String> =
+        std::fs::read_dir(&periods).unwrap().map(|e| e.unwrap().path().to_str().unwrap().to_string()).collect();
+    files.sort_by_key(|f| f.rsplit('-').next().unwrap().trim_end_matches(".json").parse::<u32>().unwrap());
+    assert!(files.len() >= 3, "{files:?}");
+    let st = d.join("station.toml");
+    std::fs::write(
+        &st,
+        format!(
+            "database = \"station.sqlite\"\n[[point]]\nname = \"edge.dbm\"\nrouter = \"edge\"\nlink = \"uplink\"\n\
+             direction = \"egress\"\ncore = \"dbm\"\nepoch = \"2s\"\nstart = \"{START}\"\n"
+        ),
+    )
+    .unwrap();
+    let st = st.to_str().unwrap();
+    let o = ingest(st, "edge.dbm", &files);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // At 50 µs, finer than any EXPB scale: each period's largest interval
+    // of the host's Theorem 1 series of the same buckets, in bits/s.
+    let delta = 50_000u64;
+    let rates: Vec<f64> = files
+        .iter()
+        .map(|f| {
+            let s: DbmSynopsis = serde_json::from_str(&std::fs::read_to_string(f).unwrap()).unwrap();
+            let t0 = s.period.index * s.config.period_ticks;
+            series_stats(&dbm_series(&s.period.buckets, t0, s.config.period_ticks, delta)).max * 8e9 / delta as f64
+        })
+        .collect();
+    let rate = rates.iter().copied().fold(f64::MAX, f64::min) * 0.999;
+    let v =
+        json(&netmeas(&["query", "bursts", "--station", st, "--scale", "50us", "--rate", &rate.to_string(), "--json"]));
+    let found: Vec<f64> = v["bursts"].as_array().unwrap().iter().map(|b| b["rate_bps"].as_f64().unwrap()).collect();
+    assert_eq!(found.len(), rates.len(), "{v}");
+    for (got, want) in found.iter().zip(&rates) {
+        assert!((got - want).abs() <= 1e-9 * want, "{got} vs {want}");
+    }
+    assert!(v["bursts"].as_array().unwrap().iter().all(|b| b["scale_ns"] == 50_000 && b["culprit"].is_u64()));
+    assert_refused(&["query", "bursts", "--station", st, "--scale", "3s", "--rate", "1e9"], "coarser");
+    // A period of another config is refused, named, and not stored.
+    let mut other: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&files[0]).unwrap()).unwrap();
+    other["config"]["buckets"] = 512.into();
+    other["period"]["index"] = 7.into();
+    let bad = d.join("other.json");
+    std::fs::write(&bad, other.to_string()).unwrap();
+    let o = ingest(st, "edge.dbm", &[bad.to_str().unwrap().to_string()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains("DBM config differs") && err.contains("edge.dbm"), "{err}");
+    assert_eq!(count(&d.join("station.sqlite"), "dbm_partition"), files.len() as i64);
+}
+
 /// One HTTP/1.0 GET (or `method`) to the dashboard: the status and the body.
 fn http(addr: &str, method: &str, path: &str) -> (u16, String) {
     use std::io::{Read, Write};

@@ -271,6 +271,10 @@ impl PointCore for ExpbPoint {
             .map(Some)
     }
 
+    fn measures_bandwidth(&self) -> bool {
+        true
+    }
+
     fn pairs(&self) -> bool {
         false
     }

@@ -7,7 +7,7 @@
 //! - [`config`]: the station file (database, points, segments);
 //! - [`db`]: SQLite or PostgreSQL, migrated schema, one transaction per epoch;
 //! - [`point_core`]: what the station does per core, one implementation each
-//!   ([`lda`], [`expb`]);
+//!   ([`lda`], [`expb`], [`dbm`]);
 //! - [`ingest`]: epochs in, checked, stored, paired and estimated;
 //! - [`query`]: latency series, path latency, bursts, unpaired epochs, rejections;
 //! - [`rollup`]: the retention policy: old EXPB periods collapsed per hour, old raw synopses dropped;
@@ -19,6 +19,7 @@
 pub mod bench;
 pub mod config;
 pub mod db;
+pub mod dbm;
 pub mod expb;
 pub mod fleet;
 pub mod http;

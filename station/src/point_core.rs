@@ -60,6 +60,11 @@ pub trait PointCore: Sync {
         Ok(())
     }
 
+    /// Whether the core measures bandwidth ([`Self::bandwidth`] answers).
+    fn measures_bandwidth(&self) -> bool {
+        false
+    }
+
     /// The bandwidth of one point at time scale `scale_ns` (or the next
     /// coarser scale the core measures) per epoch (or rolled-up hour)
     /// starting in `[from_ns, to_ns)` whose maximum exceeded `rate_bps`, in
@@ -196,7 +201,7 @@ pub struct Burst {
 }
 
 /// Every core the station archives.
-pub static POINT_CORES: &[&dyn PointCore] = &[&crate::lda::LdaPoint, &crate::expb::ExpbPoint];
+pub static POINT_CORES: &[&dyn PointCore] = &[&crate::lda::LdaPoint, &crate::expb::ExpbPoint, &crate::dbm::DbmPoint];
 
 /// The core named `name`, or an error listing the known ones.
 pub fn point_core(name: &str) -> Result<&'static dyn PointCore, String> {

@@ -263,7 +263,7 @@ pub fn bursts(
         }));
     }
     if !answered {
-        return Err("no point on these links measures bandwidth (an EXPB point)".into());
+        return Err("no point on these links measures bandwidth (an EXPB or DBM point)".into());
     }
     out.sort_by(|a, b| (a.burst.t_ns, &a.link, &a.point).cmp(&(b.burst.t_ns, &b.link, &b.point)));
     Ok(out)
@@ -285,7 +285,7 @@ pub fn bandwidth(
     let rows = db.query("SELECT id, name, link, core, config, tick_ns FROM point WHERE name = $1", &[point.into()])?;
     let p = rows.first().ok_or_else(|| format!("no point `{point}` in the station"))?;
     point_bandwidth(db, p, scale_ns, -1.0, from_ns, to_ns)?
-        .ok_or_else(|| format!("point `{point}` does not measure bandwidth (an EXPB point does)"))
+        .ok_or_else(|| format!("point `{point}` does not measure bandwidth (EXPB and DBM points do)"))
 }
 
 /// Asks one point's core (a `point` row: id, name, link, core, config, tick_ns).
@@ -371,6 +371,8 @@ pub struct PointHealth {
     pub direction: String,
     /// Its core.
     pub core: String,
+    /// Whether its core measures bandwidth (EXPB, DBM).
+    pub bandwidth: bool,
     /// Epoch length, ns.
     pub epoch_ns: i64,
     /// Raw synopses stored.
@@ -405,12 +407,14 @@ pub fn points(db: &mut Db) -> Result<Vec<PointHealth>, String> {
             (Val::Int(lo), Val::Int(hi), Val::Int(t)) => (Some((*hi, *t)), hi - lo + 1 - epochs),
             _ => (None, 0),
         };
+        let core = r[5].text("core")?.unwrap_or_default();
         out.push(PointHealth {
+            bandwidth: point_core(&core)?.measures_bandwidth(),
             name: r[1].text("name")?.unwrap_or_default(),
             router: r[2].text("router")?.unwrap_or_default(),
             link: r[3].text("link")?.unwrap_or_default(),
             direction: r[4].text("direction")?.unwrap_or_default(),
-            core: r[5].text("core")?.unwrap_or_default(),
+            core,
             epoch_ns: r[6].int("epoch_ns")?,
             epochs,
             last,

@@ -50,6 +50,18 @@ fn sqlite_rollup_collapses_hours_like_an_hour_long_period() {
 }
 
 #[test]
+fn sqlite_dbm_bursts_are_found_at_any_scale() {
+    let (dir, db) = db_path("dbm");
+    scenarios::dbm::dbm_bursts_are_found_at_any_scale(&db, &dir);
+}
+
+#[test]
+fn sqlite_dbm_rollup_keeps_an_hour_in_m_buckets() {
+    let (dir, db) = db_path("dbm-rollup");
+    scenarios::dbm::dbm_rollup_keeps_an_hour_in_m_buckets(&db, &dir);
+}
+
+#[test]
 fn a_failed_epoch_leaves_nothing_behind() {
     // The pairing of the receiver's epoch fails after its synopsis was
     // inserted (the latency table is gone): the synopsis is not kept either.

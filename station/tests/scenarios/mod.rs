@@ -1,6 +1,8 @@
 //! Station scenarios run on SQLite and on PostgreSQL alike.
 #![allow(dead_code)]
 
+pub mod dbm;
+
 use crate::common::*;
 use netmeas_sim::lda::estimate;
 use netmeas_station::db::{Access, Db, Val};
