@@ -218,7 +218,7 @@ impl BurstSearch {
 /// `netmeas query …`.
 #[derive(Subcommand)]
 pub enum QueryCmd {
-    /// One segment's latency per epoch: mean, standard deviation, loss (LDA §III-D/E).
+    /// One segment's latency per epoch: mean, standard deviation, loss (LDA §III-D/E, RDA §V).
     Latency {
         #[command(flatten)]
         at: StationArgs,
@@ -266,6 +266,19 @@ pub enum QueryCmd {
         /// How far apart two bursts of a group may start, e.g. 10ms.
         #[arg(long)]
         within: String,
+        #[command(flatten)]
+        window: Window,
+        #[command(flatten)]
+        out: QueryOutput,
+    },
+    /// The packets one end of a segment saw and the other did not, per
+    /// epoch: lost and reordered IDs decoded from RDA synopses (RDA §III, §V).
+    Packets {
+        #[command(flatten)]
+        at: StationArgs,
+        /// The segment.
+        #[arg(long)]
+        segment: String,
         #[command(flatten)]
         window: Window,
         #[command(flatten)]
@@ -588,6 +601,32 @@ pub fn query(cmd: &QueryCmd) -> Result<(), String> {
                 &header,
                 cells.collect(),
             )
+        }
+        QueryCmd::Packets { at, segment, window, out } => {
+            let (from, to) = window.ns()?;
+            let rows = query::packets(&mut open(at)?, segment, from, to)?;
+            // One text/CSV row per packet; an epoch whose decode is partial says so on each.
+            let cells = rows.iter().flat_map(|r| {
+                let status = if r.complete { "complete" } else { "partial" };
+                let row = move |kind: &'static str, id: &u64| {
+                    vec![r.seq.to_string(), format_time(r.t_ns), kind.to_string(), id.to_string(), status.to_string()]
+                };
+                r.lost
+                    .iter()
+                    .map(move |id| row("lost", id))
+                    .chain(r.reordered.iter().map(move |id| row("reordered", id)))
+            });
+            let partial = rows.iter().filter(|r| !r.complete).count();
+            let r = emit(
+                out,
+                json!({ "query": "packets", "segment": segment, "epochs": rows }),
+                &["seq", "start", "packet", "id", "decode"],
+                cells.collect(),
+            );
+            if !out.json && partial > 0 {
+                eprintln!("netmeas: {partial} epochs decoded partially: their lists are not the whole difference");
+            }
+            r
         }
         QueryCmd::Unpaired { at, out } => {
             let rows = query::unpaired(&mut open(at)?)?;

@@ -401,6 +401,61 @@ fn dbm_periods_from_a_run_answer_the_burst_query_at_any_scale() {
     assert_eq!(count(&d.join("station.sqlite"), "dbm_partition"), files.len() as i64);
 }
 
+#[test]
+fn rda_synopses_from_a_run_list_the_packets_lost_and_reordered() {
+    let d = fresh_dir("station", "rda");
+    let syn = d.join("syn");
+    let o = netmeas(&["run", "rda", "--save-synopses", syn.to_str().unwrap(), "--json"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let read = |f: &str| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(syn.join(f)).unwrap()).unwrap()
+    };
+    let (sender, decoded) = (read("sender.json"), read("decoded.json"));
+    // The points run the run's config (its interval is the trace's), one epoch per interval.
+    std::fs::write(d.join("rda.json"), sender["config"].to_string()).unwrap();
+    let delta = sender["config"]["interval_ticks"].as_u64().unwrap();
+    let mut file = String::from("database = \"station.sqlite\"\n");
+    for (name, dir) in [("a.tx", "egress"), ("a.rx", "ingress")] {
+        file += &format!(
+            "[[point]]\nname = \"{name}\"\nrouter = \"r\"\nlink = \"a\"\ndirection = \"{dir}\"\ncore = \"rda\"\n\
+             config = \"rda.json\"\nepoch = \"{delta}ns\"\nstart = \"{START}\"\n"
+        );
+    }
+    file += "[[segment]]\nname = \"a\"\nsender = \"a.tx\"\nreceiver = \"a.rx\"\n";
+    std::fs::write(d.join("station.toml"), file).unwrap();
+    let st = d.join("station.toml");
+    let st = st.to_str().unwrap();
+    let path = |f: &str| syn.join(f).to_str().unwrap().to_string();
+    assert!(ingest(st, "a.tx", &[path("sender.json")]).status.success());
+    let o = ingest(st, "a.rx", &[path("receiver.json")]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success() && out.contains("estimated a"), "{out}");
+
+    // The station's decode is the run's: the same IDs, lost and reordered.
+    let v = json(&netmeas(&["query", "packets", "--station", st, "--segment", "a", "--json"]));
+    let epoch = &v["epochs"][0];
+    let sorted = |v: &serde_json::Value| {
+        let mut ids: Vec<u64> = v.as_array().unwrap().iter().map(|x| x.as_u64().unwrap()).collect();
+        ids.sort_unstable();
+        ids
+    };
+    let (lost, reordered) = (sorted(&decoded["lost"]), sorted(&decoded["reordered"]));
+    assert!(!lost.is_empty() && decoded["complete"] == true, "{decoded}");
+    assert_eq!((sorted(&epoch["lost"]), sorted(&epoch["reordered"])), (lost.clone(), reordered.clone()));
+    assert_eq!(epoch["complete"], true);
+    let csv =
+        String::from_utf8(netmeas(&["query", "packets", "--station", st, "--segment", "a", "--csv"]).stdout).unwrap();
+    assert!(csv.starts_with("seq,start,packet,id,decode\n"), "{csv}");
+    assert_eq!(csv.lines().count(), 1 + lost.len() + reordered.len());
+    assert_eq!(csv.lines().filter(|l| l.contains(",lost,")).count(), lost.len());
+    // Its latency row is `netmeas estimate rda` of the same files (1 ns ticks).
+    let host = json(&netmeas(&["estimate", "rda", &path("sender.json"), &path("receiver.json"), "--json"]));
+    let row = &json(&netmeas(&["query", "latency", "--station", st, "--segment", "a", "--json"]))["epochs"][0];
+    assert_eq!((&row["mean_ns"], &row["std_ns"]), (&host["estimates"]["mean"], &host["estimates"]["std"]));
+    assert_eq!(row["loss"].as_f64(), Some(lost.len() as f64 / host["estimates"]["sent"].as_f64().unwrap()));
+    assert_refused(&["query", "packets", "--station", st, "--segment", "zz"], "no segment `zz`");
+}
+
 /// One HTTP/1.0 GET (or `method`) to the dashboard: the status and the body.
 fn http(addr: &str, method: &str, path: &str) -> (u16, String) {
     use std::io::{Read, Write};

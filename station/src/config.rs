@@ -228,8 +228,11 @@ impl StationConfig {
                 return Err(at("its sender and receiver are the same point".into()));
             }
             if a.core.name() != b.core.name() || !a.core.pairs() {
+                let pairing: Vec<&str> =
+                    crate::point_core::POINT_CORES.iter().filter(|c| c.pairs()).map(|c| c.name()).collect();
                 return Err(at(format!(
-                    "a segment pairs two points of a core measured between two ends (lda); these are {} and {}",
+                    "a segment pairs two points of one core measured between two ends ({}); these are {} and {}",
+                    pairing.join(", "),
                     a.core.name(),
                     b.core.name()
                 )));

@@ -20,7 +20,7 @@ mod postgres_schema {
 pub const DAY_NS: i64 = 86_400_000_000_000;
 
 /// The tables partitioned by day on PostgreSQL.
-pub const PARTITIONED: &[&str] = &["synopsis", "latency", "bandwidth", "dbm_partition"];
+pub const PARTITIONED: &[&str] = &["synopsis", "latency", "bandwidth", "dbm_partition", "packet_diff"];
 
 /// One SQL value, as the station stores them.
 #[derive(Clone, Debug, PartialEq)]

@@ -5,7 +5,9 @@
 //! in ns, one row per segment and epoch (the MPlane monitoring station, §II).
 
 use crate::db::{Db, Val};
-use crate::point_core::{CheckedEpoch, PairedEpoch, PointCore, Synopsis, insert_row, synopsis_as, typed_config};
+use crate::point_core::{
+    CheckedEpoch, LATENCY_COLUMNS, PairedEpoch, PointCore, Synopsis, insert_row, synopsis_as, typed_config,
+};
 use netmeas_sim::lda::config::LdaConfig;
 use netmeas_sim::lda::estimate::{PairError, check_pair, estimate};
 use netmeas_sim::lda::model::LdaSynopsis;
@@ -84,24 +86,6 @@ impl PointCore for LdaPoint {
         };
         let mut row = vec![Val::Int(p.segment), Val::Int(p.seq), Val::Int(p.t_ns)];
         row.extend(values);
-        insert_row(
-            db,
-            "latency",
-            p.t_ns,
-            &[
-                "segment",
-                "seq",
-                "t_ns",
-                "sent",
-                "received",
-                "loss",
-                "samples",
-                "mean_ns",
-                "std_ns",
-                "bound98_ns",
-                "unusable",
-            ],
-            &row,
-        )
+        insert_row(db, "latency", p.t_ns, &LATENCY_COLUMNS, &row)
     }
 }

@@ -7,7 +7,7 @@
 //! - [`config`]: the station file (database, points, segments);
 //! - [`db`]: SQLite or PostgreSQL, migrated schema, one transaction per epoch;
 //! - [`point_core`]: what the station does per core, one implementation each
-//!   ([`lda`], [`expb`], [`dbm`]);
+//!   ([`lda`], [`rda`], [`expb`], [`dbm`]);
 //! - [`ingest`]: epochs in, checked, stored, paired and estimated;
 //! - [`query`]: latency series, path latency, bursts, unpaired epochs, rejections;
 //! - [`rollup`]: the retention policy: old EXPB periods collapsed per hour, old raw synopses dropped;
@@ -27,6 +27,7 @@ pub mod ingest;
 pub mod lda;
 pub mod point_core;
 pub mod query;
+pub mod rda;
 pub mod rollup;
 pub mod scenario;
 

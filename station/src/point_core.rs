@@ -201,7 +201,13 @@ pub struct Burst {
 }
 
 /// Every core the station archives.
-pub static POINT_CORES: &[&dyn PointCore] = &[&crate::lda::LdaPoint, &crate::expb::ExpbPoint, &crate::dbm::DbmPoint];
+pub static POINT_CORES: &[&dyn PointCore] =
+    &[&crate::lda::LdaPoint, &crate::rda::RdaPoint, &crate::expb::ExpbPoint, &crate::dbm::DbmPoint];
+
+/// The columns of a segment's latency row, as the cores measured between
+/// two ends store it (one row per segment and epoch).
+pub const LATENCY_COLUMNS: [&str; 11] =
+    ["segment", "seq", "t_ns", "sent", "received", "loss", "samples", "mean_ns", "std_ns", "bound98_ns", "unusable"];
 
 /// The core named `name`, or an error listing the known ones.
 pub fn point_core(name: &str) -> Result<&'static dyn PointCore, String> {

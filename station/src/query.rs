@@ -1,5 +1,6 @@
 //! Questions to the station across links and time: one segment's latency
-//! series (LDA §III-D/E per epoch), a path's latency as the sum of its
+//! series (LDA §III-D/E or RDA §V per epoch), its lost and reordered
+//! packets (RDA §III), a path's latency as the sum of its
 //! segments' (MPlane, LDA §II), the bursts on a set of links and those that
 //! coincide across links (bandwidth paper §1, §4), the epochs whose other
 //! end never arrived, and the epochs refused at ingest. Times are epoch starts in ns since
@@ -21,15 +22,16 @@ pub struct LatencyRow {
     pub sent: i64,
     /// Packets counted by the receiver.
     pub received: i64,
-    /// Loss rate (sent − received) / sent; None when unusable.
+    /// Loss rate: LDA (sent − received) / sent; RDA the decoded lost packets
+    /// over those sent. None when unusable or unknown (a partial RDA decode).
     pub loss: Option<f64>,
-    /// Effective sample size S (§III-D).
+    /// Samples of the estimate: LDA's effective sample size S (§III-D), RDA's packets in usable buckets.
     pub samples: i64,
     /// Mean delay, ns (§III-D); None when unusable or without samples.
     pub mean_ns: Option<f64>,
     /// Standard deviation of the delay, ns (§III-E).
     pub std_ns: Option<f64>,
-    /// Half-width of the mean's 98 % Hoeffding interval, ns (eq. (1)).
+    /// Half-width of the mean's 98 % Hoeffding interval, ns (LDA eq. (1)); None for RDA.
     pub bound98_ns: Option<f64>,
     /// Why the pair gave no estimate (a wrapped counter, a config mismatch, …).
     pub unusable: Option<String>,
@@ -132,6 +134,50 @@ pub fn path_latency(db: &mut Db, segments: &[String], from_ns: i64, to_ns: i64) 
         });
     }
     Ok(out)
+}
+
+/// One paired epoch of an RDA segment: the packets only one end saw.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PacketDiffRow {
+    /// Epoch number (the measurement interval).
+    pub seq: i64,
+    /// Epoch start, ns since 1970-01-01 UTC.
+    pub t_ns: i64,
+    /// The decode emptied every bucket: the lists are the whole set difference (RDA §V).
+    pub complete: bool,
+    /// Buckets still holding differences (0 when complete).
+    pub residual_buckets: i64,
+    /// IDs only the sender saw: lost, or received in the next interval (RDA §III).
+    pub lost: Vec<u64>,
+    /// IDs only the receiver saw: sent in an earlier interval.
+    pub reordered: Vec<u64>,
+}
+
+/// The lost and reordered packets of segment `name` per epoch starting in
+/// `[from_ns, to_ns)`, in time order (RDA §III, §V Algorithm 1).
+pub fn packets(db: &mut Db, name: &str, from_ns: i64, to_ns: i64) -> Result<Vec<PacketDiffRow>, String> {
+    let id = segment_id(db, name)?;
+    let rows = db.query(
+        "SELECT seq, t_ns, complete, residual_buckets, lost, reordered FROM packet_diff \
+         WHERE segment = $1 AND t_ns >= $2 AND t_ns < $3 ORDER BY t_ns",
+        &[Val::Int(id), Val::Int(from_ns), Val::Int(to_ns)],
+    )?;
+    let ids = |v: &Val, what: &str| -> Result<Vec<u64>, String> {
+        serde_json::from_str(&v.text(what)?.unwrap_or_default())
+            .map_err(|e| format!("database: the {what} packets are not a list of IDs: {e}"))
+    };
+    rows.iter()
+        .map(|r| {
+            Ok(PacketDiffRow {
+                seq: r[0].int("seq")?,
+                t_ns: r[1].int("t_ns")?,
+                complete: r[2].int("complete")? != 0,
+                residual_buckets: r[3].int("residual_buckets")?,
+                lost: ids(&r[4], "lost")?,
+                reordered: ids(&r[5], "reordered")?,
+            })
+        })
+        .collect()
 }
 
 /// An epoch stored at one end of a segment only.

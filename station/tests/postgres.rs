@@ -20,6 +20,7 @@ fn postgres_station_scenarios_and_day_partitions() {
     pg.create_db("fleet");
     pg.create_db("dbm");
     pg.create_db("dbmrollup");
+    pg.create_db("rda");
     scenarios::chain_is_paired_estimated_and_summed(&pg.url("chain"), &dir);
     scenarios::epochs_are_idempotent_and_bad_ones_refused(&pg.url("idem"), &dir);
     scenarios::bursts_are_found_where_injected(&pg.url("bursts"), &dir);
@@ -28,6 +29,7 @@ fn postgres_station_scenarios_and_day_partitions() {
     scenarios::fleet_finds_what_was_injected(&pg.url("fleet"));
     scenarios::dbm::dbm_bursts_are_found_at_any_scale(&pg.url("dbm"), &dir);
     scenarios::dbm::dbm_rollup_keeps_an_hour_in_m_buckets(&pg.url("dbmrollup"), &dir);
+    scenarios::rda::rda_segments_list_lost_and_reordered_packets(&pg.url("rda"), &dir);
 
     // Every epoch of 2026-12-01 went to that day's partition of each table.
     let mut db = Db::open(&pg.url("chain"), Access::Read).unwrap();

@@ -62,6 +62,12 @@ fn sqlite_dbm_rollup_keeps_an_hour_in_m_buckets() {
 }
 
 #[test]
+fn sqlite_rda_segments_list_lost_and_reordered_packets() {
+    let (dir, db) = db_path("rda");
+    scenarios::rda::rda_segments_list_lost_and_reordered_packets(&db, &dir);
+}
+
+#[test]
 fn a_failed_epoch_leaves_nothing_behind() {
     // The pairing of the receiver's epoch fails after its synopsis was
     // inserted (the latency table is gone): the synopsis is not kept either.

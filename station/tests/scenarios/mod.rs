@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod dbm;
+pub mod rda;
 
 use crate::common::*;
 use netmeas_sim::lda::estimate;
