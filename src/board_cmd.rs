@@ -79,6 +79,12 @@ pub struct BoardRead {
     /// With `--port sim`: probability that a bit on the simulated line is inverted.
     #[arg(long, default_value_t = 0.0)]
     bit_errors: f64,
+    /// Write every epoch's synopses as a measurement station ingests them:
+    /// DIR/epoch-<seq>/sender.json and receiver.json (LDA), fridge.json,
+    /// and expb-<period>.json and dbm-<period>.json for the bandwidth
+    /// periods read with the epoch (docs/station.md).
+    #[arg(long)]
+    save_epochs: Option<PathBuf>,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -297,6 +303,33 @@ fn register_seed(seed: u64) -> Result<u64, String> {
     Ok((seed - 1) << 1)
 }
 
+/// Writes each epoch's synopses into `dir/epoch-<seq>/`, every file or none.
+fn save_epochs(dir: &std::path::Path, reports: &[EpochReport]) -> Result<(), String> {
+    fn json<T: serde::Serialize>(v: &T) -> Result<String, String> {
+        serde_json::to_string(v).map_err(|e| e.to_string())
+    }
+    let mut set = Vec::new();
+    for r in reports {
+        let d = dir.join(format!("epoch-{}", r.seq));
+        let s = &r.synopses;
+        set.push((d.join("sender.json"), netmeas_station::fleet::synopsis_json(&s.sender, "sender")));
+        set.push((d.join("receiver.json"), netmeas_station::fleet::synopsis_json(&s.receiver, "receiver")));
+        if let Some(f) = &s.fridge {
+            set.push((d.join("fridge.json"), json(f)?));
+        }
+        for p in &s.expb {
+            set.push((d.join(format!("expb-{}.json", p.period.index)), json(p)?));
+        }
+        for p in &s.dbm {
+            set.push((d.join(format!("dbm-{}.json", p.period.index)), json(p)?));
+        }
+    }
+    for d in set.iter().filter_map(|(p, _)| p.parent()) {
+        std::fs::create_dir_all(d).map_err(|e| format!("cannot create {}: {e}", d.display()))?;
+    }
+    crate::output::write_set(&set)
+}
+
 /// `netmeas board read`.
 pub fn read(a: &BoardRead) -> Result<(), String> {
     let board = a.board;
@@ -333,6 +366,11 @@ pub fn read(a: &BoardRead) -> Result<(), String> {
         let timeout = Duration::from_millis(100);
         let port = SerialPort::open(&a.port, cfg.link.uart.baud, timeout)?;
         if external {
+            if a.save_epochs.is_some() {
+                return Err("--save-epochs: a board's external streams are read without their golden check; \
+                            save the on-chip source's epochs, or the simulated engine's (--port sim)"
+                    .into());
+            }
             let reader = EngineReader::start_external(LinkHost::new(port, 5), &cfg)?;
             let s = session(reader, &cfg, a.epochs, a.json, |_| None, |r| r.next_external_epoch().map(|(_, e)| e))?;
             return print_external(a, board, &cfg, &s);
@@ -340,6 +378,9 @@ pub fn read(a: &BoardRead) -> Result<(), String> {
         let reader = EngineReader::start(LinkHost::new(port, 5), &cfg, &settings)?;
         session(reader, &cfg, a.epochs, a.json, |_| None, |r| r.next_epoch())?
     };
+    if let Some(dir) = &a.save_epochs {
+        save_epochs(dir, &s.reports)?;
+    }
     let tick_us = 1e6 / cfg.link.uart.clock_hz as f64;
     let rates = s.bit_times_per_epoch.map(|b| [115_200.0 / b, 3_000_000.0 / b]);
     if a.json {

@@ -15,7 +15,7 @@ use netmeas_sim::stats::rel_error;
 use netmeas_testbench::dbm::{check_rtl_dbm_config, rtl_dbm_run};
 use netmeas_testbench::expb::{check_rtl_expb_config, rtl_expb_run};
 use serde_json::{Value, json};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// What is asked of the synopses.
 #[derive(Args, Clone, Debug)]
@@ -240,18 +240,6 @@ impl RunDbm {
     }
 }
 
-/// Writes each period's synopsis into `dir` as period-<index>.json (what
-/// `netmeas station ingest` takes), all or none.
-fn save_periods<T: serde::Serialize>(dir: &Path, periods: impl Iterator<Item = (u64, T)>) -> Result<(), String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    let mut set = Vec::new();
-    for (index, synopsis) in periods {
-        let text = serde_json::to_string(&synopsis).map_err(|e| e.to_string())?;
-        set.push((dir.join(format!("period-{index}.json")), text));
-    }
-    crate::output::write_set(&set)
-}
-
 /// `netmeas run dbm`.
 pub fn run_dbm_cmd(a: &RunDbm) -> Result<(), String> {
     let progress = crate::progress::Progress::spinner("run dbm", a.query.json);
@@ -266,8 +254,9 @@ pub fn run_dbm_cmd(a: &RunDbm) -> Result<(), String> {
     check_span(&packets, cfg.period_ticks, delta, q)?;
     let (periods, synopsis_match, timing) = run_dbm_engines(&cfg, &packets, engine)?;
     if let Some(dir) = &a.save_periods {
-        save_periods(
+        crate::output::write_numbered(
             dir,
+            "period",
             periods.iter().map(|p| (p.index, netmeas_sim::dbm::DbmSynopsis { config: cfg.clone(), period: p.clone() })),
         )?;
     }
@@ -486,8 +475,9 @@ pub fn run_expb_cmd(a: &RunExpb) -> Result<(), String> {
     check_span(&packets, cfg.period_ticks, delta, q)?;
     let (periods, synopsis_match, timing) = run_expb_engines(&cfg, &packets, engine)?;
     if let Some(dir) = &a.save_periods {
-        save_periods(
+        crate::output::write_numbered(
             dir,
+            "period",
             periods
                 .iter()
                 .map(|p| (p.index, netmeas_sim::dbm::ExpbSynopsis { config: cfg.clone(), period: p.clone() })),

@@ -75,6 +75,14 @@ pub struct RunFridge {
     /// Write the true and estimated CDFs as an SVG.
     #[arg(long)]
     pub plot: Option<PathBuf>,
+    /// Write the histograms of each epoch of --epoch (what a fridge point
+    /// reports, and `netmeas station ingest` takes) into this folder as
+    /// epoch-<n>.json, from the golden model (bit-exact with the core).
+    #[arg(long, requires = "epoch")]
+    pub save_epochs: Option<PathBuf>,
+    /// Epoch length for --save-epochs: the histograms flip at every multiple of it (e.g. 100ms).
+    #[arg(long, requires = "save_epochs")]
+    pub epoch: Option<String>,
     /// Print one JSON object.
     #[arg(long)]
     pub json: bool,
@@ -247,6 +255,16 @@ fn first_difference(g: &FridgeRun, r: &FridgeRun) -> Option<String> {
 
 /// `netmeas run fridge`.
 pub fn run(a: &RunFridge) -> Result<(), String> {
+    let epoch_ns = match (&a.epoch, &a.save_epochs) {
+        (Some(t), Some(_)) if a.engine != Engine::Golden => {
+            return Err(format!("--save-epochs flips the golden model's histograms every {t}: drop --engine"));
+        }
+        (Some(t), Some(_)) => match parse_duration_ns(t)? {
+            ns if ns >= 1.0 => Some(ns as u64),
+            _ => return Err(format!("--epoch {t}: an epoch lasts at least 1 ns")),
+        },
+        _ => None,
+    };
     let progress = crate::progress::Progress::spinner("run fridge", a.json);
     let mut cfg = a.base_config()?;
     let max_delay = parse_duration_ns(&a.max_delay)?;
@@ -265,6 +283,10 @@ pub fn run(a: &RunFridge) -> Result<(), String> {
     }
     let truth = Cdf::from_delays(&trace.truth).expect("pairs exist");
     let (run, synopsis_match, timing) = run_fridge(&cfg, &trace, engine)?;
+    if let (Some(dir), Some(ns)) = (&a.save_epochs, epoch_ns) {
+        let epochs = netmeas_sim::fridge::golden_epochs(&cfg, &trace.packets, ns);
+        crate::output::write_numbered(dir, "epoch", epochs.into_iter().map(|s| (s.epoch, s)))?;
+    }
     let fridge = score_samples(&cfg, &run.samples, &truth);
     let hist = score_histograms(&cfg, &run.histograms, cfg.bin_shift, &truth);
     let truth_p = Percentiles::of(&truth);

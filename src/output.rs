@@ -72,6 +72,23 @@ pub fn write_atomic(dir: &Path, name: &str, text: &str) -> Result<(), String> {
     write_set(&[(dir.join(name), text.to_string())])
 }
 
+/// Writes each item as JSON into `dir` as `<stem>-<index>.json` (a
+/// synopsis per period or epoch, what `netmeas station ingest` takes), all
+/// or none.
+pub fn write_numbered<T: serde::Serialize>(
+    dir: &Path,
+    stem: &str,
+    items: impl Iterator<Item = (u64, T)>,
+) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let mut set = Vec::new();
+    for (index, item) in items {
+        let text = serde_json::to_string(&item).map_err(|e| e.to_string())?;
+        set.push((dir.join(format!("{stem}-{index}.json")), text));
+    }
+    write_set(&set)
+}
+
 /// Writes a set of output files, all of them or none
 /// ([`netmeas_sim::files::write_all_or_none`]: nothing half-written, no half
 /// of a set, a symlinked target followed), and says on stderr which existing

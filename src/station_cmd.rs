@@ -104,6 +104,9 @@ pub enum StationCmd {
         /// Epochs per transaction (1: one commit per epoch).
         #[arg(long, default_value_t = INGEST_BATCH)]
         batch: usize,
+        /// Connections ingesting at once, each a share of the links (PostgreSQL).
+        #[arg(long, default_value_t = 1)]
+        connections: usize,
         /// Print one JSON object.
         #[arg(long)]
         json: bool,
@@ -284,6 +287,22 @@ pub enum QueryCmd {
         #[command(flatten)]
         out: QueryOutput,
     },
+    /// A service's delay percentiles per epoch (or rolled-up hour), from a
+    /// fridge point's histograms (fridge paper §3.3, §6.2).
+    Delays {
+        #[command(flatten)]
+        at: StationArgs,
+        /// The fridge point.
+        #[arg(long)]
+        point: String,
+        /// The quantiles, comma-separated, each in [0, 1].
+        #[arg(long, value_delimiter = ',', default_value = "0.5,0.95,0.99")]
+        quantiles: Vec<f64>,
+        #[command(flatten)]
+        window: Window,
+        #[command(flatten)]
+        out: QueryOutput,
+    },
     /// Epochs stored at one end of a segment only.
     Unpaired {
         #[command(flatten)]
@@ -304,13 +323,16 @@ pub enum QueryCmd {
 pub fn station(cmd: &StationCmd) -> Result<(), String> {
     match cmd {
         StationCmd::Ingest { at, point, files, json } => ingest(at, point, files, *json),
-        StationCmd::Bench { db, links, rounds, batch, json: as_json } => {
+        StationCmd::Bench { db, links, rounds, batch, connections, json: as_json } => {
             refuse_existing(db, "the benchmark")?;
-            if *links == 0 || *rounds == 0 || *batch == 0 {
-                return Err("--links, --rounds and --batch must be at least 1".into());
+            if *links == 0 || *rounds == 0 || *batch == 0 || *connections == 0 {
+                return Err("--links, --rounds, --batch and --connections must be at least 1".into());
+            }
+            if *connections > 1 && !netmeas_station::db::is_postgres(db) {
+                return Err("--connections: SQLite takes one writer at a time; several are for PostgreSQL".into());
             }
             let progress = crate::progress::Progress::spinner("station bench", *as_json);
-            let r = netmeas_station::bench::run(db, *links, *rounds, *batch, |_| {})?;
+            let r = netmeas_station::bench::run(db, *links, *rounds, *batch, *connections, |_| {})?;
             drop(progress);
             if *as_json {
                 crate::output::print_json(
@@ -318,10 +340,11 @@ pub fn station(cmd: &StationCmd) -> Result<(), String> {
                 )?;
             } else {
                 println!(
-                    "{} links x {} rounds, {} epochs per transaction: {} epochs, {:.1} MB in {:.2} s",
+                    "{} links x {} rounds, {} epochs per transaction, {} connection(s): {} epochs, {:.1} MB in {:.2} s",
                     r.links,
                     r.rounds,
                     r.batch,
+                    r.connections,
                     r.epochs,
                     r.bytes as f64 / 1e6,
                     r.seconds
@@ -627,6 +650,25 @@ pub fn query(cmd: &QueryCmd) -> Result<(), String> {
                 eprintln!("netmeas: {partial} epochs decoded partially: their lists are not the whole difference");
             }
             r
+        }
+        QueryCmd::Delays { at, point, quantiles, window, out } => {
+            let (from, to) = window.ns()?;
+            let rows = query::delays(&mut open(at)?, point, quantiles, from, to)?;
+            let names: Vec<String> = quantiles.iter().map(|q| format!("p{}_ns", q * 100.0)).collect();
+            let mut header = vec!["start", "periods", "samples", "overflow"];
+            header.extend(names.iter().map(String::as_str));
+            let cells = rows.iter().map(|r| {
+                let mut row =
+                    vec![format_time(r.t_ns), r.periods.to_string(), r.samples.to_string(), r.overflow.to_string()];
+                row.extend(r.quantiles_ns.iter().map(|&v| num(v)));
+                row
+            });
+            emit(
+                out,
+                json!({ "query": "delays", "point": point, "quantiles": quantiles, "epochs": rows }),
+                &header,
+                cells.collect(),
+            )
         }
         QueryCmd::Unpaired { at, out } => {
             let rows = query::unpaired(&mut open(at)?)?;

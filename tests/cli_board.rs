@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{assert_refused, json, netmeas};
+use common::{assert_refused, fresh_dir, json, netmeas};
 
 /// Runs `board read` with `args` and checks each of its two epochs of 5000
 /// packets: sequence, synopses equal to the golden models', the mean within
@@ -41,7 +41,9 @@ fn the_reader_measures_the_simulated_engine() {
     // GAP 16: the bandwidth points' time advances 16 ticks a packet, so each epoch of 5000 packets
     // (80 000 ticks) ends a period of 65 536 ticks (4096 packets), read with the epoch and equal
     // to the golden EXPB's and DBM's (or the reader fails).
-    let v = read_two_epochs(&["--gap", "16"]);
+    let d = fresh_dir("board", "station");
+    let saved = d.join("epochs");
+    let v = read_two_epochs(&["--gap", "16", "--save-epochs", saved.to_str().unwrap()]);
     // 2 × 1024 LDA rows × 3 reads and 64 fridge rows × 6 reads of 138.5 bit times (about 0.91 M),
     // and the bandwidth periods read with the epoch: 1024 DBM buckets × 14 transactions (the BEAT
     // poll, the period, 11 words and the take) and 11 EXPB scales × 14 (about 2.01 M): about
@@ -91,6 +93,95 @@ fn the_reader_measures_the_simulated_engine() {
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(text.contains("EXPB (") && text.contains("peak Mb/s"), "{text}");
     assert!(text.contains("DBM (") && text.contains("bound B"), "{text}");
+    the_saved_epochs_answer_in_a_station(&v, &d, &saved);
+}
+
+/// The epochs `board read --save-epochs` wrote, ingested into a station
+/// whose points are the engine's cores: the station's latency, delay
+/// percentiles and bandwidth equal what the reader estimated from the same
+/// synopses (the engine's clock of 20 ns a tick; the fridge's delays in
+/// 2^-8 ticks).
+fn the_saved_epochs_answer_in_a_station(v: &serde_json::Value, d: &std::path::Path, saved: &std::path::Path) {
+    let engine = &v["engine"];
+    let tick_ns = 1e9 / engine["link"]["uart"]["clock_hz"].as_f64().unwrap();
+    assert_eq!(tick_ns, 20.0);
+    for core in ["lda", "fridge", "expb", "dbm"] {
+        std::fs::write(d.join(format!("{core}.json")), engine[core].to_string()).unwrap();
+    }
+    let period_ns = engine["expb"]["period_ticks"].as_f64().unwrap() * tick_ns;
+    let point = |name: &str, core: &str, dir: &str, epoch: String, tick: f64| {
+        format!(
+            "[[point]]\nname = \"{name}\"\nrouter = \"ulx3s\"\nlink = \"sim\"\ndirection = \"{dir}\"\ncore = \"{core}\"\n\
+             config = \"{core}.json\"\nepoch = \"{epoch}\"\nstart = \"2026-12-01T00:00:00Z\"\ntick_ns = {tick}\n"
+        )
+    };
+    let epoch = "1600us".to_string(); // 5000 packets, one every 16 ticks of 20 ns
+    let file = [
+        "database = \"station.sqlite\"\n".to_string(),
+        point("tx", "lda", "egress", epoch.clone(), tick_ns),
+        point("rx", "lda", "ingress", epoch.clone(), tick_ns),
+        point("delays", "fridge", "ingress", epoch, tick_ns / 256.0),
+        point("bw", "expb", "egress", format!("{period_ns}ns"), tick_ns),
+        point("buckets", "dbm", "egress", format!("{period_ns}ns"), tick_ns),
+        "[[segment]]\nname = \"sim\"\nsender = \"tx\"\nreceiver = \"rx\"\n".to_string(),
+    ]
+    .concat();
+    std::fs::write(d.join("station.toml"), file).unwrap();
+    let st = d.join("station.toml");
+    let st = st.to_str().unwrap();
+    let files = |name: &str| -> Vec<String> {
+        (0..2).map(|k| saved.join(format!("epoch-{k}")).join(name).to_str().unwrap().to_string()).collect()
+    };
+    for (point, name) in [("tx", "sender.json"), ("rx", "receiver.json"), ("delays", "fridge.json")] {
+        let mut a = vec!["station", "ingest", "--station", st, "--point", point];
+        let f = files(name);
+        a.extend(f.iter().map(String::as_str));
+        let o = netmeas(&a);
+        assert!(o.status.success(), "{point}: {}", String::from_utf8_lossy(&o.stderr));
+    }
+    for (point, prefix) in [("bw", "expb"), ("buckets", "dbm")] {
+        let f: Vec<String> =
+            (0..2).map(|k| saved.join(format!("epoch-{k}/{prefix}-{k}.json")).to_str().unwrap().to_string()).collect();
+        let mut a = vec!["station", "ingest", "--station", st, "--point", point];
+        a.extend(f.iter().map(String::as_str));
+        let o = netmeas(&a);
+        assert!(o.status.success(), "{point}: {}", String::from_utf8_lossy(&o.stderr));
+    }
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.abs();
+    let epochs = v["epochs"].as_array().unwrap();
+    let q = |args: &[&str]| json(&netmeas(&[&["query"], args, &["--station", st, "--json"]].concat()));
+    let latency = q(&["latency", "--segment", "sim"]);
+    let delays = q(&["delays", "--point", "delays", "--quantiles", "0.5,0.95,0.99"]);
+    let scale = format!("{}ns", 32.0 * tick_ns);
+    let expb = q(&["bursts", "--links", "sim", "--scale", &scale, "--rate", "0"]);
+    for (k, e) in epochs.iter().enumerate() {
+        let l = &latency["epochs"][k];
+        assert_eq!(l["seq"], k as u64);
+        assert!(close(l["mean_ns"].as_f64().unwrap(), e["estimates"]["mean"].as_f64().unwrap() * tick_ns), "{l} {e}");
+        assert!(close(l["std_ns"].as_f64().unwrap(), e["estimates"]["std"].as_f64().unwrap() * tick_ns), "{l}");
+        let got = &delays["epochs"][k]["quantiles_ns"];
+        let want = &e["fridge"]["estimate"]["estimates"];
+        for (j, p) in ["p50", "p95", "p99"].iter().enumerate() {
+            assert!(close(got[j].as_f64().unwrap(), want[*p].as_f64().unwrap() * tick_ns), "{p}: {got} {want}");
+        }
+        // One burst per period and point at the finest EXPB scale: the period's largest interval.
+        let peaks: Vec<(String, f64)> = expb["bursts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|b| b["epoch_ns"].as_i64() == Some(1_796_083_200_000_000_000 + (k as f64 * period_ns) as i64))
+            .map(|b| (b["point"].as_str().unwrap().to_string(), b["rate_bps"].as_f64().unwrap()))
+            .collect();
+        assert_eq!(peaks.len(), 2, "{peaks:?}");
+        for (p, rate) in peaks {
+            let mbps = if p == "bw" {
+                e["expb"][0]["scales"][0]["peak_mbps"].as_f64().unwrap()
+            } else {
+                e["dbm"][0]["scales"][0]["peak_mbps"].as_f64().unwrap()
+            };
+            assert!(close(rate, mbps * 1e6), "{p}: {rate} vs {mbps} Mbit/s");
+        }
+    }
 }
 
 /// The reduced iCE40 engine (one bank of 128 rows per core, timestamps in

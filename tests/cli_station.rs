@@ -456,6 +456,67 @@ fn rda_synopses_from_a_run_list_the_packets_lost_and_reordered() {
     assert_refused(&["query", "packets", "--station", st, "--segment", "zz"], "no segment `zz`");
 }
 
+#[test]
+fn fridge_epochs_from_a_run_answer_the_delay_percentiles() {
+    use netmeas_sim::fridge::{FridgeSynopsis, histogram_cdf};
+    let d = fresh_dir("station", "fridge");
+    let dir = d.join("epochs");
+    let run = ["run", "fridge", "--requests", "100000", "--rate", "50000", "--max-delay", "64ms"];
+    let save = ["--epoch", "500ms", "--save-epochs", dir.to_str().unwrap()];
+    let o = netmeas(&[&run[..], &save[..], &["--json"]].concat());
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let mut files: Vec<String> =
+        std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path().to_str().unwrap().to_string()).collect();
+    files.sort_by_key(|f| f.rsplit('-').next().unwrap().trim_end_matches(".json").parse::<u32>().unwrap());
+    // 100 000 requests at 50 000/s: 2 s and the last responses, 5 epochs of 500 ms.
+    assert_eq!(files.len(), 5, "{files:?}");
+    let epochs: Vec<FridgeSynopsis> =
+        files.iter().map(|f| serde_json::from_str(&std::fs::read_to_string(f).unwrap()).unwrap()).collect();
+    // The point runs the run's config (its probabilities tuned to the trace).
+    std::fs::write(d.join("fridge.json"), serde_json::to_string(&epochs[0].config).unwrap()).unwrap();
+    std::fs::write(
+        d.join("station.toml"),
+        format!(
+            "database = \"station.sqlite\"\n[[point]]\nname = \"dns.fridge\"\nrouter = \"r1\"\nlink = \"dns\"\n\
+             direction = \"ingress\"\ncore = \"fridge\"\nconfig = \"fridge.json\"\nepoch = \"500ms\"\nstart = \"{START}\"\n"
+        ),
+    )
+    .unwrap();
+    let st = d.join("station.toml");
+    let st = st.to_str().unwrap();
+    let o = ingest(st, "dns.fridge", &files);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v = json(&netmeas(&[
+        "query",
+        "delays",
+        "--station",
+        st,
+        "--point",
+        "dns.fridge",
+        "--quantiles",
+        "0.5,0.99",
+        "--json",
+    ]));
+    let rows = v["epochs"].as_array().unwrap();
+    assert_eq!(rows.len(), epochs.len());
+    for (row, s) in rows.iter().zip(&epochs) {
+        let cdf = histogram_cdf(&s.histograms, s.config.fridges(), s.config.bin_shift);
+        let want: Vec<Option<f64>> = [0.5, 0.99].iter().map(|&q| cdf.as_ref().map(|c| c.quantile(q))).collect();
+        let got: Vec<Option<f64>> = row["quantiles_ns"].as_array().unwrap().iter().map(|x| x.as_f64()).collect();
+        assert_eq!(got, want, "{row}");
+        assert_eq!(row["samples"], s.histograms.iter().map(|h| u64::from(h.count)).sum::<u64>());
+    }
+    assert!(rows[..4].iter().all(|r| r["quantiles_ns"][0].as_f64().is_some_and(|m| m > 1e3 && m < 64e6)));
+    let csv =
+        String::from_utf8(netmeas(&["query", "delays", "--station", st, "--point", "dns.fridge", "--csv"]).stdout)
+            .unwrap();
+    assert!(csv.starts_with("start,periods,samples,overflow,p50_ns,p95_ns,p99_ns\n"), "{csv}");
+    assert_eq!(csv.lines().count(), 1 + epochs.len());
+    assert_refused(&["query", "delays", "--station", st, "--point", "nope"], "no point `nope`");
+    assert_refused(&[&run[..], &["--epoch", "1s"]].concat(), "--save-epochs");
+    assert_refused(&[&run[..], &save[..], &["--engine", "rtl"]].concat(), "drop --engine");
+}
+
 /// One HTTP/1.0 GET (or `method`) to the dashboard: the status and the body.
 fn http(addr: &str, method: &str, path: &str) -> (u16, String) {
     use std::io::{Read, Write};

@@ -3,7 +3,10 @@
 //! one reporting one epoch per simulated second, ingested into a station.
 //! The synopses of a round are made before the round is timed, so the
 //! figures are the station's (checks, storage, pairing, estimates), not the
-//! simulation's.
+//! simulation's. On PostgreSQL the links can be shared among several
+//! connections, each ingesting its links' epochs in transactions of its
+//! own, so that the round trips to the server overlap; a link (its segment's
+//! two ends and its EXPB point) stays on one connection, which pairs it.
 
 use crate::config::StationConfig;
 use crate::fleet::{ExpbLink, LdaLink, synopsis_json};
@@ -22,6 +25,8 @@ pub struct BenchReport {
     pub rounds: u32,
     /// Epochs per transaction.
     pub batch: usize,
+    /// Connections ingesting at once.
+    pub connections: usize,
     /// Epochs ingested (3 per link and second: LDA sender, LDA receiver, EXPB).
     pub epochs: u64,
     /// Synopsis bytes ingested (JSON as the points report it).
@@ -94,19 +99,28 @@ pub(crate) fn store_new(
 
 /// Runs `rounds` epochs of `links` links into the station at `target`
 /// (which must not hold these points with other settings already),
-/// `batch` epochs per transaction.
+/// `batch` epochs per transaction, on `connections` connections at once
+/// (PostgreSQL; SQLite takes one writer at a time).
 pub fn run(
     target: &str,
     links: usize,
     rounds: u32,
     batch: usize,
+    connections: usize,
     mut progress: impl FnMut(u32),
 ) -> Result<BenchReport, String> {
-    if batch == 0 {
-        return Err("a batch holds at least one epoch".into());
+    if batch == 0 || connections == 0 {
+        return Err("a batch holds at least one epoch, and at least one connection ingests".into());
+    }
+    if connections > 1 && !crate::db::is_postgres(target) {
+        return Err("SQLite takes one writer at a time: several connections are for PostgreSQL".into());
     }
     let cfg = StationConfig::parse(&bench_station(target, links, "2026-12-01T00:00:00Z"), std::path::Path::new("."))?;
-    let mut st = Station::open(cfg, target)?;
+    // The first opening registers the points; the others find them.
+    let mut stations = vec![Station::open(cfg.clone(), target)?];
+    for _ in 1..connections {
+        stations.push(Station::open(cfg.clone(), target)?);
+    }
     let lda = LdaConfig::default();
     let expb = ExpbConfig::default();
     let mut lda_links: Vec<LdaLink> = (0..links).map(|k| LdaLink::new(&lda, 2_000_000_000, k as u64)).collect();
@@ -118,9 +132,24 @@ pub fn run(
             let (sender, receiver, _) = lda_links[k].epoch(2_000, 1_000.0, 0.001);
             reported.extend(link_reports(k, &sender, &receiver, &expb_links[k].epoch(5e6, &[])));
         }
+        // Link k's three reports go to connection k mod `connections`.
+        let mut shares: Vec<Vec<(String, String)>> = vec![Vec::new(); connections];
+        for (i, r) in reported.iter().enumerate() {
+            shares[(i / 3) % connections].push(r.clone());
+        }
         let t = Instant::now();
-        bytes += store_new(&mut st, &reported, "bench", batch)?;
+        let stored: Vec<Result<u64, String>> = std::thread::scope(|s| {
+            let workers: Vec<_> = stations
+                .iter_mut()
+                .zip(&shares)
+                .map(|(st, share)| s.spawn(move || store_new(st, share, "bench", batch)))
+                .collect();
+            workers.into_iter().map(|w| w.join().unwrap_or_else(|_| Err("an ingest thread panicked".into()))).collect()
+        });
         seconds += t.elapsed().as_secs_f64();
+        for b in stored {
+            bytes += b?;
+        }
         epochs += reported.len() as u64;
         progress(round + 1);
     }
@@ -129,6 +158,7 @@ pub fn run(
         links,
         rounds,
         batch,
+        connections,
         epochs,
         bytes,
         seconds,

@@ -20,7 +20,7 @@ mod postgres_schema {
 pub const DAY_NS: i64 = 86_400_000_000_000;
 
 /// The tables partitioned by day on PostgreSQL.
-pub const PARTITIONED: &[&str] = &["synopsis", "latency", "bandwidth", "dbm_partition", "packet_diff"];
+pub const PARTITIONED: &[&str] = &["synopsis", "latency", "bandwidth", "dbm_partition", "packet_diff", "delay_hist"];
 
 /// One SQL value, as the station stores them.
 #[derive(Clone, Debug, PartialEq)]
@@ -434,9 +434,12 @@ impl Db {
         }
         let (lo, hi) = (day * DAY_NS, (day + 1) * DAY_NS);
         let name = partition_name(table, day);
+        // Connections that create the same partition at once take turns (a
+        // lock held to the end of the transaction): the later one finds it.
         client
             .batch_execute(&format!(
-                "CREATE TABLE IF NOT EXISTS {name} PARTITION OF {table} FOR VALUES FROM ({lo}) TO ({hi})"
+                "SELECT pg_advisory_xact_lock(hashtext('{name}')); \
+                 CREATE TABLE IF NOT EXISTS {name} PARTITION OF {table} FOR VALUES FROM ({lo}) TO ({hi})"
             ))
             .map_err(|e| pg_error(&e))?;
         pending.push((table, day));

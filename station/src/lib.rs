@@ -7,10 +7,11 @@
 //! - [`config`]: the station file (database, points, segments);
 //! - [`db`]: SQLite or PostgreSQL, migrated schema, one transaction per epoch;
 //! - [`point_core`]: what the station does per core, one implementation each
-//!   ([`lda`], [`rda`], [`expb`], [`dbm`]);
+//!   ([`lda`], [`rda`], [`fridge`], [`expb`], [`dbm`]);
 //! - [`ingest`]: epochs in, checked, stored, paired and estimated;
-//! - [`query`]: latency series, path latency, bursts, unpaired epochs, rejections;
-//! - [`rollup`]: the retention policy: old EXPB periods collapsed per hour, old raw synopses dropped;
+//! - [`query`]: latency series, path latency, lost and reordered packets,
+//!   delay percentiles, bursts, unpaired epochs, rejections;
+//! - [`rollup`]: the retention policy: old EXPB, DBM and fridge epochs collapsed per hour, old raw synopses dropped;
 //! - [`http`]: the dashboard and its JSON queries;
 //! - [`bench`]: the ingest benchmark;
 //! - [`fleet`]: simulated links whose injected truth the answers are checked against;
@@ -22,6 +23,7 @@ pub mod db;
 pub mod dbm;
 pub mod expb;
 pub mod fleet;
+pub mod fridge;
 pub mod http;
 pub mod ingest;
 pub mod lda;

@@ -74,6 +74,14 @@ pub trait PointCore: Sync {
         Ok(None)
     }
 
+    /// The quantiles of the delay a point measures on its own (a fridge's
+    /// histograms) per epoch (or rolled-up hour) starting in `[from_ns,
+    /// to_ns)`, in time order. None when the core measures no delay
+    /// distribution.
+    fn delays(&self, _db: &mut Db, _q: &DelayQuery) -> Result<Option<Vec<DelayRow>>, String> {
+        Ok(None)
+    }
+
     /// Rolls up the point's epochs starting in `[from_ns, until_ns)` (whole
     /// hours) where the core keeps older data at a coarser grain (EXPB: each
     /// hour's periods collapsed into one row per scale, bandwidth paper §4),
@@ -162,6 +170,38 @@ pub struct BurstQuery {
     pub to_ns: i64,
 }
 
+/// A delay-distribution question to one point.
+#[derive(Clone, Debug)]
+pub struct DelayQuery {
+    /// The point's row id.
+    pub point: i64,
+    /// The point's core config, canonical JSON.
+    pub config: Value,
+    /// One timestamp tick of the point, ns.
+    pub tick_ns: f64,
+    /// The quantiles asked for, each in [0, 1].
+    pub quantiles: Vec<f64>,
+    /// Epochs starting at or after this, ns since 1970-01-01 UTC.
+    pub from_ns: i64,
+    /// Epochs starting before this.
+    pub to_ns: i64,
+}
+
+/// One point's delay distribution over one epoch (or rolled-up hour).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct DelayRow {
+    /// Start of the epoch (of the hour, when rolled up), ns since 1970-01-01 UTC.
+    pub t_ns: i64,
+    /// Epochs the row stands for: 1, or an hour's when rolled up.
+    pub periods: i64,
+    /// Delay samples behind it.
+    pub samples: i64,
+    /// A histogram field wrapped: the distribution is unreliable.
+    pub overflow: bool,
+    /// The delay at each quantile asked for, ns; None without a sample.
+    pub quantiles_ns: Vec<Option<f64>>,
+}
+
 /// One point's bandwidth at one time scale over one epoch (or rolled-up hour).
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct BandwidthRow {
@@ -201,8 +241,13 @@ pub struct Burst {
 }
 
 /// Every core the station archives.
-pub static POINT_CORES: &[&dyn PointCore] =
-    &[&crate::lda::LdaPoint, &crate::rda::RdaPoint, &crate::expb::ExpbPoint, &crate::dbm::DbmPoint];
+pub static POINT_CORES: &[&dyn PointCore] = &[
+    &crate::lda::LdaPoint,
+    &crate::rda::RdaPoint,
+    &crate::fridge::FridgePoint,
+    &crate::expb::ExpbPoint,
+    &crate::dbm::DbmPoint,
+];
 
 /// The columns of a segment's latency row, as the cores measured between
 /// two ends store it (one row per segment and epoch).

@@ -7,7 +7,7 @@
 //! 1970-01-01 UTC; a window is `[from, to)`.
 
 use crate::db::{Db, Val};
-use crate::point_core::{BandwidthRow, Burst, BurstQuery, point_core};
+use crate::point_core::{BandwidthRow, Burst, BurstQuery, DelayQuery, DelayRow, point_core};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -357,6 +357,32 @@ fn point_bandwidth(
         to_ns,
     };
     core.bandwidth(db, &q).map_err(|e| format!("point {name}: {e}"))
+}
+
+/// The delay at `quantiles` (each in [0, 1]) of `point` per epoch (or
+/// rolled-up hour) starting in `[from_ns, to_ns)`, in time order: a
+/// service's delay percentiles over time, from a fridge point's histograms
+/// (fridge paper §3.3, §6.2).
+pub fn delays(db: &mut Db, point: &str, quantiles: &[f64], from_ns: i64, to_ns: i64) -> Result<Vec<DelayRow>, String> {
+    if quantiles.is_empty() || quantiles.iter().any(|q| !(0.0..=1.0).contains(q)) {
+        return Err(format!("quantiles are between 0 and 1 (got {quantiles:?})"));
+    }
+    let rows = db.query("SELECT id, core, config, tick_ns FROM point WHERE name = $1", &[point.into()])?;
+    let p = rows.first().ok_or_else(|| format!("no point `{point}` in the station"))?;
+    let core = point_core(&p[1].text("core")?.unwrap_or_default())?;
+    let config: serde_json::Value = serde_json::from_str(&p[2].text("config")?.unwrap_or_default())
+        .map_err(|e| format!("point {point}: its stored config is not JSON: {e}"))?;
+    let q = DelayQuery {
+        point: p[0].int("point id")?,
+        config,
+        tick_ns: p[3].real("tick_ns")?,
+        quantiles: quantiles.to_vec(),
+        from_ns,
+        to_ns,
+    };
+    core.delays(db, &q)
+        .map_err(|e| format!("point {point}: {e}"))?
+        .ok_or_else(|| format!("point `{point}` does not measure a delay distribution (a fridge point does)"))
 }
 
 /// Bursts on two or more links close in time, as [`coincident`] finds them.

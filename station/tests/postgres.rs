@@ -21,6 +21,8 @@ fn postgres_station_scenarios_and_day_partitions() {
     pg.create_db("dbm");
     pg.create_db("dbmrollup");
     pg.create_db("rda");
+    pg.create_db("fridge");
+    pg.create_db("bench");
     scenarios::chain_is_paired_estimated_and_summed(&pg.url("chain"), &dir);
     scenarios::epochs_are_idempotent_and_bad_ones_refused(&pg.url("idem"), &dir);
     scenarios::bursts_are_found_where_injected(&pg.url("bursts"), &dir);
@@ -30,6 +32,20 @@ fn postgres_station_scenarios_and_day_partitions() {
     scenarios::dbm::dbm_bursts_are_found_at_any_scale(&pg.url("dbm"), &dir);
     scenarios::dbm::dbm_rollup_keeps_an_hour_in_m_buckets(&pg.url("dbmrollup"), &dir);
     scenarios::rda::rda_segments_list_lost_and_reordered_packets(&pg.url("rda"), &dir);
+    scenarios::fridge::fridge_delays_follow_the_service_over_time(&pg.url("fridge"), &dir);
+
+    // Three connections ingesting shares of the links at once: every epoch
+    // stored once, every segment paired on its connection, each day
+    // partition created once although all three reach it together.
+    let r = netmeas_station::bench::run(&pg.url("bench"), 40, 2, 16, 3, |_| {}).unwrap();
+    assert_eq!((r.connections, r.epochs), (3, 240));
+    let mut db = Db::open(&pg.url("bench"), Access::Read).unwrap();
+    let n = |d: &mut Db, t: &str| d.query(&format!("SELECT COUNT(*) FROM {t}"), &[]).unwrap()[0][0].clone();
+    assert_eq!([n(&mut db, "synopsis"), n(&mut db, "latency"), n(&mut db, "bandwidth")], [240, 80, 880].map(Val::Int));
+    assert!(netmeas_station::query::unpaired(&mut db).unwrap().is_empty());
+    let e =
+        netmeas_station::bench::run(&scratch("pg").join("b.sqlite").to_string_lossy(), 2, 1, 4, 2, |_| {}).unwrap_err();
+    assert!(e.contains("one writer at a time"), "{e}");
 
     // Every epoch of 2026-12-01 went to that day's partition of each table.
     let mut db = Db::open(&pg.url("chain"), Access::Read).unwrap();

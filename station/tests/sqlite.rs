@@ -68,6 +68,12 @@ fn sqlite_rda_segments_list_lost_and_reordered_packets() {
 }
 
 #[test]
+fn sqlite_fridge_delays_follow_the_service_over_time() {
+    let (dir, db) = db_path("fridge");
+    scenarios::fridge::fridge_delays_follow_the_service_over_time(&db, &dir);
+}
+
+#[test]
 fn a_failed_epoch_leaves_nothing_behind() {
     // The pairing of the receiver's epoch fails after its synopsis was
     // inserted (the latency table is gone): the synopsis is not kept either.
@@ -232,7 +238,7 @@ unsafe extern "C" {
 fn the_ingest_benchmark_stores_what_it_counts() {
     let (_dir, db) = db_path("bench");
     let mut rounds_seen = Vec::new();
-    let r = netmeas_station::bench::run(&db, 3, 2, 4, |k| rounds_seen.push(k)).unwrap();
+    let r = netmeas_station::bench::run(&db, 3, 2, 4, 1, |k| rounds_seen.push(k)).unwrap();
     assert_eq!(rounds_seen, [1, 2]);
     assert_eq!((r.links, r.rounds, r.epochs), (3, 2, 18));
     assert!(r.bytes > 18 * 1_000 && r.seconds > 0.0 && r.epochs_per_s > 0.0, "{r:?}");

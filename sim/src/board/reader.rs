@@ -22,9 +22,12 @@ use super::host::{ByteLink, LinkHost};
 use super::source::{EpochTraffic, SourceModel, SourceSettings};
 use crate::dbm::query::{dbm_series, series_stats, true_series};
 use crate::dbm::traffic::BwPacket;
-use crate::dbm::{Bucket, DbmFlags, DbmGolden, DbmPeriod, ExpbGolden, ExpbPeriod, ScaleStats};
+use crate::dbm::{
+    Bucket, DbmFlags, DbmGolden, DbmPeriod, DbmSynopsis, ExpbGolden, ExpbPeriod, ExpbSynopsis, ScaleStats,
+};
 use crate::fridge::{
-    Cdf, FRIDGE_REG_HIST_COUNT, FRIDGE_REG_HIST_WSUM_LO, FridgeGolden, HistBin, Percentiles, Scored, score_histograms,
+    Cdf, FRIDGE_REG_HIST_COUNT, FRIDGE_REG_HIST_WSUM_LO, FridgeGolden, FridgeSynopsis, HistBin, Percentiles, Scored,
+    score_histograms,
 };
 use crate::lda::{LdaEstimate, LdaGolden, LdaPacket, LdaSynopsis, RelError, estimate};
 use crate::traffic::Truth;
@@ -236,6 +239,25 @@ pub struct EpochReport {
     /// The DBM core's periods that ended with this epoch's packets, read after the epoch;
     /// empty without a DBM core.
     pub dbm: Vec<DbmReport>,
+    /// What every core reported, as a measurement station takes it (not in the report's JSON).
+    #[serde(skip)]
+    pub synopses: EpochSynopses,
+}
+
+/// One epoch of the engine as its points report it to a measurement
+/// station: each core's synopsis, every one equal to its golden model's.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EpochSynopses {
+    /// The sender LDA core's synopsis.
+    pub sender: LdaSynopsis,
+    /// The receiver LDA core's synopsis.
+    pub receiver: LdaSynopsis,
+    /// The fridge core's frozen histograms (its delays in 2^-FRIDGE_TS_SHIFT ticks), when it has one.
+    pub fridge: Option<FridgeSynopsis>,
+    /// The EXPB core's periods read with the epoch.
+    pub expb: Vec<ExpbSynopsis>,
+    /// The DBM core's periods read with the epoch.
+    pub dbm: Vec<DbmSynopsis>,
 }
 
 /// The engine at the far end of a link.
@@ -590,7 +612,7 @@ impl<L: ByteLink> EngineReader<L> {
             let which = if golden[0] != e.sender { "sender" } else { "receiver" };
             return Err(format!("epoch {}: the {which} core's synopsis differs from the golden model", e.sender.seq));
         }
-        let fridge = match (&e.fridge, &mut self.fridge) {
+        let (fridge, fridge_epoch) = match (&e.fridge, &mut self.fridge) {
             (Some(hist), Some(g)) => {
                 for p in t.fridge_packets() {
                     g.process(&p);
@@ -607,16 +629,25 @@ impl<L: ByteLink> EngineReader<L> {
                 let delays: Vec<u64> = t.delays.iter().map(|&d| d as u64).collect();
                 let truth = Cdf::from_delays(&delays)
                     .ok_or_else(|| format!("epoch {}: no packet reached the receiver", e.sender.seq))?;
-                Some(FridgeReport {
+                let report = FridgeReport {
                     estimate: score_histograms(cfg, hist, cfg.bin_shift - FRIDGE_TS_SHIFT, &truth),
                     truth: Percentiles::of(&truth),
                     histograms_match: true,
-                })
+                };
+                // The sticky flags are the golden model's: its histograms equal the core's.
+                let synopsis = FridgeSynopsis {
+                    config: cfg.clone(),
+                    epoch: u64::from(e.sender.seq),
+                    histograms: hist.clone(),
+                    overflow: g.hist_overflow,
+                    saturated: g.saturated,
+                };
+                (Some(report), Some(synopsis))
             }
-            _ => None,
+            _ => (None, None),
         };
-        let expb = self.check_expb(t).map_err(|err| format!("epoch {}: {err}", e.sender.seq))?;
-        let dbm = self.check_dbm(t).map_err(|err| format!("epoch {}: {err}", e.sender.seq))?;
+        let (expb, expb_periods) = self.check_expb(t).map_err(|err| format!("epoch {}: {err}", e.sender.seq))?;
+        let (dbm, dbm_periods) = self.check_dbm(t).map_err(|err| format!("epoch {}: {err}", e.sender.seq))?;
         let est = estimate(&e.sender, &e.receiver).map_err(|err| format!("epoch {}: {err}", e.sender.seq))?;
         let truth = t.truth();
         let rel = crate::stats::rel_error;
@@ -630,6 +661,13 @@ impl<L: ByteLink> EngineReader<L> {
             fridge,
             expb,
             dbm,
+            synopses: EpochSynopses {
+                sender: e.sender,
+                receiver: e.receiver,
+                fridge: fridge_epoch,
+                expb: expb_periods,
+                dbm: dbm_periods,
+            },
         })
     }
 
@@ -637,10 +675,10 @@ impl<L: ByteLink> EngineReader<L> {
     /// epoch's end (the core closes the last of them on the next epoch's first packet, which the
     /// source sends as soon as the epoch has flipped), reads each from the engine and requires
     /// it to equal the golden model's.
-    fn check_expb(&mut self, t: &EpochTraffic) -> Result<Vec<ExpbReport>, String> {
+    fn check_expb(&mut self, t: &EpochTraffic) -> Result<(Vec<ExpbReport>, Vec<ExpbSynopsis>), String> {
         // On the external streams the EXPB point takes no packets.
         let (Some(g), Some(x), Some(_)) = (self.expb.as_mut(), self.cfg.expb.clone(), self.source.as_ref()) else {
-            return Ok(Vec::new());
+            return Ok((Vec::new(), Vec::new()));
         };
         let mut want = Vec::new();
         for &(key, _) in &t.sender {
@@ -650,6 +688,7 @@ impl<L: ByteLink> EngineReader<L> {
             g.advance(bandwidth_packet(key, self.gap).ts + self.gap.max(1) as u64, &mut want);
         }
         let mut reports = Vec::with_capacity(want.len());
+        let mut periods = Vec::with_capacity(want.len());
         for w in want {
             let got = self.read_expb_period(x.scales)?;
             if got != w {
@@ -660,17 +699,18 @@ impl<L: ByteLink> EngineReader<L> {
                 ));
             }
             reports.push(ExpbReport::new(&got, x.base_ticks, self.cfg.link.uart.clock_hz));
+            periods.push(ExpbSynopsis { config: x.clone(), period: got });
         }
-        Ok(reports)
+        Ok((reports, periods))
     }
 
     /// Feeds the epoch's sender packets to the golden DBM, closes the periods that end by the
     /// epoch's end (as [`check_expb`](Self::check_expb)), reads each from the engine, requires it
     /// to equal the golden model's and reports its series next to the exact ones.
-    fn check_dbm(&mut self, t: &EpochTraffic) -> Result<Vec<DbmReport>, String> {
+    fn check_dbm(&mut self, t: &EpochTraffic) -> Result<(Vec<DbmReport>, Vec<DbmSynopsis>), String> {
         // On the external streams the DBM point takes no packets.
         let (Some(g), Some(d), Some(_)) = (self.dbm.as_mut(), self.cfg.dbm.clone(), self.source.as_ref()) else {
-            return Ok(Vec::new());
+            return Ok((Vec::new(), Vec::new()));
         };
         let mut want = Vec::new();
         for &(key, _) in &t.sender {
@@ -686,6 +726,7 @@ impl<L: ByteLink> EngineReader<L> {
             (0..x.scales).map(|j| x.scale_ticks(j)).collect()
         };
         let mut reports = Vec::with_capacity(want.len());
+        let mut periods = Vec::with_capacity(want.len());
         for w in want {
             let got = self.read_dbm_period()?;
             if got != w {
@@ -703,7 +744,8 @@ impl<L: ByteLink> EngineReader<L> {
             reports.push(DbmReport::new(&got, &self.dbm_packets, d.period_ticks, d.buckets, clock_hz, &scales));
             let next = (got.index + 1) * d.period_ticks;
             self.dbm_packets.retain(|p| p.ts >= next);
+            periods.push(DbmSynopsis { config: d.clone(), period: got });
         }
-        Ok(reports)
+        Ok((reports, periods))
     }
 }

@@ -20,5 +20,5 @@ pub use estimate::{
 };
 pub use factor::{CorrectionRegs, exact_factor};
 pub use model::*;
-pub use run::{FridgeRun, Percentiles, Scored, run_golden, run_simple, score_histograms, score_samples};
+pub use run::{FridgeRun, Percentiles, Scored, golden_epochs, run_golden, run_simple, score_histograms, score_samples};
 pub use traffic::{Exchange, FridgeTrace, SyntheticSpec, pcap_pairs, write_exchange_pcap};

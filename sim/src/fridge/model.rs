@@ -163,6 +163,25 @@ impl FridgeRegs {
     }
 }
 
+/// What a fridge point reports for one epoch (§6.2): the core's config, the
+/// epoch number and the histograms `EPOCH_FLIP` froze ([`FRIDGE_BINS`] bins
+/// per fridge, fridge-major), with the sticky flags read beside them. One
+/// epoch of the measurement station.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FridgeSynopsis {
+    /// The core's config.
+    pub config: FridgeConfig,
+    /// The epoch: flips since reset.
+    pub epoch: u64,
+    /// The frozen histograms, bin `b` of fridge `k` at `k * FRIDGE_BINS + b`.
+    pub histograms: Vec<HistBin>,
+    /// A histogram field wrapped (sticky since reset): the histograms are unreliable.
+    pub overflow: bool,
+    /// Samples whose quantized factor saturated (since reset).
+    pub saturated: u32,
+}
+
 /// The fridge core, packet by packet.
 #[derive(Clone, Debug)]
 pub struct FridgeGolden {

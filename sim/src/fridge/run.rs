@@ -4,7 +4,7 @@
 use super::baseline::SimpleMonitor;
 use super::config::FridgeConfig;
 use super::estimate::{Cdf, combine, correct, histogram_cdf, log2_error, max_horizontal_gap};
-use super::model::{FridgeGolden, FridgePacket, FridgeSample, HistBin};
+use super::model::{FridgeGolden, FridgePacket, FridgeSample, FridgeSynopsis, HistBin};
 use serde::Serialize;
 
 /// What the core produced over a stream (one histogram epoch).
@@ -98,6 +98,32 @@ pub fn score_samples(cfg: &FridgeConfig, samples: &[FridgeSample], truth: &Cdf) 
 pub fn score_histograms(cfg: &FridgeConfig, hist: &[HistBin], bin_shift: u32, truth: &Cdf) -> Option<Scored> {
     let n: u64 = hist.iter().map(|b| b.count as u64).sum();
     Scored::new(histogram_cdf(hist, cfg.fridges(), bin_shift), n as usize, truth)
+}
+
+/// The golden core fed `packets` (in time order) with its histograms
+/// flipped at every multiple of `epoch_ticks` (§6.2's `EPOCH_FLIP`), up to
+/// and including the epoch of the last packet: what a fridge point reports,
+/// one [`FridgeSynopsis`] per epoch. Its entries survive a flip, so the
+/// histograms of consecutive epochs add up to those of one longer epoch.
+pub fn golden_epochs(cfg: &FridgeConfig, packets: &[FridgePacket], epoch_ticks: u64) -> Vec<FridgeSynopsis> {
+    assert!(epoch_ticks > 0, "an epoch lasts at least one tick");
+    let mut core = FridgeGolden::new(cfg);
+    let mut out: Vec<FridgeSynopsis> = Vec::new();
+    let flip = |core: &mut FridgeGolden, out: &mut Vec<FridgeSynopsis>| {
+        let histograms = core.flip();
+        let (overflow, saturated) = (core.hist_overflow, core.saturated);
+        out.push(FridgeSynopsis { config: cfg.clone(), epoch: out.len() as u64, histograms, overflow, saturated });
+    };
+    for p in packets {
+        while p.ts >= (out.len() as u64 + 1).saturating_mul(epoch_ticks) {
+            flip(&mut core, &mut out);
+        }
+        core.process(p);
+    }
+    if !packets.is_empty() {
+        flip(&mut core, &mut out);
+    }
+    out
 }
 
 /// The §2.1 simple algorithm over the same stream: its unweighted samples.

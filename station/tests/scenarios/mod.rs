@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod dbm;
+pub mod fridge;
 pub mod rda;
 
 use crate::common::*;
