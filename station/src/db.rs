@@ -425,7 +425,9 @@ impl Db {
     }
 
     /// Makes sure `table` can take a row of time `t_ns`: on PostgreSQL, the
-    /// day's partition exists (created in the open transaction if not).
+    /// day's partition exists (created in the open transaction if not; with
+    /// several connections writing, create it first with
+    /// [`Self::ensure_partitions`]).
     pub fn partition_for(&mut self, table: &'static str, t_ns: i64) -> Result<(), String> {
         let Db::Postgres { client, partitions, pending, .. } = self else { return Ok(()) };
         let day = t_ns.div_euclid(DAY_NS);
@@ -444,6 +446,30 @@ impl Db {
             .map_err(|e| pg_error(&e))?;
         pending.push((table, day));
         Ok(())
+    }
+
+    /// Makes sure every partitioned table has a partition for each day of
+    /// `t_ns` (PostgreSQL; nothing on SQLite), each created in a short
+    /// transaction of its own, outside any other: call it before the
+    /// transaction that writes the rows. A partition is attached under an
+    /// exclusive lock on its table, which waits for every transaction that
+    /// read the table; created inside an ingest transaction (that read it
+    /// too), two connections would wait on each other. A partition that
+    /// cannot be made here is left to the write that needs it, which then
+    /// fails with the database's reason (and only that write's epoch).
+    pub fn ensure_partitions(&mut self, t_ns: impl IntoIterator<Item = i64>) {
+        let Db::Postgres { partitions, .. } = self else { return };
+        let mut days: Vec<i64> = t_ns.into_iter().map(|t| t.div_euclid(DAY_NS)).collect();
+        days.sort_unstable();
+        days.dedup();
+        let missing: Vec<(&'static str, i64)> = days
+            .iter()
+            .flat_map(|&d| PARTITIONED.iter().map(move |&t| (t, d)))
+            .filter(|k| !partitions.contains(k))
+            .collect();
+        for (table, day) in missing {
+            let _ = self.transaction(|db| db.partition_for(table, day * DAY_NS));
+        }
     }
 
     /// Drops `table`'s partition of `day` with its rows, in the open

@@ -114,12 +114,31 @@ impl Station {
     pub fn ingest_batch(&mut self, epochs: &[Epoch<'_>]) -> Result<Vec<Result<Ingested, String>>, String> {
         let Station { cfg, db, segment_ids, ids, ends, waiting } = self;
         let known = Known { cfg, segment_ids, ids, ends };
+        // Checked before the transaction (no database needed), so that the
+        // days' partitions are made before it, outside it.
+        let prepared: Vec<(Option<u64>, Result<Ready<'_>, String>)> = epochs
+            .iter()
+            .map(|e| {
+                let mut seq_seen = None;
+                let ready = prepare(&known, e.point, e.body, &mut seq_seen);
+                (seq_seen, ready)
+            })
+            .collect();
+        // Not for an epoch behind its point's roll-up horizon: it is refused, and its day may be gone.
+        let horizons: HashMap<i64, i64> = if matches!(db, Db::Postgres { .. }) {
+            let rows = db.query("SELECT point, until_ns FROM horizon", &[])?;
+            rows.iter().map(|r| Ok((r[0].int("point")?, r[1].int("until_ns")?))).collect::<Result<_, String>>()?
+        } else {
+            HashMap::new()
+        };
+        let behind = |r: &Ready<'_>| horizons.get(&known.ids[r.at]).is_some_and(|&h| r.t_ns < h);
+        db.ensure_partitions(
+            prepared.iter().filter_map(|(_, r)| r.as_ref().ok().filter(|r| !behind(r)).map(|r| r.t_ns)),
+        );
         let done = db.transaction(|db| {
             let mut outcomes = Vec::with_capacity(epochs.len());
-            for e in epochs {
-                let mut seq_seen = None;
-                let outcome = prepare(&known, e.point, e.body, &mut seq_seen)
-                    .and_then(|ready| db.savepoint(|db| store(db, &known, waiting, ready)));
+            for (e, (seq_seen, ready)) in epochs.iter().zip(prepared) {
+                let outcome = ready.and_then(|ready| db.savepoint(|db| store(db, &known, waiting, ready)));
                 outcomes.push(match outcome {
                     Ok(done) => Ok(done),
                     Err(reason) => Err(log_rejection(db, e, seq_seen, &reason)?),
