@@ -218,21 +218,25 @@ impl BurstSearch {
     }
 }
 
+/// A question about one segment over a window of epochs.
+#[derive(Args)]
+pub struct SegmentQuery {
+    #[command(flatten)]
+    at: StationArgs,
+    /// The segment.
+    #[arg(long)]
+    segment: String,
+    #[command(flatten)]
+    window: Window,
+    #[command(flatten)]
+    out: QueryOutput,
+}
+
 /// `netmeas query …`.
 #[derive(Subcommand)]
 pub enum QueryCmd {
     /// One segment's latency per epoch: mean, standard deviation, loss (LDA §III-D/E, RDA §V).
-    Latency {
-        #[command(flatten)]
-        at: StationArgs,
-        /// The segment.
-        #[arg(long)]
-        segment: String,
-        #[command(flatten)]
-        window: Window,
-        #[command(flatten)]
-        out: QueryOutput,
-    },
+    Latency(SegmentQuery),
     /// A path's latency per epoch: the sum of its segments' means, and the
     /// standard deviation of the sum (MPlane, LDA §II).
     Path {
@@ -276,17 +280,7 @@ pub enum QueryCmd {
     },
     /// The packets one end of a segment saw and the other did not, per
     /// epoch: lost and reordered IDs decoded from RDA synopses (RDA §III, §V).
-    Packets {
-        #[command(flatten)]
-        at: StationArgs,
-        /// The segment.
-        #[arg(long)]
-        segment: String,
-        #[command(flatten)]
-        window: Window,
-        #[command(flatten)]
-        out: QueryOutput,
-    },
+    Packets(SegmentQuery),
     /// A service's delay percentiles per epoch (or rolled-up hour), from a
     /// fridge point's histograms (fridge paper §3.3, §6.2).
     Delays {
@@ -559,7 +553,7 @@ fn ingest(at: &StationArgs, point: &str, files: &[PathBuf], as_json: bool) -> Re
 /// `netmeas query …`.
 pub fn query(cmd: &QueryCmd) -> Result<(), String> {
     match cmd {
-        QueryCmd::Latency { at, segment, window, out } => {
+        QueryCmd::Latency(SegmentQuery { at, segment, window, out }) => {
             let (from, to) = window.ns()?;
             let rows = query::latency(&mut open(at)?, segment, from, to)?;
             let header =
@@ -625,7 +619,7 @@ pub fn query(cmd: &QueryCmd) -> Result<(), String> {
                 cells.collect(),
             )
         }
-        QueryCmd::Packets { at, segment, window, out } => {
+        QueryCmd::Packets(SegmentQuery { at, segment, window, out }) => {
             let (from, to) = window.ns()?;
             let rows = query::packets(&mut open(at)?, segment, from, to)?;
             // One text/CSV row per packet; an epoch whose decode is partial says so on each.

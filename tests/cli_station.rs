@@ -52,6 +52,24 @@ fn files(dir: &Path, prefix: &str, epochs: std::ops::Range<u32>) -> Vec<String> 
     epochs.map(|e| dir.join(format!("{prefix}_{e}.json")).to_str().unwrap().to_string()).collect()
 }
 
+/// The periods `netmeas run <core> --duration 6s --save-periods` wrote into `d/periods` (three or more), in order.
+fn saved_periods(d: &Path, core: &str) -> Vec<String> {
+    let periods = d.join("periods");
+    let o = netmeas(&["run", core, "--duration", "6s", "--save-periods", periods.to_str().unwrap(), "--json"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let files = numbered_files(&periods);
+    assert!(files.len() >= 3, "{files:?}");
+    files
+}
+
+/// The `<stem>-<n>.json` files a run wrote into `dir` (one per period or epoch), by n.
+fn numbered_files(dir: &Path) -> Vec<String> {
+    let mut files: Vec<String> =
+        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path().to_str().unwrap().to_string()).collect();
+    files.sort_by_key(|f| f.rsplit('-').next().unwrap().trim_end_matches(".json").parse::<u32>().unwrap());
+    files
+}
+
 fn ingest(st: &str, point: &str, files: &[String]) -> std::process::Output {
     let mut args = vec!["station", "ingest", "--station", st, "--point", point];
     args.extend(files.iter().map(String::as_str));
@@ -241,13 +259,7 @@ fn count(db: &Path, from: &str) -> i64 {
 #[test]
 fn expb_periods_from_a_run_answer_the_burst_queries_and_roll_up() {
     let d = fresh_dir("station", "bursts");
-    let periods = d.join("periods");
-    let o = netmeas(&["run", "expb", "--duration", "6s", "--save-periods", periods.to_str().unwrap(), "--json"]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let mut files: Vec<String> =
-        std::fs::read_dir(&periods).unwrap().map(|e| e.unwrap().path().to_str().unwrap().to_string()).collect();
-    files.sort_by_key(|f| f.rsplit('-').next().unwrap().trim_end_matches(".json").parse::<u32>().unwrap());
-    assert!(files.len() >= 3, "{files:?}");
+    let files = saved_periods(&d, "expb");
     let st = d.join("station.toml");
     std::fs::write(
         &st,
@@ -349,13 +361,7 @@ fn expb_periods_from_a_run_answer_the_burst_queries_and_roll_up() {
 fn dbm_periods_from_a_run_answer_the_burst_query_at_any_scale() {
     use netmeas_sim::dbm::{DbmSynopsis, dbm_series, series_stats};
     let d = fresh_dir("station", "dbm");
-    let periods = d.join("periods");
-    let o = netmeas(&["run", "dbm", "--duration", "6s", "--save-periods", periods.to_str().unwrap(), "--json"]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let mut files: Vec<String> =
-        std::fs::read_dir(&periods).unwrap().map(|e| e.unwrap().path().to_str().unwrap().to_string()).collect();
-    files.sort_by_key(|f| f.rsplit('-').next().unwrap().trim_end_matches(".json").parse::<u32>().unwrap());
-    assert!(files.len() >= 3, "{files:?}");
+    let files = saved_periods(&d, "dbm");
     let st = d.join("station.toml");
     std::fs::write(
         &st,
@@ -465,9 +471,7 @@ fn fridge_epochs_from_a_run_answer_the_delay_percentiles() {
     let save = ["--epoch", "500ms", "--save-epochs", dir.to_str().unwrap()];
     let o = netmeas(&[&run[..], &save[..], &["--json"]].concat());
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let mut files: Vec<String> =
-        std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path().to_str().unwrap().to_string()).collect();
-    files.sort_by_key(|f| f.rsplit('-').next().unwrap().trim_end_matches(".json").parse::<u32>().unwrap());
+    let files = numbered_files(&dir);
     // 100 000 requests at 50 000/s: 2 s and the last responses, 5 epochs of 500 ms.
     assert_eq!(files.len(), 5, "{files:?}");
     let epochs: Vec<FridgeSynopsis> =

@@ -15,8 +15,8 @@
 use crate::config::HOUR_NS;
 use crate::db::{Db, Val};
 use crate::point_core::{
-    BandwidthRow, BurstQuery, CheckedEpoch, PointCore, PointEpoch, Rolled, StoredPoint, Synopsis, insert_row,
-    synopsis_as, typed_config,
+    BandwidthRow, BurstQuery, CheckedEpoch, PointCore, PointEpoch, Rolled, StoredPoint, Synopsis, checked, insert_row,
+    next_hour, parsed, synopsis_as, typed_config,
 };
 use netmeas_sim::dbm::config::{DbmConfig, MASS_MAX, MergeRule};
 use netmeas_sim::dbm::culprit::merge_flows;
@@ -304,13 +304,12 @@ impl PointCore for DbmPoint {
                 if point.base_ticks == 0 { "packets" } else { "base intervals" }
             ));
         }
-        let text = serde_json::to_string(&s).map_err(|e| e.to_string())?;
-        Ok(CheckedEpoch { seq: p.index, synopsis: Box::new(s), text })
+        let seq = p.index;
+        checked(seq, s)
     }
 
     fn parse(&self, stored: &str) -> Result<Synopsis, String> {
-        let s: DbmSynopsis = serde_json::from_str(stored).map_err(|e| format!("not a DBM synopsis: {e}"))?;
-        Ok(Box::new(s))
+        parsed::<DbmSynopsis>(stored, "a DBM synopsis")
     }
 
     fn store_epoch(&self, db: &mut Db, e: &PointEpoch, synopsis: &(dyn Any + Send)) -> Result<(), String> {
@@ -326,12 +325,7 @@ impl PointCore for DbmPoint {
         let mut done = Rolled::default();
         let mut at = from_ns;
         loop {
-            let next = db.query(
-                "SELECT MIN(t_ns) FROM dbm_partition WHERE point = $1 AND t_ns >= $2 AND t_ns < $3 AND periods = 1",
-                &[Val::Int(p.id), Val::Int(at), Val::Int(until_ns)],
-            )?;
-            let Some(Val::Int(first)) = next.first().map(|r| &r[0]) else { break };
-            let hour = first.div_euclid(HOUR_NS) * HOUR_NS;
+            let Some(hour) = next_hour(db, "dbm_partition", true, p.id, at, until_ns)? else { break };
             let end = hour + HOUR_NS;
             let rows = db.query(
                 "SELECT seq, t_ns, span_ns, packets, buckets FROM dbm_partition \
@@ -409,20 +403,6 @@ impl PointCore for DbmPoint {
 
     fn measures_bandwidth(&self) -> bool {
         true
-    }
-
-    fn pairs(&self) -> bool {
-        false
-    }
-
-    fn store_pair(
-        &self,
-        _db: &mut Db,
-        _pair: &crate::point_core::PairedEpoch,
-        _sender: &(dyn Any + Send),
-        _receiver: &(dyn Any + Send),
-    ) -> Result<(), String> {
-        Err("DBM points do not pair".into())
     }
 }
 

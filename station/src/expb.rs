@@ -18,8 +18,8 @@
 use crate::config::HOUR_NS;
 use crate::db::{Db, Val};
 use crate::point_core::{
-    BandwidthRow, BurstQuery, CheckedEpoch, PointCore, PointEpoch, Rolled, StoredPoint, Synopsis, insert_rows,
-    synopsis_as, typed_config,
+    BandwidthRow, BurstQuery, CheckedEpoch, PointCore, PointEpoch, Rolled, StoredPoint, Synopsis, checked, insert_rows,
+    next_hour, parsed, synopsis_as, typed_config,
 };
 use netmeas_sim::dbm::{ExpbConfig, ExpbSynopsis, ScaleStats};
 use serde::Deserialize;
@@ -164,13 +164,12 @@ impl PointCore for ExpbPoint {
                 ));
             }
         }
-        let text = serde_json::to_string(&s).map_err(|e| e.to_string())?;
-        Ok(CheckedEpoch { seq: p.index, synopsis: Box::new(s), text })
+        let seq = p.index;
+        checked(seq, s)
     }
 
     fn parse(&self, stored: &str) -> Result<Synopsis, String> {
-        let s: ExpbSynopsis = serde_json::from_str(stored).map_err(|e| format!("not an EXPB synopsis: {e}"))?;
-        Ok(Box::new(s))
+        parsed::<ExpbSynopsis>(stored, "an EXPB synopsis")
     }
 
     fn store_epoch(&self, db: &mut Db, e: &PointEpoch, synopsis: &(dyn Any + Send)) -> Result<(), String> {
@@ -190,13 +189,7 @@ impl PointCore for ExpbPoint {
         let mut done = Rolled::default();
         let mut at = from_ns;
         loop {
-            // The next hour that holds an epoch.
-            let next = db.query(
-                "SELECT MIN(t_ns) FROM synopsis WHERE point = $1 AND t_ns >= $2 AND t_ns < $3",
-                &[Val::Int(p.id), Val::Int(at), Val::Int(until_ns)],
-            )?;
-            let Some(Val::Int(first)) = next.first().map(|r| &r[0]) else { break };
-            let hour = first.div_euclid(HOUR_NS) * HOUR_NS;
+            let Some(hour) = next_hour(db, "synopsis", false, p.id, at, until_ns)? else { break };
             let end = hour + HOUR_NS;
             let rows = db.query(
                 "SELECT seq, t_ns, body FROM synopsis WHERE point = $1 AND t_ns >= $2 AND t_ns < $3 ORDER BY seq",
@@ -273,19 +266,5 @@ impl PointCore for ExpbPoint {
 
     fn measures_bandwidth(&self) -> bool {
         true
-    }
-
-    fn pairs(&self) -> bool {
-        false
-    }
-
-    fn store_pair(
-        &self,
-        _db: &mut Db,
-        _pair: &crate::point_core::PairedEpoch,
-        _sender: &(dyn Any + Send),
-        _receiver: &(dyn Any + Send),
-    ) -> Result<(), String> {
-        Err("EXPB points do not pair".into())
     }
 }

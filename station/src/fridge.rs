@@ -13,8 +13,8 @@
 use crate::config::HOUR_NS;
 use crate::db::{Db, Val};
 use crate::point_core::{
-    CheckedEpoch, DelayQuery, DelayRow, PointCore, PointEpoch, Rolled, StoredPoint, Synopsis, insert_row, synopsis_as,
-    typed_config,
+    CheckedEpoch, DelayQuery, DelayRow, PointCore, PointEpoch, Rolled, StoredPoint, Synopsis, checked, insert_row,
+    next_hour, parsed, synopsis_as, typed_config,
 };
 use netmeas_sim::fridge::{FRIDGE_BINS, FridgeConfig, FridgeSynopsis, HistBin, histogram_cdf};
 use serde::Deserialize;
@@ -99,13 +99,11 @@ impl PointCore for FridgePoint {
         if let Some(b) = s.histograms.iter().position(|h| h.count == 0 && (h.wsum != 0 || h.w2sum != 0)) {
             return Err(format!("bin {b} has weight without a sample"));
         }
-        let text = serde_json::to_string(&s).map_err(|e| e.to_string())?;
-        Ok(CheckedEpoch { seq: s.epoch, synopsis: Box::new(s), text })
+        checked(s.epoch, s)
     }
 
     fn parse(&self, stored: &str) -> Result<Synopsis, String> {
-        let s: FridgeSynopsis = serde_json::from_str(stored).map_err(|e| format!("not a fridge synopsis: {e}"))?;
-        Ok(Box::new(s))
+        parsed::<FridgeSynopsis>(stored, "a fridge synopsis")
     }
 
     fn store_epoch(&self, db: &mut Db, e: &PointEpoch, synopsis: &(dyn Any + Send)) -> Result<(), String> {
@@ -118,12 +116,7 @@ impl PointCore for FridgePoint {
         let mut done = Rolled::default();
         let mut at = from_ns;
         loop {
-            let next = db.query(
-                "SELECT MIN(t_ns) FROM delay_hist WHERE point = $1 AND t_ns >= $2 AND t_ns < $3 AND periods = 1",
-                &[Val::Int(p.id), Val::Int(at), Val::Int(until_ns)],
-            )?;
-            let Some(Val::Int(first)) = next.first().map(|r| &r[0]) else { break };
-            let hour = first.div_euclid(HOUR_NS) * HOUR_NS;
+            let Some(hour) = next_hour(db, "delay_hist", true, p.id, at, until_ns)? else { break };
             let end = hour + HOUR_NS;
             let rows = db.query(
                 "SELECT seq, periods, overflow, bins FROM delay_hist \
@@ -196,19 +189,5 @@ impl PointCore for FridgePoint {
             })
             .collect::<Result<Vec<_>, String>>()
             .map(Some)
-    }
-
-    fn pairs(&self) -> bool {
-        false
-    }
-
-    fn store_pair(
-        &self,
-        _db: &mut Db,
-        _pair: &crate::point_core::PairedEpoch,
-        _sender: &(dyn Any + Send),
-        _receiver: &(dyn Any + Send),
-    ) -> Result<(), String> {
-        Err("fridge points do not pair".into())
     }
 }

@@ -4,9 +4,10 @@
 //! eq. (1) 98 % Hoeffding bound, the §III-E standard deviation and the loss,
 //! in ns, one row per segment and epoch (the MPlane monitoring station, §II).
 
-use crate::db::{Db, Val};
+use crate::db::Db;
 use crate::point_core::{
-    CheckedEpoch, LATENCY_COLUMNS, PairedEpoch, PointCore, Synopsis, insert_row, synopsis_as, typed_config,
+    CheckedEpoch, LatencyEstimate, PairedEpoch, PointCore, Synopsis, checked, insert_latency, parsed, synopsis_as,
+    typed_config,
 };
 use netmeas_sim::lda::config::LdaConfig;
 use netmeas_sim::lda::estimate::{PairError, check_pair, estimate};
@@ -40,13 +41,11 @@ impl PointCore for LdaPoint {
             Ok(()) | Err(PairError::Overflow) => {}
             Err(e) => return Err(e.to_string()),
         }
-        let text = serde_json::to_string(&s).map_err(|e| e.to_string())?;
-        Ok(CheckedEpoch { seq: u64::from(s.seq), synopsis: Box::new(s), text })
+        checked(u64::from(s.seq), s)
     }
 
     fn parse(&self, stored: &str) -> Result<Synopsis, String> {
-        let s: LdaSynopsis = serde_json::from_str(stored).map_err(|e| format!("not an LDA synopsis: {e}"))?;
-        Ok(Box::new(s))
+        parsed::<LdaSynopsis>(stored, "an LDA synopsis")
     }
 
     fn pairs(&self) -> bool {
@@ -61,31 +60,18 @@ impl PointCore for LdaPoint {
         receiver: &(dyn Any + Send),
     ) -> Result<(), String> {
         let (a, b) = (synopsis_as::<LdaSynopsis>(sender)?, synopsis_as::<LdaSynopsis>(receiver)?);
-        let int = |v: u64| Val::Int(v as i64);
-        let values = match estimate(a, b) {
-            Ok(e) => vec![
-                int(e.sent),
-                int(e.received),
-                e.loss.into(),
-                int(e.samples),
-                (e.mean * p.tick_ns).into(),
-                (e.std * p.tick_ns).into(),
-                (e.mean_bound_98 * p.tick_ns).into(),
-                Val::Null,
-            ],
-            Err(why) => vec![
-                int(a.packets),
-                int(b.packets),
-                Val::Null,
-                Val::Int(0),
-                Val::Null,
-                Val::Null,
-                Val::Null,
-                why.to_string().into(),
-            ],
+        let row = match estimate(a, b) {
+            Ok(e) => Ok(LatencyEstimate {
+                sent: e.sent,
+                received: e.received,
+                loss: Some(e.loss),
+                samples: e.samples,
+                mean_ns: Some(e.mean * p.tick_ns),
+                std_ns: Some(e.std * p.tick_ns),
+                bound98_ns: Some(e.mean_bound_98 * p.tick_ns),
+            }),
+            Err(why) => Err((a.packets, b.packets, why.to_string())),
         };
-        let mut row = vec![Val::Int(p.segment), Val::Int(p.seq), Val::Int(p.t_ns)];
-        row.extend(values);
-        insert_row(db, "latency", p.t_ns, &LATENCY_COLUMNS, &row)
+        insert_latency(db, p, row)
     }
 }

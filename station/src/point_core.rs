@@ -24,6 +24,18 @@ pub struct CheckedEpoch {
     pub text: String,
 }
 
+/// Synopsis `s` of epoch `seq`, checked, with the canonical JSON the station stores.
+pub fn checked<T: serde::Serialize + Send + 'static>(seq: u64, s: T) -> Result<CheckedEpoch, String> {
+    let text = serde_json::to_string(&s).map_err(|e| e.to_string())?;
+    Ok(CheckedEpoch { seq, synopsis: Box::new(s), text })
+}
+
+/// A stored synopsis parsed as its core's type `T` (`what` names it: "an LDA synopsis", …).
+pub fn parsed<T: serde::de::DeserializeOwned + Send + 'static>(stored: &str, what: &str) -> Result<Synopsis, String> {
+    let s: T = serde_json::from_str(stored).map_err(|e| format!("not {what}: {e}"))?;
+    Ok(Box::new(s))
+}
+
 /// The synopsis `s` as the core's type `T`, or an error (a core handed another core's synopsis).
 pub fn synopsis_as<T: 'static>(s: &(dyn Any + Send)) -> Result<&T, String> {
     s.downcast_ref::<T>().ok_or_else(|| format!("not a {} synopsis", std::any::type_name::<T>()))
@@ -91,20 +103,24 @@ pub trait PointCore: Sync {
     }
 
     /// Whether the core measures between a sender and a receiver point, so
-    /// that epochs pair across a segment ([`Self::store_pair`]).
-    fn pairs(&self) -> bool;
+    /// that epochs pair across a segment ([`Self::store_pair`]). No by default.
+    fn pairs(&self) -> bool {
+        false
+    }
 
     /// Estimates a paired epoch (`seq`, starting at `t_ns`) of `segment` from
     /// its sender's and receiver's stored synopses, with timestamps of
     /// `tick_ns` each, and stores the estimates (or why there are none) in
-    /// the open transaction.
+    /// the open transaction. An error for a core that does not pair.
     fn store_pair(
         &self,
-        db: &mut Db,
-        pair: &PairedEpoch,
-        sender: &(dyn Any + Send),
-        receiver: &(dyn Any + Send),
-    ) -> Result<(), String>;
+        _db: &mut Db,
+        _pair: &PairedEpoch,
+        _sender: &(dyn Any + Send),
+        _receiver: &(dyn Any + Send),
+    ) -> Result<(), String> {
+        Err(format!("{} points do not pair", self.name()))
+    }
 }
 
 /// A segment's epoch whose two ends are both stored.
@@ -251,8 +267,78 @@ pub static POINT_CORES: &[&dyn PointCore] = &[
 
 /// The columns of a segment's latency row, as the cores measured between
 /// two ends store it (one row per segment and epoch).
-pub const LATENCY_COLUMNS: [&str; 11] =
+const LATENCY_COLUMNS: [&str; 11] =
     ["segment", "seq", "t_ns", "sent", "received", "loss", "samples", "mean_ns", "std_ns", "bound98_ns", "unusable"];
+
+/// A paired epoch's latency estimate, delays in ns: one row of a segment's series.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LatencyEstimate {
+    /// Packets the sender counted.
+    pub sent: u64,
+    /// Packets the receiver counted.
+    pub received: u64,
+    /// Loss rate, when known.
+    pub loss: Option<f64>,
+    /// Samples behind the estimate.
+    pub samples: u64,
+    /// Mean delay.
+    pub mean_ns: Option<f64>,
+    /// Standard deviation of the delay.
+    pub std_ns: Option<f64>,
+    /// Half-width of the mean's 98 % interval, when the core gives one.
+    pub bound98_ns: Option<f64>,
+}
+
+/// Stores the latency row of paired epoch `p`: its estimate, or why the
+/// pair gave none (with the two ends' packet counts), in the open transaction.
+pub fn insert_latency(
+    db: &mut Db,
+    p: &PairedEpoch,
+    row: Result<LatencyEstimate, (u64, u64, String)>,
+) -> Result<(), String> {
+    let real = |v: Option<f64>| v.map_or(Val::Null, Val::Real);
+    let e = match &row {
+        Ok(e) => *e,
+        Err((sent, received, _)) => LatencyEstimate { sent: *sent, received: *received, ..LatencyEstimate::default() },
+    };
+    let values = [
+        Val::Int(p.segment),
+        Val::Int(p.seq),
+        Val::Int(p.t_ns),
+        Val::Int(e.sent as i64),
+        Val::Int(e.received as i64),
+        real(e.loss),
+        Val::Int(e.samples as i64),
+        real(e.mean_ns),
+        real(e.std_ns),
+        real(e.bound98_ns),
+        row.err().map_or(Val::Null, |(_, _, why)| Val::Text(why)),
+    ];
+    insert_row(db, "latency", p.t_ns, &LATENCY_COLUMNS, &values)
+}
+
+/// The start of the next hour holding a row of `point` in `table` that
+/// starts in `[at_ns, until_ns)` — of any row, or with `unrolled` of a row
+/// that stands for one epoch (`periods = 1`) — for a core's roll-up to
+/// collapse next; None when there is none.
+pub fn next_hour(
+    db: &mut Db,
+    table: &'static str,
+    unrolled: bool,
+    point: i64,
+    at_ns: i64,
+    until_ns: i64,
+) -> Result<Option<i64>, String> {
+    let only = if unrolled { " AND periods = 1" } else { "" };
+    let next = db.query(
+        &format!("SELECT MIN(t_ns) FROM {table} WHERE point = $1 AND t_ns >= $2 AND t_ns < $3{only}"),
+        &[Val::Int(point), Val::Int(at_ns), Val::Int(until_ns)],
+    )?;
+    Ok(match next.first().map(|r| &r[0]) {
+        Some(Val::Int(first)) => Some(first.div_euclid(crate::config::HOUR_NS) * crate::config::HOUR_NS),
+        _ => None,
+    })
+}
 
 /// The core named `name`, or an error listing the known ones.
 pub fn point_core(name: &str) -> Result<&'static dyn PointCore, String> {

@@ -13,7 +13,8 @@
 
 use crate::db::{Db, Val};
 use crate::point_core::{
-    CheckedEpoch, LATENCY_COLUMNS, PairedEpoch, PointCore, Synopsis, insert_row, synopsis_as, typed_config,
+    CheckedEpoch, LatencyEstimate, PairedEpoch, PointCore, Synopsis, checked, insert_latency, insert_row, parsed,
+    synopsis_as, typed_config,
 };
 use netmeas_sim::rda::decode::check_pair;
 use netmeas_sim::rda::{RdaConfig, RdaHashes, RdaPairError, RdaSynopsis, reconcile};
@@ -29,9 +30,9 @@ fn config_of(v: &Value) -> Result<RdaConfig, String> {
     RdaConfig::deserialize(v).map_err(|e| e.to_string())
 }
 
-/// A float the estimators give, or NULL when it is not a number (no usable bucket).
-fn real(v: f64) -> Val {
-    if v.is_finite() { Val::Real(v) } else { Val::Null }
+/// A float the estimators give, or none when it is not a number (no usable bucket).
+fn finite(v: f64) -> Option<f64> {
+    v.is_finite().then_some(v)
 }
 
 impl PointCore for RdaPoint {
@@ -60,13 +61,11 @@ impl PointCore for RdaPoint {
             Ok(()) | Err(RdaPairError::Overflow) => {}
             Err(e) => return Err(e.to_string()),
         }
-        let text = serde_json::to_string(&s).map_err(|e| e.to_string())?;
-        Ok(CheckedEpoch { seq: u64::from(s.interval), synopsis: Box::new(s), text })
+        checked(u64::from(s.interval), s)
     }
 
     fn parse(&self, stored: &str) -> Result<Synopsis, String> {
-        let s: RdaSynopsis = serde_json::from_str(stored).map_err(|e| format!("not an RDA synopsis: {e}"))?;
-        Ok(Box::new(s))
+        parsed::<RdaSynopsis>(stored, "an RDA synopsis")
     }
 
     fn pairs(&self) -> bool {
@@ -81,9 +80,8 @@ impl PointCore for RdaPoint {
         receiver: &(dyn Any + Send),
     ) -> Result<(), String> {
         let (a, b) = (synopsis_as::<RdaSynopsis>(sender)?, synopsis_as::<RdaSynopsis>(receiver)?);
-        let int = |v: u64| Val::Int(v as i64);
         let key = [Val::Int(p.segment), Val::Int(p.seq), Val::Int(p.t_ns)];
-        let latency = match reconcile(a, b, &RdaHashes::new(&a.config), None) {
+        let row = match reconcile(a, b, &RdaHashes::new(&a.config), None) {
             Ok(e) => {
                 let d = &e.decode;
                 let ids = |v: &[u64]| serde_json::to_string(v).map_err(|e| e.to_string());
@@ -102,32 +100,19 @@ impl PointCore for RdaPoint {
                     &row,
                 )?;
                 // Lost when the decode is the whole difference (§III: only the sender saw them).
-                let loss =
-                    if d.complete && e.sent > 0 { Val::Real(d.lost.len() as f64 / e.sent as f64) } else { Val::Null };
-                vec![
-                    int(e.sent),
-                    int(e.received),
+                let loss = (d.complete && e.sent > 0).then(|| d.lost.len() as f64 / e.sent as f64);
+                Ok(LatencyEstimate {
+                    sent: e.sent,
+                    received: e.received,
                     loss,
-                    int(e.samples),
-                    real(e.mean * p.tick_ns),
-                    real(e.std * p.tick_ns),
-                    Val::Null,
-                    Val::Null,
-                ]
+                    samples: e.samples,
+                    mean_ns: finite(e.mean * p.tick_ns),
+                    std_ns: finite(e.std * p.tick_ns),
+                    bound98_ns: None,
+                })
             }
-            Err(why) => vec![
-                int(a.packets),
-                int(b.packets),
-                Val::Null,
-                Val::Int(0),
-                Val::Null,
-                Val::Null,
-                Val::Null,
-                why.to_string().into(),
-            ],
+            Err(why) => Err((a.packets, b.packets, why.to_string())),
         };
-        let mut row = key.to_vec();
-        row.extend(latency);
-        insert_row(db, "latency", p.t_ns, &LATENCY_COLUMNS, &row)
+        insert_latency(db, p, row)
     }
 }
