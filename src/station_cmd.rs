@@ -111,6 +111,23 @@ pub enum StationCmd {
         #[arg(long)]
         json: bool,
     },
+    /// Benchmark the burst query on an archive: `--days` days of `--links`
+    /// links' EXPB points rolled up per hour, written into a new station,
+    /// then asked for every burst above 5 Gbit/s at 1 ms.
+    BenchQuery {
+        /// A new SQLite file, or an empty PostgreSQL database's URL.
+        #[arg(long)]
+        db: String,
+        /// Links, each with an EXPB point.
+        #[arg(long, default_value_t = 1000)]
+        links: usize,
+        /// Days archived.
+        #[arg(long, default_value_t = 7)]
+        days: u32,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// `netmeas station --http [ADDR]`: the dashboard.
@@ -317,6 +334,28 @@ pub enum QueryCmd {
 pub fn station(cmd: &StationCmd) -> Result<(), String> {
     match cmd {
         StationCmd::Ingest { at, point, files, json } => ingest(at, point, files, *json),
+        StationCmd::BenchQuery { db, links, days, json: as_json } => {
+            refuse_existing(db, "the benchmark")?;
+            let progress = crate::progress::Progress::spinner("station bench-query", *as_json);
+            let r = netmeas_station::bench::query_archive(db, *links, *days)?;
+            drop(progress);
+            if *as_json {
+                return crate::output::print_json(
+                    json!({ "bench": "station burst query", "database": netmeas_station::db::redact(db), "report": r }),
+                );
+            }
+            println!(
+                "{} links x {} days of rolled-up hours: {} bandwidth rows written in {:.1} s",
+                r.links, r.days, r.rows, r.fill_seconds
+            );
+            println!(
+                "bursts above 5 Gbit/s at 1 ms, every link, the whole archive: {} in {:.1} ms",
+                r.all_bursts, r.all_ms
+            );
+            println!("the same, the last day: {} in {:.1} ms", r.day_bursts, r.day_ms);
+            println!("the same, the last hour of 100 links: {:.1} ms", r.hour_ms);
+            Ok(())
+        }
         StationCmd::Bench { db, links, rounds, batch, connections, json: as_json } => {
             refuse_existing(db, "the benchmark")?;
             if *links == 0 || *rounds == 0 || *batch == 0 || *connections == 0 {

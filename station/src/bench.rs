@@ -167,3 +167,122 @@ pub fn run(
         links_sustained: epochs_per_s / 3.0,
     })
 }
+
+/// What the archive-query benchmark measured.
+#[derive(Clone, Debug, Serialize)]
+pub struct QueryBenchReport {
+    /// Links, each with an EXPB point.
+    pub links: usize,
+    /// Days archived per link, as rolled-up hours.
+    pub days: u32,
+    /// Bandwidth rows in the archive (links × hours × scales).
+    pub rows: u64,
+    /// Seconds spent writing them.
+    pub fill_seconds: f64,
+    /// The burst query over every link and the whole archive: milliseconds and bursts found.
+    pub all_ms: f64,
+    /// Bursts the query over the whole archive found.
+    pub all_bursts: usize,
+    /// The same query over the last day: milliseconds.
+    pub day_ms: f64,
+    /// Bursts in the last day.
+    pub day_bursts: usize,
+    /// The same query over the last hour of 100 links: milliseconds.
+    pub hour_ms: f64,
+}
+
+/// The archive a retention policy leaves: `days` days of `links` links'
+/// EXPB points (the default 11 scales), every hour rolled up into one row
+/// per scale (bandwidth paper §4), written straight into the bandwidth
+/// table as the roll-up writes it; about one hour in a hundred holds a
+/// burst above 5 Gbit/s at 1.25 ms. Then the burst query ("all bursts
+/// above 5 Gbit/s at 1 ms on every link") over the whole archive, over its
+/// last day, and over the last hour of a set of 100 links, each timed once.
+pub fn query_archive(target: &str, links: usize, days: u32) -> Result<QueryBenchReport, String> {
+    use crate::db::Val;
+    use crate::point_core::insert_rows;
+    if links == 0 || days == 0 {
+        return Err("at least one link and one day".into());
+    }
+    let start = "2026-11-01T00:00:00Z";
+    let start_ns = crate::config::parse_time(start)?;
+    let cfg = StationConfig::parse(&bench_station(target, links, start), std::path::Path::new("."))?;
+    let mut st = Station::open(cfg, target)?;
+    let ids: Vec<i64> = (0..links)
+        .map(|k| {
+            let rows = st.db().query("SELECT id FROM point WHERE name = $1", &[format!("l{k}.bw").into()])?;
+            rows.first().map(|r| r[0].int("id")).unwrap_or_else(|| Err(format!("no point l{k}.bw")))
+        })
+        .collect::<Result<_, String>>()?;
+    let expb = ExpbConfig::default();
+    let scales: Vec<i64> = (0..expb.scales).map(|j| expb.scale_ticks(j) as i64).collect();
+    let hours = i64::from(days) * 24;
+    const COLUMNS: [&str; 11] = [
+        "point",
+        "scale_ns",
+        "t_ns",
+        "seq",
+        "periods",
+        "intervals",
+        "mean_bps",
+        "std_bps",
+        "max_bps",
+        "max_t_ns",
+        "culprit",
+    ];
+    let mut rng = netmeas_sim::prng::SplitMix64::new(7);
+    let t = Instant::now();
+    for h in 0..hours {
+        let t_ns = start_ns + h * crate::config::HOUR_NS;
+        let mut rows = Vec::with_capacity(links * scales.len());
+        for &id in &ids {
+            let burst = rng.chance(1, 100);
+            for (j, &dj) in scales.iter().enumerate() {
+                let mean = 2e9 * (0.5 + rng.unit_open() * 0.5);
+                let peak = if burst && j <= 6 { 6e9 + 3e9 * rng.unit_open() } else { mean * (1.2 + rng.unit_open()) };
+                let intervals = (crate::config::HOUR_NS / dj) as i64;
+                rows.push(vec![
+                    Val::Int(id),
+                    Val::Int(dj),
+                    Val::Int(t_ns),
+                    Val::Int(h * 1800),
+                    Val::Int(1800),
+                    Val::Int(intervals),
+                    Val::Real(mean),
+                    Val::Real(mean * 0.3),
+                    Val::Real(peak.min(9.9e9)),
+                    Val::Int(t_ns + rng.below(intervals as u64) as i64 * dj),
+                    Val::Int(rng.below(64) as i64 + 1),
+                ]);
+            }
+        }
+        st.db().transaction(|db| {
+            for chunk in rows.chunks(2_000) {
+                insert_rows(db, "bandwidth", t_ns, &COLUMNS, chunk)?;
+            }
+            Ok(())
+        })?;
+    }
+    let fill_seconds = t.elapsed().as_secs_f64();
+    let end_ns = start_ns + hours * crate::config::HOUR_NS;
+    let mut timed = |links: &[String], from: i64| -> Result<(f64, usize), String> {
+        let t = Instant::now();
+        let found = crate::query::bursts(st.db(), links, 1_000_000, 5e9, from, end_ns)?;
+        Ok((t.elapsed().as_secs_f64() * 1e3, found.len()))
+    };
+    let (all_ms, all_bursts) = timed(&[], start_ns)?;
+    let (day_ms, day_bursts) = timed(&[], end_ns - 24 * crate::config::HOUR_NS)?;
+    let some: Vec<String> = (0..links.min(100)).map(|k| format!("l{k}")).collect();
+    let (hour_ms, _) = timed(&some, end_ns - crate::config::HOUR_NS)?;
+    Ok(QueryBenchReport {
+        links,
+        days,
+        rows: (links * scales.len()) as u64 * hours as u64,
+        fill_seconds,
+        all_ms,
+        all_bursts,
+        day_ms,
+        day_bursts,
+        hour_ms,
+    })
+}

@@ -235,6 +235,23 @@ unsafe extern "C" {
 }
 
 #[test]
+fn the_archive_query_benchmark_finds_what_it_wrote() {
+    let (_dir, db) = db_path("bench-query");
+    let r = netmeas_station::bench::query_archive(&db, 20, 2).unwrap();
+    assert_eq!((r.links, r.days, r.rows), (20, 2, 20 * 48 * 11));
+    let mut d = Db::open(&db, Access::Read).unwrap();
+    let n = |d: &mut Db, sql: &str| d.query(sql, &[]).unwrap()[0][0].int("n").unwrap() as usize;
+    // At 1 ms each point answers at 1.25 ms; a burst is a row above 5 Gbit/s there.
+    let above = "SELECT COUNT(*) FROM bandwidth WHERE scale_ns = 1250000 AND max_bps > 5e9";
+    assert_eq!(r.all_bursts, n(&mut d, above));
+    // The archive spans 2026-11-01 and 2026-11-02: its last day starts 29 days before START_NS (2026-12-01).
+    let last_day = format!("{above} AND t_ns >= {}", START_NS - 29 * 86_400_000_000_000);
+    assert_eq!(r.day_bursts, n(&mut d, &last_day));
+    assert!(r.all_bursts > r.day_bursts && r.day_bursts > 0, "{r:?}");
+    assert!(r.all_ms > 0.0 && r.day_ms > 0.0 && r.hour_ms > 0.0);
+}
+
+#[test]
 fn the_ingest_benchmark_stores_what_it_counts() {
     let (_dir, db) = db_path("bench");
     let mut rounds_seen = Vec::new();
