@@ -304,8 +304,8 @@ impl PointCore for DbmPoint {
                 if point.base_ticks == 0 { "packets" } else { "base intervals" }
             ));
         }
-        let seq = p.index;
-        checked(seq, s)
+        let (seq, f) = (p.index, p.flags);
+        checked(seq, f.key_saturated || f.mass_saturated || f.interval_saturated, s)
     }
 
     fn parse(&self, stored: &str) -> Result<Synopsis, String> {

@@ -164,8 +164,8 @@ impl PointCore for ExpbPoint {
                 ));
             }
         }
-        let seq = p.index;
-        checked(seq, s)
+        let (seq, overflow) = (p.index, p.interval_saturated);
+        checked(seq, overflow, s)
     }
 
     fn parse(&self, stored: &str) -> Result<Synopsis, String> {

@@ -99,7 +99,7 @@ impl PointCore for FridgePoint {
         if let Some(b) = s.histograms.iter().position(|h| h.count == 0 && (h.wsum != 0 || h.w2sum != 0)) {
             return Err(format!("bin {b} has weight without a sample"));
         }
-        checked(s.epoch, s)
+        checked(s.epoch, s.overflow, s)
     }
 
     fn parse(&self, stored: &str) -> Result<Synopsis, String> {

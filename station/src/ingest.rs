@@ -252,8 +252,8 @@ fn store(
         db,
         "synopsis",
         t_ns,
-        &["point", "seq", "t_ns", "body"],
-        &[Val::Int(id), seq_val(seq), Val::Int(t_ns), text.into()],
+        &["point", "seq", "t_ns", "body", "overflow"],
+        &[Val::Int(id), seq_val(seq), Val::Int(t_ns), text.into(), Val::Int(i64::from(e.checked.overflow))],
     )?;
     let core = e.point.core;
     let mine = e.checked.synopsis;

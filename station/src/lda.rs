@@ -41,7 +41,7 @@ impl PointCore for LdaPoint {
             Ok(()) | Err(PairError::Overflow) => {}
             Err(e) => return Err(e.to_string()),
         }
-        checked(u64::from(s.seq), s)
+        checked(u64::from(s.seq), s.overflow, s)
     }
 
     fn parse(&self, stored: &str) -> Result<Synopsis, String> {

@@ -22,12 +22,16 @@ pub struct CheckedEpoch {
     pub synopsis: Synopsis,
     /// The canonical JSON the station stores.
     pub text: String,
+    /// The synopsis carries a sticky overflow or saturation flag of its
+    /// core: some of its figures may have wrapped or saturated.
+    pub overflow: bool,
 }
 
-/// Synopsis `s` of epoch `seq`, checked, with the canonical JSON the station stores.
-pub fn checked<T: serde::Serialize + Send + 'static>(seq: u64, s: T) -> Result<CheckedEpoch, String> {
+/// Synopsis `s` of epoch `seq`, checked, with the canonical JSON the
+/// station stores and whether it carries an overflow flag.
+pub fn checked<T: serde::Serialize + Send + 'static>(seq: u64, overflow: bool, s: T) -> Result<CheckedEpoch, String> {
     let text = serde_json::to_string(&s).map_err(|e| e.to_string())?;
-    Ok(CheckedEpoch { seq, synopsis: Box::new(s), text })
+    Ok(CheckedEpoch { seq, synopsis: Box::new(s), text, overflow })
 }
 
 /// A stored synopsis parsed as its core's type `T` (`what` names it: "an LDA synopsis", …).

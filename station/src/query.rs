@@ -455,6 +455,8 @@ pub struct PointHealth {
     pub gaps: i64,
     /// Epochs of this point refused at ingest.
     pub rejected: i64,
+    /// Stored epochs whose synopsis carries its core's sticky overflow or saturation flag.
+    pub overflows: i64,
     /// Epochs starting before this are rolled up (none refused after it), if rolled up.
     pub horizon_ns: Option<i64>,
 }
@@ -472,7 +474,10 @@ pub fn points(db: &mut Db) -> Result<Vec<PointHealth>, String> {
     for r in &rows {
         let id = r[0].int("id")?;
         let stored =
-            db.query("SELECT COUNT(*), MIN(seq), MAX(seq), MAX(t_ns) FROM synopsis WHERE point = $1", &[Val::Int(id)])?;
+            db.query(
+                "SELECT COUNT(*), MIN(seq), MAX(seq), MAX(t_ns), COUNT(*) FILTER (WHERE overflow <> 0) FROM synopsis WHERE point = $1",
+                &[Val::Int(id)],
+            )?;
         let s = &stored[0];
         let epochs = s[0].int("count")?;
         let (last, gaps) = match (&s[1], &s[2], &s[3]) {
@@ -492,6 +497,7 @@ pub fn points(db: &mut Db) -> Result<Vec<PointHealth>, String> {
             last,
             gaps,
             rejected: r[7].int("rejected")?,
+            overflows: s[4].int("overflows")?,
             horizon_ns: match &r[8] {
                 Val::Null => None,
                 v => Some(v.int("until_ns")?),

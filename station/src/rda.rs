@@ -61,7 +61,7 @@ impl PointCore for RdaPoint {
             Ok(()) | Err(RdaPairError::Overflow) => {}
             Err(e) => return Err(e.to_string()),
         }
-        checked(u64::from(s.interval), s)
+        checked(u64::from(s.interval), s.overflow, s)
     }
 
     fn parse(&self, stored: &str) -> Result<Synopsis, String> {

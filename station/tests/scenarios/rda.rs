@@ -142,6 +142,22 @@ pub fn rda_segments_list_lost_and_reordered_packets(target: &str, dir: &Path) {
     assert!(e.contains("bucket 3") && e.contains("wider"), "{e}");
     assert_eq!(count(st.db(), "synopsis"), 10);
 
+    // A synopsis whose sticky overflow flag is set is stored, counted in the
+    // point's health, and its pair reported unusable.
+    let mut wrapped = (epochs[4].0.clone(), epochs[4].1.clone());
+    for s in [&mut wrapped.0, &mut wrapped.1] {
+        s.interval = 5;
+        s.overflow = true;
+    }
+    st.ingest("a.tx", "wrapped", &serde_json::to_string(&wrapped.0).unwrap()).unwrap();
+    st.ingest("a.rx", "wrapped", &serde_json::to_string(&wrapped.1).unwrap()).unwrap();
+    let health = query::points(st.db()).unwrap();
+    let overflows: Vec<(&str, i64)> = health.iter().map(|p| (p.name.as_str(), p.overflows)).collect();
+    assert_eq!(overflows, [("a.rx", 1), ("a.tx", 1)]);
+    let last = query::latency(st.db(), "a", START_NS, far).unwrap().pop().unwrap();
+    assert_eq!((last.seq, last.mean_ns), (5, None));
+    assert!(last.unusable.unwrap().contains("overflow"));
+
     // A segment pairs two points of one core.
     let mixed = file.replace(
         "[[segment]]",
