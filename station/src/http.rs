@@ -13,6 +13,8 @@
 //! | `/api/latency?segment=S[&from=T&to=T]` | [`query::latency`] |
 //! | `/api/bandwidth?point=P&scale=1ms[&from=T&to=T]` | [`query::bandwidth`] |
 //! | `/api/bursts?scale=1ms&rate=R[&links=A,B][&from=T&to=T]` | [`query::bursts`] |
+//! | `/api/packets?segment=S[&from=T&to=T]` | [`query::packets`] |
+//! | `/api/delays?point=P[&quantiles=0.5,0.99][&from=T&to=T]` | [`query::delays`] |
 
 use crate::config::{parse_duration_ns, parse_window};
 use crate::db::{Access, Db};
@@ -58,6 +60,8 @@ fn answer(db: &mut Db, method: &tiny_http::Method, url: &str) -> (u16, &'static 
         "/api/latency" => latency(db, &args),
         "/api/bandwidth" => bandwidth(db, &args),
         "/api/bursts" => bursts(db, &args),
+        "/api/packets" => packets(db, &args),
+        "/api/delays" => delays(db, &args),
         _ => return (404, JSON, json!({ "error": format!("no such page: {path}") }).to_string()),
     };
     match result {
@@ -110,6 +114,25 @@ fn bursts(db: &mut Db, args: &HashMap<String, String>) -> Result<Value, String> 
     Ok(json!({ "bursts": query::bursts(db, &links, scale(args)?, rate, from, to)? }))
 }
 
+fn packets(db: &mut Db, args: &HashMap<String, String>) -> Result<Value, String> {
+    let (from, to) = window(args)?;
+    let segment = arg(args, "segment")?;
+    Ok(json!({ "segment": segment, "epochs": query::packets(db, segment, from, to)? }))
+}
+
+fn delays(db: &mut Db, args: &HashMap<String, String>) -> Result<Value, String> {
+    let (from, to) = window(args)?;
+    let point = arg(args, "point")?;
+    let quantiles: Vec<f64> = match args.get("quantiles") {
+        None => vec![0.5, 0.95, 0.99],
+        Some(q) => q
+            .split(',')
+            .map(|x| x.trim().parse().map_err(|_| format!("quantile `{x}` is not a number")))
+            .collect::<Result<_, String>>()?,
+    };
+    Ok(json!({ "point": point, "quantiles": quantiles, "epochs": query::delays(db, point, &quantiles, from, to)? }))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -137,6 +160,10 @@ mod tests {
             ("/api/latency?segment=l9&from=noon", "not a time like"),
             ("/api/bandwidth?point=p&scale=soon", "not a duration"),
             ("/api/bursts?scale=1ms&rate=fast", "not a number"),
+            ("/api/packets?segment=l9", "no segment `l9`"),
+            ("/api/delays", "missing `point`"),
+            ("/api/delays?point=p&quantiles=0.5,x", "quantile `x` is not a number"),
+            ("/api/delays?point=p&quantiles=2", "quantiles are between 0 and 1"),
         ] {
             let (status, _, body) = answer(&mut db, &get, url);
             assert_eq!(status, 400, "{url}");
