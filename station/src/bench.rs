@@ -200,7 +200,6 @@ pub struct QueryBenchReport {
 /// last day, and over the last hour of a set of 100 links, each timed once.
 pub fn query_archive(target: &str, links: usize, days: u32) -> Result<QueryBenchReport, String> {
     use crate::db::Val;
-    use crate::point_core::insert_rows;
     if links == 0 || days == 0 {
         return Err("at least one link and one day".into());
     }
@@ -217,19 +216,6 @@ pub fn query_archive(target: &str, links: usize, days: u32) -> Result<QueryBench
     let expb = ExpbConfig::default();
     let scales: Vec<i64> = (0..expb.scales).map(|j| expb.scale_ticks(j) as i64).collect();
     let hours = i64::from(days) * 24;
-    const COLUMNS: [&str; 11] = [
-        "point",
-        "scale_ns",
-        "t_ns",
-        "seq",
-        "periods",
-        "intervals",
-        "mean_bps",
-        "std_bps",
-        "max_bps",
-        "max_t_ns",
-        "culprit",
-    ];
     let mut rng = netmeas_sim::prng::SplitMix64::new(7);
     let t = Instant::now();
     for h in 0..hours {
@@ -258,7 +244,7 @@ pub fn query_archive(target: &str, links: usize, days: u32) -> Result<QueryBench
         }
         st.db().transaction(|db| {
             for chunk in rows.chunks(2_000) {
-                insert_rows(db, "bandwidth", t_ns, &COLUMNS, chunk)?;
+                crate::expb::insert_bandwidth(db, t_ns, chunk)?;
             }
             Ok(())
         })?;

@@ -108,8 +108,9 @@ fn bandwidth_row(point: i64, t_ns: i64, seq: i64, periods: i64, dj: i64, r: &Sca
     ]
 }
 
-/// Stores the bandwidth rows (one per scale) of an epoch or rolled-up hour starting at `t_ns`, in one statement.
-fn insert_bandwidth(db: &mut Db, t_ns: i64, rows: &[Vec<Val>]) -> Result<(), String> {
+/// Stores bandwidth rows (one per scale, as [`bandwidth_row`] makes them)
+/// of an epoch or rolled-up hour starting at `t_ns`, in one statement.
+pub(crate) fn insert_bandwidth(db: &mut Db, t_ns: i64, rows: &[Vec<Val>]) -> Result<(), String> {
     const COLUMNS: [&str; 11] = [
         "point",
         "scale_ns",
