@@ -458,18 +458,22 @@ impl Db {
     /// cannot be made here is left to the write that needs it, which then
     /// fails with the database's reason (and only that write's epoch).
     pub fn ensure_partitions(&mut self, t_ns: impl IntoIterator<Item = i64>) {
-        let Db::Postgres { partitions, .. } = self else { return };
+        for (table, day) in self.missing_partitions(t_ns) {
+            let _ = self.transaction(|db| db.partition_for(table, day * DAY_NS));
+        }
+    }
+
+    /// The partitions (table, day) that rows of times `t_ns` would need and
+    /// this connection does not know to exist (none on SQLite).
+    pub fn missing_partitions(&self, t_ns: impl IntoIterator<Item = i64>) -> Vec<(&'static str, i64)> {
+        let Db::Postgres { partitions, .. } = self else { return Vec::new() };
         let mut days: Vec<i64> = t_ns.into_iter().map(|t| t.div_euclid(DAY_NS)).collect();
         days.sort_unstable();
         days.dedup();
-        let missing: Vec<(&'static str, i64)> = days
-            .iter()
+        days.iter()
             .flat_map(|&d| PARTITIONED.iter().map(move |&t| (t, d)))
             .filter(|k| !partitions.contains(k))
-            .collect();
-        for (table, day) in missing {
-            let _ = self.transaction(|db| db.partition_for(table, day * DAY_NS));
-        }
+            .collect()
     }
 
     /// Drops `table`'s partition of `day` with its rows, in the open

@@ -16,7 +16,7 @@ use crate::config::HOUR_NS;
 use crate::db::{Db, Val};
 use crate::point_core::{
     BandwidthRow, BurstQuery, CheckedEpoch, PointCore, PointEpoch, Rolled, StoredPoint, Synopsis, checked, insert_row,
-    next_hour, parsed, synopsis_as, typed_config,
+    parsed, roll_hours, synopsis_as, typed_config,
 };
 use netmeas_sim::dbm::config::{DbmConfig, MASS_MAX, MergeRule};
 use netmeas_sim::dbm::culprit::merge_flows;
@@ -322,10 +322,7 @@ impl PointCore for DbmPoint {
 
     fn rollup(&self, db: &mut Db, p: &StoredPoint<'_>, from_ns: i64, until_ns: i64) -> Result<Rolled, String> {
         let cfg = config_of(&p.point.config)?;
-        let mut done = Rolled::default();
-        let mut at = from_ns;
-        loop {
-            let Some(hour) = next_hour(db, "dbm_partition", true, p.id, at, until_ns)? else { break };
+        roll_hours(db, "dbm_partition", true, p.id, from_ns, until_ns, |db, hour| {
             let end = hour + HOUR_NS;
             let rows = db.query(
                 "SELECT seq, t_ns, span_ns, packets, buckets FROM dbm_partition \
@@ -360,11 +357,8 @@ impl PointCore for DbmPoint {
             )?;
             let periods = rows.len() as i64;
             insert_partition(db, p.id, hour, first_seq.unwrap_or_default(), periods, HOUR_NS as u64, packets, &merged)?;
-            done.hours += 1;
-            done.epochs += rows.len() as u64;
-            at = end;
-        }
-        Ok(done)
+            Ok(rows.len() as u64)
+        })
     }
 
     /// Any scale Δ of 1 ns up to the row's span: DBM answers a posteriori (§3.1, Theorem 1).

@@ -19,7 +19,7 @@ use crate::config::HOUR_NS;
 use crate::db::{Db, Val};
 use crate::point_core::{
     BandwidthRow, BurstQuery, CheckedEpoch, PointCore, PointEpoch, Rolled, StoredPoint, Synopsis, checked, insert_rows,
-    next_hour, parsed, synopsis_as, typed_config,
+    parsed, roll_hours, synopsis_as, typed_config,
 };
 use netmeas_sim::dbm::{ExpbConfig, ExpbSynopsis, ScaleStats};
 use serde::Deserialize;
@@ -187,10 +187,7 @@ impl PointCore for ExpbPoint {
     fn rollup(&self, db: &mut Db, p: &StoredPoint<'_>, from_ns: i64, until_ns: i64) -> Result<Rolled, String> {
         let cfg = config_of(&p.point.config)?;
         let scales: Vec<i64> = (0..cfg.scales).map(|j| scale_ns(&cfg, j, p.point.tick_ns)).collect();
-        let mut done = Rolled::default();
-        let mut at = from_ns;
-        loop {
-            let Some(hour) = next_hour(db, "synopsis", false, p.id, at, until_ns)? else { break };
+        roll_hours(db, "synopsis", false, p.id, from_ns, until_ns, |db, hour| {
             let end = hour + HOUR_NS;
             let rows = db.query(
                 "SELECT seq, t_ns, body FROM synopsis WHERE point = $1 AND t_ns >= $2 AND t_ns < $3 ORDER BY seq",
@@ -220,11 +217,8 @@ impl PointCore for ExpbPoint {
                 .map(|(m, &dj)| bandwidth_row(p.id, hour, first_seq, periods, dj, m))
                 .collect();
             insert_bandwidth(db, hour, &hour_rows)?;
-            done.hours += 1;
-            done.epochs += rows.len() as u64;
-            at = end;
-        }
-        Ok(done)
+            Ok(rows.len() as u64)
+        })
     }
 
     /// §3.2.2: the bandwidth at Δ is read at the smallest Δ_j ≥ Δ; a scale

@@ -14,7 +14,7 @@ use crate::config::HOUR_NS;
 use crate::db::{Db, Val};
 use crate::point_core::{
     CheckedEpoch, DelayQuery, DelayRow, PointCore, PointEpoch, Rolled, StoredPoint, Synopsis, checked, insert_row,
-    next_hour, parsed, synopsis_as, typed_config,
+    parsed, roll_hours, synopsis_as, typed_config,
 };
 use netmeas_sim::fridge::{FRIDGE_BINS, FridgeConfig, FridgeSynopsis, HistBin, histogram_cdf};
 use serde::Deserialize;
@@ -113,10 +113,7 @@ impl PointCore for FridgePoint {
     }
 
     fn rollup(&self, db: &mut Db, p: &StoredPoint<'_>, from_ns: i64, until_ns: i64) -> Result<Rolled, String> {
-        let mut done = Rolled::default();
-        let mut at = from_ns;
-        loop {
-            let Some(hour) = next_hour(db, "delay_hist", true, p.id, at, until_ns)? else { break };
+        roll_hours(db, "delay_hist", true, p.id, from_ns, until_ns, |db, hour| {
             let end = hour + HOUR_NS;
             let rows = db.query(
                 "SELECT seq, periods, overflow, bins FROM delay_hist \
@@ -151,11 +148,8 @@ impl PointCore for FridgePoint {
                 &[Val::Int(p.id), Val::Int(hour), Val::Int(end)],
             )?;
             insert_hist(db, p.id, hour, first_seq.unwrap_or_default(), periods, overflow, &sum)?;
-            done.hours += 1;
-            done.epochs += periods as u64;
-            at = end;
-        }
-        Ok(done)
+            Ok(periods as u64)
+        })
     }
 
     /// The quantiles of the delay per epoch (or rolled-up hour): the §3.3

@@ -124,17 +124,15 @@ impl Station {
                 (seq_seen, ready)
             })
             .collect();
-        // Not for an epoch behind its point's roll-up horizon: it is refused, and its day may be gone.
-        let horizons: HashMap<i64, i64> = if matches!(db, Db::Postgres { .. }) {
+        let ready = || prepared.iter().filter_map(|(_, r)| r.as_ref().ok());
+        if !db.missing_partitions(ready().map(|r| r.t_ns)).is_empty() {
+            // Not for an epoch behind its point's roll-up horizon: it is refused, and its day may be gone.
             let rows = db.query("SELECT point, until_ns FROM horizon", &[])?;
-            rows.iter().map(|r| Ok((r[0].int("point")?, r[1].int("until_ns")?))).collect::<Result<_, String>>()?
-        } else {
-            HashMap::new()
-        };
-        let behind = |r: &Ready<'_>| horizons.get(&known.ids[r.at]).is_some_and(|&h| r.t_ns < h);
-        db.ensure_partitions(
-            prepared.iter().filter_map(|(_, r)| r.as_ref().ok().filter(|r| !behind(r)).map(|r| r.t_ns)),
-        );
+            let horizons: HashMap<i64, i64> =
+                rows.iter().map(|r| Ok((r[0].int("point")?, r[1].int("until_ns")?))).collect::<Result<_, String>>()?;
+            let behind = |r: &Ready<'_>| horizons.get(&known.ids[r.at]).is_some_and(|&h| r.t_ns < h);
+            db.ensure_partitions(ready().filter(|r| !behind(r)).map(|r| r.t_ns));
+        }
         let done = db.transaction(|db| {
             let mut outcomes = Vec::with_capacity(epochs.len());
             for (e, (seq_seen, ready)) in epochs.iter().zip(prepared) {

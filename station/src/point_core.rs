@@ -321,27 +321,34 @@ pub fn insert_latency(
     insert_row(db, "latency", p.t_ns, &LATENCY_COLUMNS, &values)
 }
 
-/// The start of the next hour holding a row of `point` in `table` that
-/// starts in `[at_ns, until_ns)` — of any row, or with `unrolled` of a row
-/// that stands for one epoch (`periods = 1`) — for a core's roll-up to
-/// collapse next; None when there is none.
-pub fn next_hour(
+/// A core's roll-up, hour by hour: calls `each` with the start of every
+/// whole hour, in `[from_ns, until_ns)`, that holds a row of `point` in
+/// `table` — any row, or with `unrolled` a row standing for one epoch
+/// (`periods = 1`) — in time order; `each` collapses that hour in the open
+/// transaction and says how many epochs it collapsed.
+pub fn roll_hours(
     db: &mut Db,
     table: &'static str,
     unrolled: bool,
     point: i64,
-    at_ns: i64,
+    from_ns: i64,
     until_ns: i64,
-) -> Result<Option<i64>, String> {
+    mut each: impl FnMut(&mut Db, i64) -> Result<u64, String>,
+) -> Result<Rolled, String> {
+    use crate::config::HOUR_NS;
     let only = if unrolled { " AND periods = 1" } else { "" };
-    let next = db.query(
-        &format!("SELECT MIN(t_ns) FROM {table} WHERE point = $1 AND t_ns >= $2 AND t_ns < $3{only}"),
-        &[Val::Int(point), Val::Int(at_ns), Val::Int(until_ns)],
-    )?;
-    Ok(match next.first().map(|r| &r[0]) {
-        Some(Val::Int(first)) => Some(first.div_euclid(crate::config::HOUR_NS) * crate::config::HOUR_NS),
-        _ => None,
-    })
+    let sql = format!("SELECT MIN(t_ns) FROM {table} WHERE point = $1 AND t_ns >= $2 AND t_ns < $3{only}");
+    let mut done = Rolled::default();
+    let mut at = from_ns;
+    while let Some(Val::Int(first)) =
+        db.query(&sql, &[Val::Int(point), Val::Int(at), Val::Int(until_ns)])?.first().map(|r| r[0].clone())
+    {
+        let hour = first.div_euclid(HOUR_NS) * HOUR_NS;
+        done.epochs += each(db, hour)?;
+        done.hours += 1;
+        at = hour + HOUR_NS;
+    }
+    Ok(done)
 }
 
 /// The core named `name`, or an error listing the known ones.

@@ -279,25 +279,24 @@ pub fn bursts(
             "a burst query needs a positive time scale and rate (got {scale_ns} ns, {rate_bps} bit/s)"
         ));
     }
-    let points = db.query("SELECT id, name, link, core, config, tick_ns FROM point ORDER BY name", &[])?;
+    let points = db.query(&format!("SELECT {POINT_COLUMNS} FROM point ORDER BY name"), &[])?;
+    let points: Vec<PointRow> = points.iter().map(|r| point_row(r)).collect::<Result<_, _>>()?;
     for l in links {
-        if !points.iter().any(|p| p[2].text("link").ok().flatten().as_deref() == Some(l.as_str())) {
+        if !points.iter().any(|p| p.link == *l) {
             return Err(format!("no point on link `{l}` in the station"));
         }
     }
     let mut out = Vec::new();
     let mut answered = false;
     for p in &points {
-        let link = p[2].text("link")?.unwrap_or_default();
-        if !links.is_empty() && !links.contains(&link) {
+        if !links.is_empty() && !links.contains(&p.link) {
             continue;
         }
-        let name = p[1].text("name")?.unwrap_or_default();
         let Some(found) = point_bandwidth(db, p, scale_ns, rate_bps, from_ns, to_ns)? else { continue };
         answered = true;
         out.extend(found.into_iter().map(|r| LinkBurst {
-            link: link.clone(),
-            point: name.clone(),
+            link: p.link.clone(),
+            point: p.name.clone(),
             burst: Burst {
                 epoch_ns: r.t_ns,
                 periods: r.periods,
@@ -328,35 +327,57 @@ pub fn bandwidth(
     if scale_ns <= 0 {
         return Err(format!("a bandwidth query needs a positive time scale (got {scale_ns} ns)"));
     }
-    let rows = db.query("SELECT id, name, link, core, config, tick_ns FROM point WHERE name = $1", &[point.into()])?;
-    let p = rows.first().ok_or_else(|| format!("no point `{point}` in the station"))?;
-    point_bandwidth(db, p, scale_ns, -1.0, from_ns, to_ns)?
+    let p = named_point(db, point)?;
+    point_bandwidth(db, &p, scale_ns, -1.0, from_ns, to_ns)?
         .ok_or_else(|| format!("point `{point}` does not measure bandwidth (EXPB and DBM points do)"))
 }
 
-/// Asks one point's core (a `point` row: id, name, link, core, config, tick_ns).
+/// The columns of `point` that [`point_row`] reads, in its order.
+const POINT_COLUMNS: &str = "id, name, link, core, config, tick_ns";
+
+/// A stored point as the queries hand it to its core.
+struct PointRow {
+    id: i64,
+    name: String,
+    link: String,
+    core: &'static dyn crate::point_core::PointCore,
+    config: serde_json::Value,
+    tick_ns: f64,
+}
+
+/// A `point` row selected as [`POINT_COLUMNS`].
+fn point_row(r: &[Val]) -> Result<PointRow, String> {
+    let name = r[1].text("name")?.unwrap_or_default();
+    let config = serde_json::from_str(&r[4].text("config")?.unwrap_or_default())
+        .map_err(|e| format!("point {name}: its stored config is not JSON: {e}"))?;
+    Ok(PointRow {
+        id: r[0].int("point id")?,
+        link: r[2].text("link")?.unwrap_or_default(),
+        core: point_core(&r[3].text("core")?.unwrap_or_default())?,
+        config,
+        tick_ns: r[5].real("tick_ns")?,
+        name,
+    })
+}
+
+/// The stored point named `name`, or an error.
+fn named_point(db: &mut Db, name: &str) -> Result<PointRow, String> {
+    let rows = db.query(&format!("SELECT {POINT_COLUMNS} FROM point WHERE name = $1"), &[name.into()])?;
+    rows.first().map(|r| point_row(r)).unwrap_or_else(|| Err(format!("no point `{name}` in the station")))
+}
+
+/// Asks one point's core for its bandwidth.
 fn point_bandwidth(
     db: &mut Db,
-    p: &[Val],
+    p: &PointRow,
     scale_ns: i64,
     rate_bps: f64,
     from_ns: i64,
     to_ns: i64,
 ) -> Result<Option<Vec<BandwidthRow>>, String> {
-    let name = p[1].text("name")?.unwrap_or_default();
-    let core = point_core(&p[3].text("core")?.unwrap_or_default())?;
-    let config: serde_json::Value = serde_json::from_str(&p[4].text("config")?.unwrap_or_default())
-        .map_err(|e| format!("point {name}: its stored config is not JSON: {e}"))?;
-    let q = BurstQuery {
-        point: p[0].int("point id")?,
-        config,
-        tick_ns: p[5].real("tick_ns")?,
-        scale_ns,
-        rate_bps,
-        from_ns,
-        to_ns,
-    };
-    core.bandwidth(db, &q).map_err(|e| format!("point {name}: {e}"))
+    let q =
+        BurstQuery { point: p.id, config: p.config.clone(), tick_ns: p.tick_ns, scale_ns, rate_bps, from_ns, to_ns };
+    p.core.bandwidth(db, &q).map_err(|e| format!("point {}: {e}", p.name))
 }
 
 /// The delay at `quantiles` (each in [0, 1]) of `point` per epoch (or
@@ -367,20 +388,11 @@ pub fn delays(db: &mut Db, point: &str, quantiles: &[f64], from_ns: i64, to_ns: 
     if quantiles.is_empty() || quantiles.iter().any(|q| !(0.0..=1.0).contains(q)) {
         return Err(format!("quantiles are between 0 and 1 (got {quantiles:?})"));
     }
-    let rows = db.query("SELECT id, core, config, tick_ns FROM point WHERE name = $1", &[point.into()])?;
-    let p = rows.first().ok_or_else(|| format!("no point `{point}` in the station"))?;
-    let core = point_core(&p[1].text("core")?.unwrap_or_default())?;
-    let config: serde_json::Value = serde_json::from_str(&p[2].text("config")?.unwrap_or_default())
-        .map_err(|e| format!("point {point}: its stored config is not JSON: {e}"))?;
-    let q = DelayQuery {
-        point: p[0].int("point id")?,
-        config,
-        tick_ns: p[3].real("tick_ns")?,
-        quantiles: quantiles.to_vec(),
-        from_ns,
-        to_ns,
-    };
-    core.delays(db, &q)
+    let p = named_point(db, point)?;
+    let q =
+        DelayQuery { point: p.id, config: p.config, tick_ns: p.tick_ns, quantiles: quantiles.to_vec(), from_ns, to_ns };
+    p.core
+        .delays(db, &q)
         .map_err(|e| format!("point {point}: {e}"))?
         .ok_or_else(|| format!("point `{point}` does not measure a delay distribution (a fridge point does)"))
 }
