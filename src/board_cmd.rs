@@ -1,9 +1,10 @@
 //! `netmeas board read|build`: the measurement engine on a board (or its
 //! Verilator model on a simulated serial line), and its bitstreams.
 
+use crate::board_station::{Body, EngineCore, StationSink, epoch_bodies, lda_bodies, save_epochs};
 use clap::{Args, Subcommand};
 use netmeas_sim::board::engine::{EngineConfig, ExternalBeat};
-use netmeas_sim::board::host::{ByteLink, LinkHost, SimulatedLine};
+use netmeas_sim::board::host::{ByteLink, LinkHost, LinkStats, SimulatedLine};
 use netmeas_sim::board::reader::{EngineReader, EpochReport};
 use netmeas_sim::board::source::{EpochTraffic, SourceModel, SourceSettings, delay_table};
 use netmeas_sim::lda::LdaEstimate;
@@ -85,6 +86,15 @@ pub struct BoardRead {
     /// periods read with the epoch (docs/station.md).
     #[arg(long)]
     save_epochs: Option<PathBuf>,
+    /// Store every epoch in this measurement station (its station file) as
+    /// soon as it is read, one transaction per epoch, with the serial
+    /// line's retries and CRC errors for the points' health (docs/station.md).
+    #[arg(long, requires = "points", value_name = "FILE")]
+    station: Option<PathBuf>,
+    /// The station's points of the engine's cores, CORE=POINT comma-separated
+    /// (cores: sender, receiver, fridge, expb, dbm; e.g. sender=r1.tx,receiver=r2.rx).
+    #[arg(long, value_delimiter = ',', requires = "station")]
+    points: Vec<String>,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -190,8 +200,8 @@ impl ByteLink for SerialPort {
 /// What one reading session measured.
 struct Session<R> {
     reports: Vec<R>,
-    requests: u64,
-    retries: u64,
+    /// The serial line's requests, retries and failed attempts by cause.
+    link: LinkStats,
     polls: u32,
     /// Bit times on the line per epoch read (from the second epoch on), when known.
     bit_times_per_epoch: Option<f64>,
@@ -199,14 +209,29 @@ struct Session<R> {
     seconds_per_epoch: f64,
 }
 
-/// Reads `epochs` epochs with `next`, timing them on the line (`clocks`) or by the wall clock.
+/// Where a session's epochs go besides its report: a station, as each is
+/// read, and synopsis files, once all are read.
+#[derive(Default)]
+struct Keep {
+    station: Option<StationSink>,
+    /// The epochs to save (`--save-epochs`): each one's number and synopses.
+    saved: Option<Vec<(u32, Vec<Body>)>>,
+}
+
+/// One epoch as a session reads it: the report, and the epoch's number and
+/// synopses as a station takes them.
+type ReadEpoch<R> = (R, u32, Vec<Body>);
+
+/// Reads `epochs` epochs with `next`, timing them on the line (`clocks`) or
+/// by the wall clock, each stored in `keep`'s station as it is read.
 fn session<L: ByteLink, R>(
     mut reader: EngineReader<L>,
     cfg: &EngineConfig,
     epochs: u32,
     quiet: bool,
+    keep: &mut Keep,
     clocks: impl Fn(&mut LinkHost<L>) -> Option<u64>,
-    mut next: impl FnMut(&mut EngineReader<L>) -> Result<R, String>,
+    mut next: impl FnMut(&mut EngineReader<L>) -> Result<ReadEpoch<R>, String>,
 ) -> Result<Session<R>, String> {
     let progress = crate::progress::Progress::bar(epochs as u64, "board read", quiet);
     progress.message("configuring the engine and filling the first epoch");
@@ -219,8 +244,14 @@ fn session<L: ByteLink, R>(
     let (mut t0, mut c0) = (Instant::now(), clocks(reader.host_mut()));
     let (mut span_t, mut span_c) = (0.0, 0u64);
     for k in 0..epochs {
-        let r = next(&mut reader)?;
+        let (r, seq, bodies) = next(&mut reader)?;
         let (t1, c1) = (Instant::now(), clocks(reader.host_mut()));
+        if let Some(station) = keep.station.as_mut() {
+            station.store(&bodies, reader.host_mut().stats())?;
+        }
+        if let Some(saved) = keep.saved.as_mut() {
+            saved.push((seq, bodies));
+        }
         // The first epoch includes the configuration and its own filling: time the others.
         if k > 0 || epochs == 1 {
             span_t += (t1 - t0).as_secs_f64();
@@ -237,8 +268,7 @@ fn session<L: ByteLink, R>(
     let simulated = c0.is_some();
     Ok(Session {
         reports,
-        requests: st.requests,
-        retries: st.retries,
+        link: st,
         polls: reader.polls(),
         bit_times_per_epoch: simulated.then(|| span_c as f64 / n / divisor),
         seconds_per_epoch: if simulated { span_c as f64 / n / cfg.link.uart.clock_hz as f64 } else { span_t / n },
@@ -265,6 +295,7 @@ fn read_sim<M: EngineRtl>(
     cfg: &EngineConfig,
     settings: &SourceSettings,
     external: bool,
+    keep: &mut Keep,
 ) -> Result<Session<EpochReport>, String> {
     if M::config() != *cfg {
         return Err(format!("the Verilated {} was built for another engine than the board's", M::NAME));
@@ -278,19 +309,26 @@ fn read_sim<M: EngineRtl>(
         let mut model = SourceModel::new(settings)?;
         let mut start = 0u64;
         let reader = EngineReader::start_external(host, cfg)?;
-        session(reader, cfg, a.epochs, a.json, clocks, |r| {
+        session(reader, cfg, a.epochs, a.json, keep, clocks, |r| {
             let t: EpochTraffic = model.epoch(start);
             start += a.packets as u64 * a.gap.max(1) as u64;
             let feed = &mut r.host_mut().link_mut().board.feed;
             feed.sender.extend(beats(&t.sender));
             feed.receiver.extend(beats(&t.receiver));
             let e = r.read_epoch()?;
-            r.check(e, &t)
+            with_bodies(r.check(e, &t)?)
         })
     } else {
         let reader = EngineReader::start(host, cfg, settings)?;
-        session(reader, cfg, a.epochs, a.json, clocks, |r| r.next_epoch())
+        session(reader, cfg, a.epochs, a.json, keep, clocks, |r| with_bodies(r.next_epoch()?))
     }
+}
+
+/// An epoch's report with its number and every core's synopsis.
+fn with_bodies(r: EpochReport) -> Result<ReadEpoch<EpochReport>, String> {
+    let bodies = epoch_bodies(&r.synopses)?;
+    let seq = r.seq;
+    Ok((r, seq, bodies))
 }
 
 /// The source's seed register for `--seed S`: 2 (S − 1). The generators load
@@ -301,33 +339,6 @@ fn register_seed(seed: u64) -> Result<u64, String> {
         return Err(format!("--seed {seed}: outside 1..=2^63 (the source's generators keep 63 bits)"));
     }
     Ok((seed - 1) << 1)
-}
-
-/// Writes each epoch's synopses into `dir/epoch-<seq>/`, every file or none.
-fn save_epochs(dir: &std::path::Path, reports: &[EpochReport]) -> Result<(), String> {
-    fn json<T: serde::Serialize>(v: &T) -> Result<String, String> {
-        serde_json::to_string(v).map_err(|e| e.to_string())
-    }
-    let mut set = Vec::new();
-    for r in reports {
-        let d = dir.join(format!("epoch-{}", r.seq));
-        let s = &r.synopses;
-        set.push((d.join("sender.json"), netmeas_station::fleet::synopsis_json(&s.sender, "sender")));
-        set.push((d.join("receiver.json"), netmeas_station::fleet::synopsis_json(&s.receiver, "receiver")));
-        if let Some(f) = &s.fridge {
-            set.push((d.join("fridge.json"), json(f)?));
-        }
-        for p in &s.expb {
-            set.push((d.join(format!("expb-{}.json", p.period.index)), json(p)?));
-        }
-        for p in &s.dbm {
-            set.push((d.join(format!("dbm-{}.json", p.period.index)), json(p)?));
-        }
-    }
-    for d in set.iter().filter_map(|(p, _)| p.parent()) {
-        std::fs::create_dir_all(d).map_err(|e| format!("cannot create {}: {e}", d.display()))?;
-    }
-    crate::output::write_set(&set)
 }
 
 /// `netmeas board read`.
@@ -356,30 +367,53 @@ pub fn read(a: &BoardRead) -> Result<(), String> {
     };
     settings.validate()?;
     let external = a.source == PacketSource::External;
+    // A board's external streams are read without a model of their traffic: only the two LDA cores.
+    let board_external = external && a.port != "sim";
+    let readable: &[EngineCore] = if board_external {
+        &[EngineCore::Sender, EngineCore::Receiver]
+    } else {
+        &[EngineCore::Sender, EngineCore::Receiver, EngineCore::Fridge, EngineCore::Expb, EngineCore::Dbm]
+    };
+    let mut keep = Keep {
+        station: match &a.station {
+            Some(file) => Some(StationSink::open(file, &a.points, &cfg, &a.port, readable)?),
+            None => None,
+        },
+        saved: a.save_epochs.as_ref().map(|_| Vec::new()),
+    };
     let s = if a.port == "sim" {
         match board {
-            Board::Ulx3s => read_sim::<EngineDefault>(a, &cfg, &settings, external)?,
-            Board::Ice40Hx8k => read_sim::<EngineHx8k>(a, &cfg, &settings, external)?,
+            Board::Ulx3s => read_sim::<EngineDefault>(a, &cfg, &settings, external, &mut keep)?,
+            Board::Ice40Hx8k => read_sim::<EngineHx8k>(a, &cfg, &settings, external, &mut keep)?,
         }
     } else {
         // A response takes 80 bit times; allow for the USB adapter's latency.
         let timeout = Duration::from_millis(100);
         let port = SerialPort::open(&a.port, cfg.link.uart.baud, timeout)?;
-        if external {
-            if a.save_epochs.is_some() {
-                return Err("--save-epochs: a board's external streams are read without their golden check; \
-                            save the on-chip source's epochs, or the simulated engine's (--port sim)"
-                    .into());
-            }
+        if board_external {
             let reader = EngineReader::start_external(LinkHost::new(port, 5), &cfg)?;
-            let s = session(reader, &cfg, a.epochs, a.json, |_| None, |r| r.next_external_epoch().map(|(_, e)| e))?;
+            let s = session(
+                reader,
+                &cfg,
+                a.epochs,
+                a.json,
+                &mut keep,
+                |_| None,
+                |r| {
+                    let (e, est) = r.next_external_epoch()?;
+                    Ok((est, e.sender.seq, lda_bodies(&e.sender, &e.receiver)))
+                },
+            )?;
+            if let (Some(dir), Some(saved)) = (&a.save_epochs, &keep.saved) {
+                save_epochs(dir, saved)?;
+            }
             return print_external(a, board, &cfg, &s);
         }
         let reader = EngineReader::start(LinkHost::new(port, 5), &cfg, &settings)?;
-        session(reader, &cfg, a.epochs, a.json, |_| None, |r| r.next_epoch())?
+        session(reader, &cfg, a.epochs, a.json, &mut keep, |_| None, |r| with_bodies(r.next_epoch()?))?
     };
-    if let Some(dir) = &a.save_epochs {
-        save_epochs(dir, &s.reports)?;
+    if let (Some(dir), Some(saved)) = (&a.save_epochs, &keep.saved) {
+        save_epochs(dir, saved)?;
     }
     let tick_us = 1e6 / cfg.link.uart.clock_hz as f64;
     let rates = s.bit_times_per_epoch.map(|b| [115_200.0 / b, 3_000_000.0 / b]);
@@ -560,7 +594,7 @@ pub fn read(a: &BoardRead) -> Result<(), String> {
             }
         }
     }
-    println!("link: {} requests, {} retries, {} status polls", s.requests, s.retries, s.polls);
+    print_link(&s.link, s.polls);
     match (s.bit_times_per_epoch, rates) {
         (Some(b), Some([slow, fast])) => println!(
             "read-out: {b:.0} bit times per epoch ({:.3} s of link time): {slow:.3} epochs/s at 115 200 baud, \
@@ -570,6 +604,14 @@ pub fn read(a: &BoardRead) -> Result<(), String> {
         _ => println!("read-out: {:.3} s per epoch ({:.2} epochs/s)", s.seconds_per_epoch, 1.0 / s.seconds_per_epoch),
     }
     Ok(())
+}
+
+/// The serial line's figures of a session.
+fn print_link(l: &LinkStats, polls: u32) {
+    println!(
+        "link: {} requests, {} retries ({} after a CRC error, {} after a lost response), {polls} status polls",
+        l.requests, l.retries, l.crc_errors, l.lost_responses
+    );
 }
 
 /// The JSON report of a reading session: board, port, engine, tick, `source`, epochs, link.
@@ -587,7 +629,8 @@ fn session_json<R: serde::Serialize>(
         "tick_us": 1e6 / cfg.link.uart.clock_hz as f64,
         "source": source,
         "epochs": s.reports,
-        "link": { "requests": s.requests, "retries": s.retries, "polls": s.polls },
+        "link": { "requests": s.link.requests, "retries": s.link.retries, "crc_errors": s.link.crc_errors,
+                  "lost_responses": s.link.lost_responses, "polls": s.polls },
         "seconds_per_epoch": s.seconds_per_epoch,
     })
 }
@@ -617,7 +660,7 @@ fn print_external(a: &BoardRead, board: Board, cfg: &EngineConfig, s: &Session<L
             e.samples
         );
     }
-    println!("link: {} requests, {} retries, {} status polls", s.requests, s.retries, s.polls);
+    print_link(&s.link, s.polls);
     println!("read-out: {:.3} s per epoch", s.seconds_per_epoch);
     Ok(())
 }

@@ -13,6 +13,7 @@ macro_rules! println {
 
 mod args;
 mod board_cmd;
+mod board_station;
 mod dbm_cmd;
 mod dbm_reproduce;
 mod demo;

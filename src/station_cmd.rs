@@ -321,6 +321,15 @@ pub enum QueryCmd {
         #[command(flatten)]
         out: QueryOutput,
     },
+    /// Every point's health: epochs stored, the last one, gaps, refusals,
+    /// overflow flags, and for a point read over a board's serial line its
+    /// retries and CRC errors (the dashboard's points table).
+    Points {
+        #[command(flatten)]
+        at: StationArgs,
+        #[command(flatten)]
+        out: QueryOutput,
+    },
     /// Epochs refused at ingest, with the point, epoch and reason.
     Rejected {
         #[command(flatten)]
@@ -543,7 +552,7 @@ fn ingest(at: &StationArgs, point: &str, files: &[PathBuf], as_json: bool) -> Re
         let epochs: Vec<Epoch<'_>> = texts
             .iter()
             .zip(&sources)
-            .filter_map(|(t, source)| t.as_ref().ok().map(|body| Epoch { point, source, body }))
+            .filter_map(|(t, source)| t.as_ref().ok().map(|body| Epoch { point, source, body, link: None }))
             .collect();
         let mut stored = st.ingest_batch(&epochs)?.into_iter();
         for (text, source) in texts.iter().zip(&sources) {
@@ -711,6 +720,47 @@ pub fn query(cmd: &QueryCmd) -> Result<(), String> {
                 out,
                 json!({ "query": "unpaired", "epochs": rows }),
                 &["segment", "seq", "start", "have"],
+                cells.collect(),
+            )
+        }
+        QueryCmd::Points { at, out } => {
+            let rows = query::points(&mut open(at)?)?;
+            let cells = rows.iter().map(|p| {
+                let serial = |v: i64| if p.serial.epochs > 0 { v.to_string() } else { String::new() };
+                vec![
+                    p.name.clone(),
+                    p.link.clone(),
+                    p.core.clone(),
+                    p.epochs.to_string(),
+                    p.last.map(|(seq, _)| seq.to_string()).unwrap_or_default(),
+                    p.last.map(|(_, t)| format_time(t)).unwrap_or_default(),
+                    p.gaps.to_string(),
+                    p.rejected.to_string(),
+                    p.overflows.to_string(),
+                    serial(p.serial.requests),
+                    serial(p.serial.retries),
+                    serial(p.serial.crc_errors),
+                    serial(p.serial.lost_responses),
+                ]
+            });
+            emit(
+                out,
+                json!({ "query": "points", "points": rows }),
+                &[
+                    "point",
+                    "link",
+                    "core",
+                    "epochs",
+                    "last",
+                    "last_start",
+                    "gaps",
+                    "refused",
+                    "overflows",
+                    "line_requests",
+                    "line_retries",
+                    "crc_errors",
+                    "lost_responses",
+                ],
                 cells.collect(),
             )
         }

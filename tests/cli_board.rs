@@ -96,6 +96,15 @@ fn the_reader_measures_the_simulated_engine() {
     the_saved_epochs_answer_in_a_station(&v, &d, &saved);
 }
 
+/// A station file's `[[point]]` on the simulated board's link, its core's
+/// config in `<core>.json` next to the station file.
+fn point_toml(name: &str, core: &str, dir: &str, epoch: &str, tick: f64) -> String {
+    format!(
+        "[[point]]\nname = \"{name}\"\nrouter = \"board\"\nlink = \"sim\"\ndirection = \"{dir}\"\ncore = \"{core}\"\n\
+         config = \"{core}.json\"\nepoch = \"{epoch}\"\nstart = \"2026-12-01T00:00:00Z\"\ntick_ns = {tick}\n"
+    )
+}
+
 /// The epochs `board read --save-epochs` wrote, ingested into a station
 /// whose points are the engine's cores: the station's latency, delay
 /// percentiles and bandwidth equal what the reader estimated from the same
@@ -109,12 +118,7 @@ fn the_saved_epochs_answer_in_a_station(v: &serde_json::Value, d: &std::path::Pa
         std::fs::write(d.join(format!("{core}.json")), engine[core].to_string()).unwrap();
     }
     let period_ns = engine["expb"]["period_ticks"].as_f64().unwrap() * tick_ns;
-    let point = |name: &str, core: &str, dir: &str, epoch: String, tick: f64| {
-        format!(
-            "[[point]]\nname = \"{name}\"\nrouter = \"ulx3s\"\nlink = \"sim\"\ndirection = \"{dir}\"\ncore = \"{core}\"\n\
-             config = \"{core}.json\"\nepoch = \"{epoch}\"\nstart = \"2026-12-01T00:00:00Z\"\ntick_ns = {tick}\n"
-        )
-    };
+    let point = |name: &str, core: &str, dir: &str, epoch: String, tick: f64| point_toml(name, core, dir, &epoch, tick);
     let epoch = "1600us".to_string(); // 5000 packets, one every 16 ticks of 20 ns
     let file = [
         "database = \"station.sqlite\"\n".to_string(),
@@ -204,6 +208,67 @@ fn the_reader_measures_the_simulated_hx8k_engines_external_streams() {
         let received = e["truth"]["received"].as_u64().unwrap();
         assert!((4_600..4_900).contains(&received), "5 % loss: {received}");
     }
+    the_reader_stores_into_a_station_over_a_noisy_line(&v["engine"]);
+}
+
+/// The same engine read over a line that flips bits, each epoch stored in
+/// a station as it is read (`--station`): the station's latency equals the
+/// reader's estimates, and its points' health holds the line's requests,
+/// retries and CRC errors the reader counted, split between the two
+/// points' epochs as they were read. A second session into the same
+/// points is refused before anything is read.
+fn the_reader_stores_into_a_station_over_a_noisy_line(engine: &serde_json::Value) {
+    let d = fresh_dir("board", "serial-station");
+    std::fs::write(d.join("lda.json"), engine["lda"].to_string()).unwrap();
+    let tick_ns = 1e9 / engine["link"]["uart"]["clock_hz"].as_f64().unwrap();
+    let file = [
+        "database = \"station.sqlite\"\n".to_string(),
+        point_toml("tx", "lda", "egress", "1ms", tick_ns),
+        point_toml("rx", "lda", "ingress", "1ms", tick_ns),
+        "[[segment]]\nname = \"sim\"\nsender = \"tx\"\nreceiver = \"rx\"\n".to_string(),
+    ]
+    .concat();
+    std::fs::write(d.join("station.toml"), file).unwrap();
+    let st = d.join("station.toml");
+    let st = st.to_str().unwrap();
+    let args = ["--board", "ice40-hx8k", "--source", "external", "--bit-errors", "5e-5", "--seed", "3"];
+    let v = read_two_epochs(&[&args[..], &["--station", st, "--points", "sender=tx,receiver=rx"]].concat());
+    let link = &v["link"];
+    let (retries, crc) = (link["retries"].as_i64().unwrap(), link["crc_errors"].as_i64().unwrap());
+    // About 110 000 bit times an epoch at 5e-5: some 5 frames hit an epoch.
+    assert!(retries >= 4 && crc > 0, "{link}");
+    assert_eq!(retries, crc + link["lost_responses"].as_i64().unwrap(), "every failed attempt retried: {link}");
+
+    let q = |args: &[&str]| json(&netmeas(&[&["query"], args, &["--station", st, "--json"]].concat()));
+    let latency = q(&["latency", "--segment", "sim"]);
+    for (k, e) in v["epochs"].as_array().unwrap().iter().enumerate() {
+        let l = &latency["epochs"][k];
+        assert_eq!(l["seq"], k as u64, "{latency}");
+        let mean = e["estimates"]["mean"].as_f64().unwrap() * tick_ns;
+        assert!((l["mean_ns"].as_f64().unwrap() - mean).abs() <= 1e-9 * mean, "{l} {e}");
+    }
+    let points = q(&["points"]);
+    let health: Vec<&serde_json::Value> = points["points"].as_array().unwrap().iter().collect();
+    assert_eq!(health.len(), 2, "{points}");
+    for h in &health {
+        // Both points' synopses of an epoch carry that epoch's counts.
+        let s = &h["serial"];
+        assert_eq!((h["epochs"].as_i64(), s["epochs"].as_i64()), (Some(2), Some(2)), "{h}");
+        assert_eq!(s["requests"], link["requests"], "{h} {link}");
+        assert_eq!(s["retries"], link["retries"], "{h} {link}");
+        assert_eq!(s["crc_errors"], link["crc_errors"], "{h} {link}");
+        assert_eq!(s["lost_responses"], link["lost_responses"], "{h} {link}");
+    }
+    let text = netmeas(&["query", "points", "--station", st]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.starts_with("point") && text.contains("crc_errors"), "{text}");
+    assert!(text.lines().any(|l| l.starts_with("tx ") && l.contains(&link["retries"].to_string())), "{text}");
+
+    // A second session would number its epochs from 0 again.
+    let mut again = vec!["board", "read", "--port", "sim", "--epochs", "1", "--packets", "5000"];
+    again.extend(args);
+    again.extend(["--station", st, "--points", "sender=tx"]);
+    assert_refused(&again, "already holds 2 epochs");
 }
 
 #[test]
@@ -231,6 +296,27 @@ fn bad_input_is_refused_without_output() {
         (vec!["--board", "arty"], "unknown board"),
         (vec!["--bit-errors", "0.7"], "--bit-errors"),
         (vec!["--source", "nic"], "invalid value 'nic' for '--source"),
+    ] {
+        let mut a = vec!["board", "read", "--port", "sim", "--json"];
+        a.extend(args.iter());
+        assert_refused(&a, want);
+    }
+    // A station to store into, refused before anything is read.
+    let d = fresh_dir("board", "bad-station");
+    let file = "database = \"station.sqlite\"\n[[point]]\nname = \"tx\"\nrouter = \"r\"\nlink = \"l\"\n\
+                direction = \"egress\"\ncore = \"lda\"\nepoch = \"1ms\"\nstart = \"2026-12-01T00:00:00Z\"\n";
+    std::fs::write(d.join("station.toml"), file).unwrap();
+    let st = d.join("station.toml");
+    let st = st.to_str().unwrap();
+    for (args, want) in [
+        (vec!["--points", "sender=tx"], "--station"),
+        (vec!["--station", st], "--points"),
+        (vec!["--station", st, "--points", "sender"], "not CORE=POINT"),
+        (vec!["--station", st, "--points", "nic=tx"], "`nic` is not an engine core"),
+        (vec!["--station", st, "--points", "sender=nope"], "no point `nope`"),
+        (vec!["--station", st, "--points", "sender=tx,sender=tx"], "named twice"),
+        (vec!["--station", st, "--points", "fridge=tx", "--board", "ice40-hx8k"], "has no fridge core"),
+        (vec!["--station", "/nonexistent/station.toml", "--points", "sender=tx"], "/nonexistent/station.toml"),
     ] {
         let mut a = vec!["board", "read", "--port", "sim", "--json"];
         a.extend(args.iter());

@@ -82,7 +82,8 @@ pub(crate) fn store_new(
     source: &str,
     batch: usize,
 ) -> Result<u64, String> {
-    let epochs: Vec<Epoch<'_>> = reported.iter().map(|(point, body)| Epoch { point, source, body }).collect();
+    let epochs: Vec<Epoch<'_>> =
+        reported.iter().map(|(point, body)| Epoch { point, source, body, link: None }).collect();
     let mut bytes = 0;
     for chunk in epochs.chunks(batch) {
         for (e, outcome) in chunk.iter().zip(st.ingest_batch(chunk)?) {

@@ -45,6 +45,23 @@ pub struct Epoch<'a> {
     pub source: &'a str,
     /// The synopsis, JSON text.
     pub body: &'a str,
+    /// What reading it over a board's serial line cost, when it came from one.
+    pub link: Option<LinkCounts>,
+}
+
+/// What reading one epoch over a board's serial line cost (the host's
+/// register requests since the epoch before), kept with the epoch: the
+/// point's health sums them (docs/station.md).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LinkCounts {
+    /// Register requests completed.
+    pub requests: u64,
+    /// Attempts repeated after a bad or missing response.
+    pub retries: u64,
+    /// Attempts that failed on a CRC (bit errors on the line, either way).
+    pub crc_errors: u64,
+    /// Attempts whose response was missing or cut.
+    pub lost_responses: u64,
 }
 
 /// What ingesting an epoch did.
@@ -100,7 +117,7 @@ impl Station {
     /// rejection log. A refused epoch is logged and returned as an error
     /// naming the point and epoch.
     pub fn ingest(&mut self, point: &str, source: &str, body: &str) -> Result<Ingested, String> {
-        let mut done = self.ingest_batch(&[Epoch { point, source, body }])?;
+        let mut done = self.ingest_batch(&[Epoch { point, source, body, link: None }])?;
         done.pop().expect("one epoch in, one outcome out")
     }
 
@@ -136,7 +153,7 @@ impl Station {
         let done = db.transaction(|db| {
             let mut outcomes = Vec::with_capacity(epochs.len());
             for (e, (seq_seen, ready)) in epochs.iter().zip(prepared) {
-                let outcome = ready.and_then(|ready| db.savepoint(|db| store(db, &known, waiting, ready)));
+                let outcome = ready.and_then(|ready| db.savepoint(|db| store(db, &known, waiting, ready, e.link)));
                 outcomes.push(match outcome {
                     Ok(done) => Ok(done),
                     Err(reason) => Err(log_rejection(db, e, seq_seen, &reason)?),
@@ -204,6 +221,7 @@ fn store(
     known: &Known<'_>,
     waiting: &mut HashMap<usize, (u64, Synopsis)>,
     e: Ready<'_>,
+    link: Option<LinkCounts>,
 ) -> Result<Ingested, String> {
     let (seq, t_ns) = (e.checked.seq, e.t_ns);
     let id = known.ids[e.at];
@@ -246,12 +264,33 @@ fn store(
     {
         return Err(format!("out of order: epoch {last} is already stored"));
     }
+    let count = |f: fn(&LinkCounts) -> u64| link.map_or(Val::Null, |l| Val::Int(f(&l) as i64));
     crate::point_core::insert_row(
         db,
         "synopsis",
         t_ns,
-        &["point", "seq", "t_ns", "body", "overflow"],
-        &[Val::Int(id), seq_val(seq), Val::Int(t_ns), text.into(), Val::Int(i64::from(e.checked.overflow))],
+        &[
+            "point",
+            "seq",
+            "t_ns",
+            "body",
+            "overflow",
+            "link_requests",
+            "link_retries",
+            "link_crc_errors",
+            "link_lost_responses",
+        ],
+        &[
+            Val::Int(id),
+            seq_val(seq),
+            Val::Int(t_ns),
+            text.into(),
+            Val::Int(i64::from(e.checked.overflow)),
+            count(|l| l.requests),
+            count(|l| l.retries),
+            count(|l| l.crc_errors),
+            count(|l| l.lost_responses),
+        ],
     )?;
     let core = e.point.core;
     let mine = e.checked.synopsis;

@@ -469,8 +469,27 @@ pub struct PointHealth {
     pub rejected: i64,
     /// Stored epochs whose synopsis carries its core's sticky overflow or saturation flag.
     pub overflows: i64,
+    /// What reading the stored epochs over a board's serial line cost
+    /// (summed over the epochs taken from one; all zero for a point fed
+    /// from files or a simulator).
+    pub serial: SerialHealth,
     /// Epochs starting before this are rolled up (none refused after it), if rolled up.
     pub horizon_ns: Option<i64>,
+}
+
+/// A point's serial line to its board, summed over its stored epochs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct SerialHealth {
+    /// Stored epochs read over a serial line.
+    pub epochs: i64,
+    /// Register requests completed.
+    pub requests: i64,
+    /// Attempts repeated after a bad or missing response.
+    pub retries: i64,
+    /// Attempts that failed on a CRC (bit errors on the line).
+    pub crc_errors: i64,
+    /// Attempts whose response was missing or cut.
+    pub lost_responses: i64,
 }
 
 /// Every point of the station with its epochs, gaps and refusals, by name.
@@ -485,11 +504,15 @@ pub fn points(db: &mut Db) -> Result<Vec<PointHealth>, String> {
     let mut out = Vec::with_capacity(rows.len());
     for r in &rows {
         let id = r[0].int("id")?;
-        let stored =
-            db.query(
-                "SELECT COUNT(*), MIN(seq), MAX(seq), MAX(t_ns), COUNT(*) FILTER (WHERE overflow <> 0) FROM synopsis WHERE point = $1",
-                &[Val::Int(id)],
-            )?;
+        let stored = db.query(
+            "SELECT COUNT(*), MIN(seq), MAX(seq), MAX(t_ns), COUNT(*) FILTER (WHERE overflow <> 0), \
+                    COUNT(link_requests), CAST(COALESCE(SUM(link_requests), 0) AS BIGINT), \
+                    CAST(COALESCE(SUM(link_retries), 0) AS BIGINT), \
+                    CAST(COALESCE(SUM(link_crc_errors), 0) AS BIGINT), \
+                    CAST(COALESCE(SUM(link_lost_responses), 0) AS BIGINT) \
+             FROM synopsis WHERE point = $1",
+            &[Val::Int(id)],
+        )?;
         let s = &stored[0];
         let epochs = s[0].int("count")?;
         let (last, gaps) = match (&s[1], &s[2], &s[3]) {
@@ -510,6 +533,13 @@ pub fn points(db: &mut Db) -> Result<Vec<PointHealth>, String> {
             gaps,
             rejected: r[7].int("rejected")?,
             overflows: s[4].int("overflows")?,
+            serial: SerialHealth {
+                epochs: s[5].int("serial epochs")?,
+                requests: s[6].int("requests")?,
+                retries: s[7].int("retries")?,
+                crc_errors: s[8].int("crc errors")?,
+                lost_responses: s[9].int("lost responses")?,
+            },
             horizon_ns: match &r[8] {
                 Val::Null => None,
                 v => Some(v.int("until_ns")?),

@@ -114,8 +114,10 @@ fn pairing_uses_only_what_the_database_holds() {
     // cannot be logged), so nothing of it is stored.
     st.db().execute("ALTER TABLE rejection RENAME TO rejection_away", &[]).unwrap();
     let (t1, bad) = (tx(1), "{".to_string());
-    let batch =
-        [Epoch { point: "r0.egress", source: "s", body: &t1 }, Epoch { point: "r0.egress", source: "s", body: &bad }];
+    let batch = [
+        Epoch { point: "r0.egress", source: "s", body: &t1, link: None },
+        Epoch { point: "r0.egress", source: "s", body: &bad, link: None },
+    ];
     let e = st.ingest_batch(&batch).unwrap_err();
     assert!(e.contains("could not be logged"), "{e}");
     st.db().execute("ALTER TABLE rejection_away RENAME TO rejection", &[]).unwrap();

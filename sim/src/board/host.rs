@@ -34,6 +34,12 @@ pub struct LinkStats {
     pub requests: u64,
     /// Attempts repeated after a bad or missing response.
     pub retries: u64,
+    /// Attempts that failed on a CRC: the response's, or the request's as
+    /// the board reported it (bit errors on the line, either way).
+    pub crc_errors: u64,
+    /// Attempts whose response did not come, or came cut or unreadable
+    /// (no sync byte, an unknown status), within the response window.
+    pub lost_responses: u64,
 }
 
 /// Called on every retry with the stats so far and why the attempt before failed.
@@ -102,7 +108,13 @@ impl<L: ByteLink> LinkHost<L> {
                 Err(e @ LinkError::Refused(LinkStatus::BadCommand | LinkStatus::BusTimeout)) => {
                     return Err(format!("{req:?}: {e}"));
                 }
-                Err(e) => last = e.to_string(),
+                Err(e) => {
+                    match e {
+                        LinkError::BadCrc | LinkError::Refused(LinkStatus::BadCrc) => self.stats.crc_errors += 1,
+                        _ => self.stats.lost_responses += 1,
+                    }
+                    last = e.to_string()
+                }
             }
         }
         Err(format!("{req:?}: no good response in {} attempts (last: {last})", self.attempts))
@@ -384,7 +396,7 @@ mod tests {
         for a in 0..64u16 {
             assert_eq!(host.read(a).unwrap(), (0x0101_0101 * a as u32) ^ 0xA5A5_0000);
         }
-        assert_eq!(host.stats(), LinkStats { requests: 128, retries: 0 });
+        assert_eq!(host.stats(), LinkStats { requests: 128, ..LinkStats::default() });
         // A register that does not exist: the bus times out, reported at once.
         let e = host.read(64).unwrap_err();
         assert!(e.contains("BusTimeout"), "{e}");
@@ -400,6 +412,10 @@ mod tests {
         // About one frame in 40 is hit at this bit-error rate.
         let s = host.stats();
         assert!(s.retries > 10, "{s:?}");
+        // Every failed attempt is counted by its cause, and every one but a
+        // request's last is retried (none was given up here).
+        assert_eq!(s.crc_errors + s.lost_responses, s.retries, "{s:?}");
+        assert!(s.crc_errors > 0 && s.lost_responses > 0, "{s:?}");
     }
 
     #[test]

@@ -177,7 +177,8 @@ pub fn dbm_rollup_keeps_an_hour_in_m_buckets(target: &str, dir: &Path) {
         bodies.push(serde_json::to_string(&syn).unwrap());
     }
     for chunk in bodies.chunks(256) {
-        let epochs: Vec<Epoch<'_>> = chunk.iter().map(|b| Epoch { point: "a.dbm", source: "sim", body: b }).collect();
+        let epochs: Vec<Epoch<'_>> =
+            chunk.iter().map(|b| Epoch { point: "a.dbm", source: "sim", body: b, link: None }).collect();
         assert!(st.ingest_batch(&epochs).unwrap().iter().all(Result::is_ok));
     }
     let now = START_NS + HOUR_NS + 300_000_000_000;

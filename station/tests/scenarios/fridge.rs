@@ -57,7 +57,7 @@ pub fn fridge_delays_follow_the_service_over_time(target: &str, dir: &Path) {
     let bodies: Vec<String> = epochs.iter().map(|s| serde_json::to_string(s).unwrap()).collect();
     for chunk in bodies.chunks(256) {
         let batch: Vec<Epoch<'_>> =
-            chunk.iter().map(|b| Epoch { point: "svc.fridge", source: "sim", body: b }).collect();
+            chunk.iter().map(|b| Epoch { point: "svc.fridge", source: "sim", body: b, link: None }).collect();
         assert!(st.ingest_batch(&batch).unwrap().iter().all(Result::is_ok));
     }
     let far = START_NS + 100 * HOUR_NS;

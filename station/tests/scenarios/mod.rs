@@ -285,7 +285,7 @@ pub fn a_batch_keeps_its_good_epochs(target: &str, dir: &Path) {
         ("r1.ingress", synopsis_json(&seg[2].1, "receiver")),
     ];
     let epochs: Vec<Epoch<'_>> =
-        bodies.iter().map(|(point, body)| Epoch { point, source: "batch", body: body.as_str() }).collect();
+        bodies.iter().map(|(point, body)| Epoch { point, source: "batch", body: body.as_str(), link: None }).collect();
     let out = st.ingest_batch(&epochs).unwrap();
     assert_eq!(out.len(), 7);
     assert!(out[0].as_ref().unwrap_err().contains("bandwidth"), "{:?}", out[0]);
@@ -351,7 +351,8 @@ pub fn rollup_collapses_hours_like_an_hour_long_period(target: &str, dir: &Path)
     }
     assert_eq!(hours.len(), 2, "the two hours before midnight closed");
     for chunk in bodies.chunks(256) {
-        let epochs: Vec<Epoch<'_>> = chunk.iter().map(|b| Epoch { point: "a.bw", source: "fleet", body: b }).collect();
+        let epochs: Vec<Epoch<'_>> =
+            chunk.iter().map(|b| Epoch { point: "a.bw", source: "fleet", body: b, link: None }).collect();
         assert!(st.ingest_batch(&epochs).unwrap().iter().all(Result::is_ok));
     }
 

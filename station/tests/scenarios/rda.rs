@@ -6,7 +6,8 @@ use super::count;
 use crate::common::*;
 use netmeas_sim::prng::SplitMix64;
 use netmeas_sim::rda::{RdaConfig, RdaGolden, RdaHashes, RdaSynopsis, reconcile};
-use netmeas_station::query;
+use netmeas_station::ingest::{Epoch, LinkCounts};
+use netmeas_station::query::{self, SerialHealth};
 use netmeas_station::{Ingested, Station, StationConfig};
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -149,11 +150,19 @@ pub fn rda_segments_list_lost_and_reordered_packets(target: &str, dir: &Path) {
         s.interval = 5;
         s.overflow = true;
     }
-    st.ingest("a.tx", "wrapped", &serde_json::to_string(&wrapped.0).unwrap()).unwrap();
+    // The sender's came over a board's serial line: what reading it cost is
+    // kept with it and summed in the point's health.
+    let line = LinkCounts { requests: 1_000_000_007, retries: 9, crc_errors: 7, lost_responses: 2 };
+    let body = serde_json::to_string(&wrapped.0).unwrap();
+    let done = st.ingest_batch(&[Epoch { point: "a.tx", source: "board", body: &body, link: Some(line) }]).unwrap();
+    assert!(matches!(done[..], [Ok(Ingested::Stored { .. })]), "{done:?}");
     st.ingest("a.rx", "wrapped", &serde_json::to_string(&wrapped.1).unwrap()).unwrap();
     let health = query::points(st.db()).unwrap();
     let overflows: Vec<(&str, i64)> = health.iter().map(|p| (p.name.as_str(), p.overflows)).collect();
     assert_eq!(overflows, [("a.rx", 1), ("a.tx", 1)]);
+    let serial: Vec<(&str, SerialHealth)> = health.iter().map(|p| (p.name.as_str(), p.serial)).collect();
+    let tx = SerialHealth { epochs: 1, requests: 1_000_000_007, retries: 9, crc_errors: 7, lost_responses: 2 };
+    assert_eq!(serial, [("a.rx", SerialHealth::default()), ("a.tx", tx)]);
     let last = query::latency(st.db(), "a", START_NS, far).unwrap().pop().unwrap();
     assert_eq!((last.seq, last.mean_ns), (5, None));
     assert!(last.unusable.unwrap().contains("overflow"));
