@@ -156,6 +156,32 @@ pub enum Db {
 /// How long a write waits for another writer's lock before it fails.
 const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
 
+/// Puts an SQLite database in write-ahead-log mode, unless it is already
+/// (the mode is the file's: set once, by the first writer). Switching
+/// takes the file alone, and SQLite answers busy at once rather than wait
+/// while another connection holds it (two station processes opening a new
+/// database together): tried again until [`BUSY_TIMEOUT`].
+fn wal(conn: &rusqlite::Connection) -> Result<(), rusqlite::Error> {
+    let mode = || conn.pragma_query_value(None, "journal_mode", |r| r.get::<_, String>(0));
+    let until = std::time::Instant::now() + BUSY_TIMEOUT;
+    loop {
+        let done = match mode() {
+            Ok(m) if m.eq_ignore_ascii_case("wal") => Ok(()),
+            Ok(_) => conn.pragma_update(None, "journal_mode", "WAL"),
+            Err(e) => Err(e),
+        };
+        match done {
+            Err(rusqlite::Error::SqliteFailure(f, _))
+                if matches!(f.code, rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+                    && std::time::Instant::now() < until =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            r => return r,
+        }
+    }
+}
+
 /// Whether `target` names a PostgreSQL server rather than an SQLite file.
 pub fn is_postgres(target: &str) -> bool {
     target.starts_with("postgres://") || target.starts_with("postgresql://")
@@ -194,8 +220,7 @@ impl Db {
             conn.busy_timeout(BUSY_TIMEOUT).map_err(|e| format!("station database {target}: {e}"))?;
             if access == Access::Write {
                 // Write-ahead log: readers (queries, the dashboard) never block the ingest.
-                conn.pragma_update(None, "journal_mode", "WAL")
-                    .map_err(|e| format!("cannot write the station database {target}: {e}"))?;
+                wal(&conn).map_err(|e| format!("cannot write the station database {target}: {e}"))?;
                 conn.pragma_update(None, "synchronous", "NORMAL")
                     .map_err(|e| format!("station database {target}: {e}"))?;
             }
@@ -225,16 +250,22 @@ impl Db {
 
     /// The schema version the database is at (0: empty).
     pub fn version(&mut self) -> Result<i64, String> {
-        let last = match self {
-            Db::Sqlite(c) => sqlite_schema::migrations::runner().get_last_applied_migration(c),
-            Db::Postgres { client, .. } => postgres_schema::migrations::runner().get_last_applied_migration(client),
-        };
-        match last {
-            Ok(m) => Ok(m.map_or(0, |m| i64::from(m.version()))),
-            // A database refinery has never touched has no history table.
-            Err(_) if !self.has_table("refinery_schema_history")? => Ok(0),
-            Err(e) => Err(format!("cannot read the schema version: {e}")),
+        // Twice at most: another station process may create the history
+        // table between the first read and the look for the table.
+        for again in [false, true] {
+            let last = match self {
+                Db::Sqlite(c) => sqlite_schema::migrations::runner().get_last_applied_migration(c),
+                Db::Postgres { client, .. } => postgres_schema::migrations::runner().get_last_applied_migration(client),
+            };
+            match last {
+                Ok(m) => return Ok(m.map_or(0, |m| i64::from(m.version()))),
+                // A database refinery has never touched has no history table.
+                Err(_) if !self.has_table("refinery_schema_history")? => return Ok(0),
+                Err(e) if again => return Err(format!("cannot read the schema version: {e}")),
+                Err(_) => {}
+            }
         }
+        unreachable!("the second pass returns")
     }
 
     fn has_table(&mut self, name: &str) -> Result<bool, String> {
@@ -267,11 +298,27 @@ impl Db {
                 )
             });
         }
+        // All migrations in one transaction: a database is at a version
+        // this netmeas knows, or at the one before, never in between.
         let report = match self {
-            Db::Sqlite(c) => sqlite_schema::migrations::runner().run(c).map_err(|e| e.to_string()),
-            Db::Postgres { client, .. } => postgres_schema::migrations::runner().run(client).map_err(|e| e.to_string()),
+            Db::Sqlite(c) => sqlite_schema::migrations::runner().set_grouped(true).run(c).map_err(|e| e.to_string()),
+            Db::Postgres { client, .. } => {
+                postgres_schema::migrations::runner().set_grouped(true).run(client).map_err(|e| e.to_string())
+            }
         };
-        report.map(|_| ()).map_err(|e| format!("cannot migrate the schema from version {have} to {know}: {e}"))
+        let Err(e) = report else { return Ok(()) };
+        // Another station process (a second reader starting on a new
+        // database) may be migrating it at the same time: its migration is
+        // one transaction, so the version goes to this one's at once when
+        // it commits. Waited for as for another writer's lock.
+        let until = std::time::Instant::now() + BUSY_TIMEOUT;
+        while std::time::Instant::now() < until {
+            if self.version().is_ok_and(|v| v == know) {
+                return Ok(());
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        Err(format!("cannot migrate the schema from version {have} to {know}: {e}"))
     }
 
     /// Runs one statement; the rows it changed.

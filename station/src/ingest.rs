@@ -375,7 +375,10 @@ fn seq_val(seq: u64) -> Val {
     Val::Int(seq as i64)
 }
 
-/// Stores the config's points and segments, or checks them against those stored.
+/// Stores the config's points and segments, or checks them against those
+/// stored. Each is inserted unless its name is stored, then read back and
+/// compared: two station processes registering the same point at once (two
+/// readers starting on one station) store it once, and neither fails.
 fn register(db: &mut Db, cfg: &StationConfig) -> Result<(HashMap<String, i64>, Vec<i64>), String> {
     let mut ids = HashMap::new();
     for p in &cfg.points {
@@ -390,57 +393,44 @@ fn register(db: &mut Db, cfg: &StationConfig) -> Result<(HashMap<String, i64>, V
             Val::Int(p.start_ns),
             Val::Real(p.tick_ns),
         ];
+        let mut values = vec![Val::from(p.name.as_str())];
+        values.extend(want.iter().cloned());
+        db.execute(
+            "INSERT INTO point (name, router, link, direction, core, config, epoch_ns, start_ns, tick_ns) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (name) DO NOTHING",
+            &values,
+        )?;
         let rows = db.query(
             "SELECT id, router, link, direction, core, config, epoch_ns, start_ns, tick_ns FROM point WHERE name = $1",
             &[p.name.as_str().into()],
         )?;
-        let id = match rows.first() {
-            Some(row) => {
-                const FIELDS: [&str; 8] =
-                    ["router", "link", "direction", "core", "config", "epoch", "start", "tick_ns"];
-                if let Some(k) = (0..8).find(|&k| row[k + 1] != want[k]) {
-                    return Err(format!(
-                        "point `{}` is stored with another {}: a point's settings cannot change once it has \
-                         epochs (give the point a new name)",
-                        p.name, FIELDS[k]
-                    ));
-                }
-                row[0].int("point id")?
-            }
-            None => {
-                let mut values = vec![Val::from(p.name.as_str())];
-                values.extend(want);
-                db.query(
-                    "INSERT INTO point (name, router, link, direction, core, config, epoch_ns, start_ns, tick_ns) \
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id",
-                    &values,
-                )?[0][0]
-                    .int("point id")?
-            }
-        };
-        ids.insert(p.name.clone(), id);
+        let row = rows.first().ok_or_else(|| format!("point `{}` could not be stored", p.name))?;
+        const FIELDS: [&str; 8] = ["router", "link", "direction", "core", "config", "epoch", "start", "tick_ns"];
+        if let Some(k) = (0..8).find(|&k| row[k + 1] != want[k]) {
+            return Err(format!(
+                "point `{}` is stored with another {}: a point's settings cannot change once it has \
+                 epochs (give the point a new name)",
+                p.name, FIELDS[k]
+            ));
+        }
+        ids.insert(p.name.clone(), row[0].int("point id")?);
     }
     let mut segment_ids = Vec::with_capacity(cfg.segments.len());
     for s in &cfg.segments {
         let (a, b) = (ids[&s.sender], ids[&s.receiver]);
+        db.execute(
+            "INSERT INTO segment (name, sender, receiver) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING",
+            &[s.name.as_str().into(), Val::Int(a), Val::Int(b)],
+        )?;
         let rows = db.query("SELECT id, sender, receiver FROM segment WHERE name = $1", &[s.name.as_str().into()])?;
-        let id = match rows.first() {
-            Some(row) => {
-                if row[1] != Val::Int(a) || row[2] != Val::Int(b) {
-                    return Err(format!(
-                        "segment `{}` is stored with other end points: a segment cannot change (give it a new name)",
-                        s.name
-                    ));
-                }
-                row[0].int("segment id")?
-            }
-            None => db.query(
-                "INSERT INTO segment (name, sender, receiver) VALUES ($1, $2, $3) RETURNING id",
-                &[s.name.as_str().into(), Val::Int(a), Val::Int(b)],
-            )?[0][0]
-                .int("segment id")?,
-        };
-        segment_ids.push(id);
+        let row = rows.first().ok_or_else(|| format!("segment `{}` could not be stored", s.name))?;
+        if row[1] != Val::Int(a) || row[2] != Val::Int(b) {
+            return Err(format!(
+                "segment `{}` is stored with other end points: a segment cannot change (give it a new name)",
+                s.name
+            ));
+        }
+        segment_ids.push(row[0].int("segment id")?);
     }
     Ok((ids, segment_ids))
 }

@@ -23,6 +23,7 @@ fn postgres_station_scenarios_and_day_partitions() {
     pg.create_db("rda");
     pg.create_db("fridge");
     pg.create_db("bench");
+    pg.create_db("together");
     scenarios::chain_is_paired_estimated_and_summed(&pg.url("chain"), &dir);
     scenarios::epochs_are_idempotent_and_bad_ones_refused(&pg.url("idem"), &dir);
     scenarios::bursts_are_found_where_injected(&pg.url("bursts"), &dir);
@@ -33,6 +34,7 @@ fn postgres_station_scenarios_and_day_partitions() {
     scenarios::dbm::dbm_rollup_keeps_an_hour_in_m_buckets(&pg.url("dbmrollup"), &dir);
     scenarios::rda::rda_segments_list_lost_and_reordered_packets(&pg.url("rda"), &dir);
     scenarios::fridge::fridge_delays_follow_the_service_over_time(&pg.url("fridge"), &dir);
+    scenarios::stations_opened_together_share_one_database(&pg.url("together"), &dir);
 
     // Three connections ingesting shares of the links at once: every epoch
     // stored once, every segment paired on its connection, each day

@@ -20,6 +20,15 @@ fn sqlite_chain_is_paired_estimated_and_summed() {
 }
 
 #[test]
+fn sqlite_stations_opened_together_share_one_database() {
+    // A new file each round: the race is in creating and migrating it.
+    for round in 0..5 {
+        let (dir, db) = db_path(&format!("together-{round}"));
+        scenarios::stations_opened_together_share_one_database(&db, &dir);
+    }
+}
+
+#[test]
 fn sqlite_fleet_finds_what_was_injected() {
     let (_dir, db) = db_path("fleet");
     scenarios::fleet_finds_what_was_injected(&db);

@@ -455,3 +455,37 @@ pub fn fleet_finds_what_was_injected(target: &str) {
     assert!(bursts.false_positives[0].starts_with(&format!("{was} at ")), "{bursts:#?}");
     assert!(scenario::run(target, &FleetPlan { links: 0, ..plan.clone() }, |_| {}).is_err());
 }
+
+/// Three station processes (threads, each with its own connection) opening
+/// one new database at once, as readers of three boards started together
+/// do: one creates and migrates it, each registers the same points and
+/// segments without failing, and each stores its own segment's epochs.
+pub fn stations_opened_together_share_one_database(target: &str, dir: &Path) {
+    let text = chain_station(target, 3);
+    let lda = lda_config();
+    let barrier = std::sync::Barrier::new(3);
+    std::thread::scope(|s| {
+        let runs: Vec<_> = (0..3)
+            .map(|k| {
+                let (text, lda, barrier) = (&text, &lda, &barrier);
+                s.spawn(move || {
+                    let cfg = StationConfig::parse(text, dir).unwrap();
+                    let seg = segment_epochs(lda, 2, 2_000, 0.0, 40 + k as u64, |_| 700.0);
+                    barrier.wait();
+                    let mut st = Station::open(cfg, target)?;
+                    for (snd, rcv) in &seg {
+                        st.ingest(&format!("r{k}.egress"), "t", &synopsis_json(snd, "sender"))?;
+                        st.ingest(&format!("r{}.ingress", k + 1), "t", &synopsis_json(rcv, "receiver"))?;
+                    }
+                    Ok::<_, String>(())
+                })
+            })
+            .collect();
+        for (k, r) in runs.into_iter().enumerate() {
+            r.join().unwrap().unwrap_or_else(|e| panic!("station {k}: {e}"));
+        }
+    });
+    let mut db = Db::open(target, Access::Read).unwrap();
+    assert_eq!((count(&mut db, "point"), count(&mut db, "segment")), (6, 3));
+    assert_eq!((count(&mut db, "synopsis"), count(&mut db, "latency")), (12, 6));
+}
