@@ -5,7 +5,7 @@
 //   FLOW_Q_j        H3 columns of the flow ID (104 key bits -> 32)
 //   MATCH_Q_j       H3 columns of the match ID (128 bits -> 32)
 //
-// One frame's outcome per frame, FRAME_PARSER_LATENCY (12) clocks after its
+// One frame's outcome per frame, FRAME_PARSER_LATENCY (13) clocks after its
 // last beat; one beat taken every clock (s_axis_tready is always high).
 //
 //   capture  the first 128 bytes of the frame (bytes past its end zero; each
@@ -16,8 +16,8 @@
 //            then where the IP header starts; its 44 bytes
 //   B1, B2   IPv4 header, or IPv6 header and its first extension header:
 //            every check at once, then the first that failed
-//   C1, C2   IPv6 second extension header's bytes, then where the transport
-//            header starts
+//   C1-C3    IPv6 second extension header's bytes, its checks at once, then
+//            the first that failed and where the transport header starts
 //   D        the transport header's 20 bytes
 //   E1, E2   TCP / UDP / DNS fields and checks, then role, number, reason
 //   F        H3 flow ID and match ID; the outputs
@@ -188,6 +188,8 @@ reg           a_valid = 1'b0, a_err = 1'b0, a_v6 = 1'b0;
 reg  [2:0]    a_code = 3'd0;
 reg  [351:0]  a_l3 = 352'd0;      // 44 bytes from the IP header on
 reg  [11:0]   a_l3off = 12'd0;
+reg  [11:0]   a_at48 = 12'd0;     // a_l3off + 48: past the IPv6 header and 8 bytes of an extension header
+reg  [11:0]   a_room48 = 12'd0;   // MAX_L4 - a_at48: the room those leave
 reg  [15:0]   a_avail = 16'd0;    // frame bytes from the IP header on
 reg  [15:0]   a_len = 16'd0;
 reg  [63:0]   a_ts = 64'd0;
@@ -200,6 +202,8 @@ always @(posedge clock) begin
     // a1_win starts at byte 14: the IP header at 14, 18 or 22.
     a_l3 <= l3sel == 2'd0 ? a1_win[0 +: 352] : l3sel == 2'd1 ? a1_win[8 * 4 +: 352] : a1_win[8 * 8 +: 352];
     a_l3off <= 12'd14 + {8'd0, l3sel, 2'b00};
+    a_at48 <= 12'd62 + {8'd0, l3sel, 2'b00};
+    a_room48 <= MAX_L4 - 12'd62 - {8'd0, l3sel, 2'b00};
     a_avail <= l3sel == 2'd0 ? a1_avail0 : l3sel == 2'd1 ? a1_avail1 : a1_avail2;
     a_len <= a1_len;
     a_ts <= a1_ts;
@@ -228,8 +232,15 @@ wire [15:0] v6_plen = {l3b(a_l3, 4), l3b(a_l3, 5)};
 wire [16:0] v6_end = 17'd40 + {1'b0, v6_plen};        // from the IP header's start
 wire [31:0] v6_word = l3w(a_l3, 0);
 wire [7:0]  v6_next = l3b(a_l3, 6);
-wire [15:0] e1_len = v6_next == 8'd44 ? 16'd8 : {5'd0, l3b(a_l3, 41), 3'b000} + 16'd8;
 wire [15:0] e1_frag = {l3b(a_l3, 42), l3b(a_l3, 43)};
+// The first extension header is 8 bytes (a fragment header) or 8 x (its
+// length byte + 1): what follows it is computed with one adder each, the
+// header's 8 bytes taken in a_at48 and a_room48, and x - (b + 1) as x + ~b
+// (14 bits: negative when the payload cannot hold the header).
+wire        e1_frag_hdr = v6_next == 8'd44;
+wire [7:0]  e1_lenb = l3b(a_l3, 41);
+wire [13:0] e1_left8 = e1_frag_hdr ? {1'b0, v6_plen[15:3]} - 14'd1 : {1'b0, v6_plen[15:3]} + {6'h3f, ~e1_lenb};
+wire [12:0] e1_room = e1_frag_hdr ? {1'b0, a_room48} : {1'b0, a_room48} - {2'd0, e1_lenb, 3'b000};
 
 // Per version: the checks in the reference's order, the header's fields and
 // the candidates of what follows (frame offset of the next header, IP
@@ -288,14 +299,14 @@ always @(posedge clock) begin
     end
     // The first extension header (IPv6): the packet must hold its 8 bytes and
     // its length, and it must end by MAX_L4.
-    p_e1_trunc <= v6_plen < 16'd8 || e1_len > v6_plen;
-    p_e1_far <= {4'd0, a_l3off} + 16'd40 + e1_len > {4'd0, MAX_L4};
+    p_e1_trunc <= v6_plen[15:3] == 13'd0 || e1_left8[13];
+    p_e1_far <= e1_room[12];
     p_e1_next <= l3b(a_l3, 40);
-    p_at1 <= a_l3off + 12'd40 + e1_len[11:0];
-    p_rest1 <= v6_plen - e1_len;
-    p_room1 <= MAX_L4 - a_l3off - 12'd40 - e1_len[11:0];
-    p_first1 <= v6_next == 8'd44 ? e1_frag[15:3] == 13'd0 : 1'b1;
-    p_whole1 <= v6_next == 8'd44 ? e1_frag[15:3] == 13'd0 && !e1_frag[0] : 1'b1;
+    p_at1 <= e1_frag_hdr ? a_at48 : a_at48 + {1'b0, e1_lenb, 3'b000};
+    p_rest1 <= {e1_left8[12:0], v6_plen[2:0]};
+    p_room1 <= e1_room[11:0];
+    p_first1 <= e1_frag_hdr ? e1_frag[15:3] == 13'd0 : 1'b1;
+    p_whole1 <= e1_frag_hdr ? e1_frag[15:3] == 13'd0 && !e1_frag[0] : 1'b1;
     {p_len, p_ts, p_tail} <= {a_len, a_ts, a_tail};
 end
 
@@ -380,27 +391,54 @@ always @(posedge clock) begin
     {q_src, q_dst, q_id, q_class, q_len, q_ts, q_tail} <= {b_src, b_dst, b_id, b_class, b_len, b_ts, b_tail};
 end
 
-// ---------------------------------------------------------------- C2: second IPv6 extension header
+// ---------------------------------------------------------------- C2: second IPv6 extension header, every check at once
 wire [7:0]  e2_next = q_e2[7:0];
 wire [15:0] e2_more = q_frag_hdr ? 16'd0 : {5'd0, q_e2[15:8], 3'b000};   // length - 8
 wire [15:0] e2_frag = {q_e2[23:16], q_e2[31:24]};
+wire [6:0]  e2_pos = q_pos8 + e2_more[6:0];
 
+reg          r_valid = 1'b0, r_err = 1'b0, r_first = 1'b0, r_whole = 1'b0, r_ext2 = 1'b0;
+reg  [2:0]   r_code = 3'd0;
+reg  [7:0]   r_proto = 8'd0, r_next = 8'd0;
+reg          r_rest_lt8 = 1'b0, r_past_rest = 1'b0, r_past_room = 1'b0, r_next_ext = 1'b0;
+reg          r_frag_hdr = 1'b0, r_frag_first = 1'b0, r_frag_whole = 1'b0;
+reg  [4:0]   r_word = 5'd0;       // transport header's offset in the tail, in words, if no check fails
+reg  [15:0]  r_payload = 16'd0;   // bytes of the IP packet after its headers
+reg  [31:0]  r_src = 32'd0, r_dst = 32'd0;
+reg  [15:0]  r_id = 16'd0, r_len = 16'd0;
+reg  [7:0]   r_class = 8'd0;
+reg  [63:0]  r_ts = 64'd0;
+reg  [TAIL-1:0] r_tail = {TAIL{1'b0}};
+always @(posedge clock) begin
+    r_valid <= q_valid && !reset;
+    {r_err, r_code, r_proto, r_first, r_whole, r_ext2} <= {q_err, q_code, q_proto, q_first, q_whole, q_ext2};
+    r_next <= e2_next;
+    r_rest_lt8 <= q_rest_lt8;
+    r_past_rest <= e2_more > q_rest8;
+    r_past_room <= q_room_lt8 || e2_more > {4'd0, q_room8};
+    r_next_ext <= is_ext(e2_next);
+    r_frag_hdr <= q_frag_hdr;
+    r_frag_first <= e2_frag[15:3] == 13'd0;
+    r_frag_whole <= e2_frag[15:3] == 13'd0 && !e2_frag[0];
+    r_word <= q_ext2 ? e2_pos[6:2] : q_pos[6:2];
+    r_payload <= q_ext2 ? q_rest8 - e2_more : q_rest;
+    {r_src, r_dst, r_id, r_class, r_len, r_ts, r_tail} <= {q_src, q_dst, q_id, q_class, q_len, q_ts, q_tail};
+end
+
+// ---------------------------------------------------------------- C3: the first failed check, where the transport header starts
 reg         x_err, x_first, x_whole;
 reg  [2:0]  x_code;
 reg  [7:0]  x_proto;
 always @(*) begin
-    {x_err, x_code, x_proto, x_first, x_whole} = {q_err, q_code, q_proto, q_first, q_whole};
-    if (!q_err && q_ext2) begin
-        if (q_rest_lt8) {x_err, x_code} = {1'b1, R_TRUNC};
-        else if (e2_more > q_rest8) {x_err, x_code} = {1'b1, R_TRUNC};
-        else if (q_room_lt8 || e2_more > {4'd0, q_room8}) {x_err, x_code} = {1'b1, R_CHAIN};
-        else if (is_ext(e2_next)) {x_err, x_code} = {1'b1, R_CHAIN};
+    {x_err, x_code, x_proto, x_first, x_whole} = {r_err, r_code, r_proto, r_first, r_whole};
+    if (!r_err && r_ext2) begin
+        if (r_rest_lt8) {x_err, x_code} = {1'b1, R_TRUNC};
+        else if (r_past_rest) {x_err, x_code} = {1'b1, R_TRUNC};
+        else if (r_past_room) {x_err, x_code} = {1'b1, R_CHAIN};
+        else if (r_next_ext) {x_err, x_code} = {1'b1, R_CHAIN};
         else begin
-            x_proto = e2_next;
-            if (q_frag_hdr) begin
-                x_first = e2_frag[15:3] == 13'd0;
-                x_whole = e2_frag[15:3] == 13'd0 && !e2_frag[0];
-            end
+            x_proto = r_next;
+            if (r_frag_hdr) {x_first, x_whole} = {r_frag_first, r_frag_whole};
         end
     end
 end
@@ -408,23 +446,27 @@ end
 reg          c_valid = 1'b0, c_err = 1'b0, c_first = 1'b0, c_whole = 1'b0;
 reg  [2:0]   c_code = 3'd0;
 reg  [7:0]   c_proto = 8'd0;
-reg  [4:0]   c_word = 5'd0;       // transport header's offset in the tail, in words
+reg  [1:0]   c_lo = 2'd0;         // transport header's word in c_win
+reg  [255:0] c_win = 256'd0;      // the tail's 8 words from a multiple of 4 that hold the transport header
 reg  [15:0]  c_payload = 16'd0;   // bytes of the IP packet after its headers
 reg  [31:0]  c_src = 32'd0, c_dst = 32'd0;
 reg  [15:0]  c_id = 16'd0, c_len = 16'd0;
 reg  [7:0]   c_class = 8'd0;
 reg  [63:0]  c_ts = 64'd0;
-reg  [TAIL-1:0] c_tail = {TAIL{1'b0}};
-wire [6:0]   e2_pos = q_pos8 + e2_more[6:0];
-wire [4:0]   x_word = q_ext2 ? e2_pos[6:2] : q_pos[6:2];
+// Without an error the transport header starts in 34..108: word 0..18
+// (any word in range after an error: its bytes are not used).
+wire [4:0]   l4_word = r_word > 5'd18 ? 5'd0 : r_word;
+// The tail in whole groups of 4 words, zeros past its end (groups 0..4).
+wire [767:0] r_tail_groups = {{(768 - TAIL){1'b0}}, r_tail};
 always @(posedge clock) begin
-    c_valid <= q_valid && !reset;
+    c_valid <= r_valid && !reset;
     {c_err, c_code, c_proto, c_first, c_whole} <= {x_err, x_code, x_proto, x_first, x_whole};
-    // Without an error the transport header starts in 34..108: word 0..18
-    // (any word in range after an error: its bytes are not used).
-    c_word <= x_word > 5'd18 ? 5'd0 : x_word;
-    c_payload <= q_ext2 ? q_rest8 - e2_more : q_rest;
-    {c_src, c_dst, c_id, c_class, c_len, c_ts, c_tail} <= {q_src, q_dst, q_id, q_class, q_len, q_ts, q_tail};
+    // The transport header's word selected in two steps, a clock each: its
+    // group of 4 words here (a 5-way choice of 256 bits), the word in D.
+    c_lo <= l4_word[1:0];
+    c_win <= r_tail_groups[128 * l4_word[4:2] +: 256];
+    c_payload <= r_payload;
+    {c_src, c_dst, c_id, c_class, c_len, c_ts} <= {r_src, r_dst, r_id, r_class, r_len, r_ts};
 end
 
 // ---------------------------------------------------------------- D: transport header bytes
@@ -440,7 +482,7 @@ reg  [63:0]  d_ts = 64'd0;
 always @(posedge clock) begin
     d_valid <= c_valid && !reset;
     {d_err, d_code, d_proto, d_first, d_whole, d_payload} <= {c_err, c_code, c_proto, c_first, c_whole, c_payload};
-    d_l4 <= c_tail[32 * c_word +: 160];
+    d_l4 <= c_win[32 * c_lo +: 160];
     {d_src, d_dst, d_id, d_class, d_len, d_ts} <= {c_src, c_dst, c_id, c_class, c_len, c_ts};
 end
 
@@ -589,5 +631,5 @@ end
 /* verilator lint_off UNUSEDSIGNAL */
 wire unused_bits = ^{time_ns, s_axis_tuser, v4_frag[15:14], v6_word[31:28], e1_frag[2:1], e2_frag[2:1],
                      flags[7:5], l4b12[3:0], l4b10[6:0], u_flags[3], u_flags[0], u_tcp_data[31:17], p_at[11:7], p_at1[11:7], b_pos[1:0], q_pos[1:0], e2_pos[1:0],
-                     e1_len[15:12], e2_more[15:7]};
+                     e2_more[15:7]};
 /* verilator lint_on UNUSEDSIGNAL */

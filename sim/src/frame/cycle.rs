@@ -8,7 +8,7 @@ use super::{FrameRecord, Role, Unparsed, parse_frame};
 use std::collections::VecDeque;
 
 /// Clocks from a frame's last beat to its record (or its status) on the ports.
-pub const FRAME_PARSER_LATENCY: u64 = 12;
+pub const FRAME_PARSER_LATENCY: u64 = 13;
 /// Longest frame the parser measures, in bytes: a longer one is a bad frame
 /// (its 16-bit length would wrap).
 pub const MAX_FRAME_BYTES: usize = 65_535;
