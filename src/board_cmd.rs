@@ -369,11 +369,8 @@ pub fn read(a: &BoardRead) -> Result<(), String> {
     let external = a.source == PacketSource::External;
     // A board's external streams are read without a model of their traffic: only the two LDA cores.
     let board_external = external && a.port != "sim";
-    let readable: &[EngineCore] = if board_external {
-        &[EngineCore::Sender, EngineCore::Receiver]
-    } else {
-        &[EngineCore::Sender, EngineCore::Receiver, EngineCore::Fridge, EngineCore::Expb, EngineCore::Dbm]
-    };
+    let readable: &[EngineCore] =
+        if board_external { &[EngineCore::Sender, EngineCore::Receiver] } else { &EngineCore::ALL };
     let mut keep = Keep {
         station: match &a.station {
             Some(file) => Some(StationSink::open(file, &a.points, &cfg, &a.port, readable)?),

@@ -9,7 +9,7 @@ use netmeas_sim::board::engine::EngineConfig;
 use netmeas_sim::board::host::LinkStats;
 use netmeas_sim::board::reader::EpochSynopses;
 use netmeas_sim::lda::LdaSynopsis;
-use netmeas_station::ingest::{Epoch, LinkCounts};
+use netmeas_station::ingest::Epoch;
 use netmeas_station::{Ingested, Station, StationConfig};
 use std::path::Path;
 
@@ -29,7 +29,8 @@ pub enum EngineCore {
 }
 
 impl EngineCore {
-    const ALL: [EngineCore; 5] = [Self::Sender, Self::Receiver, Self::Fridge, Self::Expb, Self::Dbm];
+    /// Every core an engine can have.
+    pub const ALL: [EngineCore; 5] = [Self::Sender, Self::Receiver, Self::Fridge, Self::Expb, Self::Dbm];
 
     /// As `--points` names it.
     pub fn name(self) -> &'static str {
@@ -166,14 +167,13 @@ impl StationSink {
         }
         let target = station_cfg.database_or(None)?;
         let mut station = Station::open(station_cfg, &target)?;
-        let held = netmeas_station::query::points(station.db())?;
         for (core, p) in &points {
-            if let Some(h) = held.iter().find(|h| h.name == *p && h.epochs > 0) {
+            let held = station.stored_epochs(p)?;
+            if held > 0 {
                 return Err(format!(
-                    "--points {}={p}: the point already holds {} epochs; the engine numbers its epochs from 0 \
+                    "--points {}={p}: the point already holds {held} epochs; the engine numbers its epochs from 0 \
                      each session, so a session takes points with none",
-                    core.name(),
-                    h.epochs
+                    core.name()
                 ));
             }
         }
@@ -185,13 +185,7 @@ impl StationSink {
     /// (`link`: the host's counts now). A refused synopsis stops the
     /// session with the station's reason (and is in its rejection log).
     pub fn store(&mut self, bodies: &[Body], link: LinkStats) -> Result<(), String> {
-        let b = self.before;
-        let counts = LinkCounts {
-            requests: link.requests - b.requests,
-            retries: link.retries - b.retries,
-            crc_errors: link.crc_errors - b.crc_errors,
-            lost_responses: link.lost_responses - b.lost_responses,
-        };
+        let counts = link.since(&self.before);
         let epochs: Vec<Epoch<'_>> = bodies
             .iter()
             .filter_map(|body| {

@@ -156,30 +156,38 @@ pub enum Db {
 /// How long a write waits for another writer's lock before it fails.
 const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
 
+/// Runs `attempt` until it succeeds, fails for good (`again` says no), or
+/// [`BUSY_TIMEOUT`] has passed, `pause` between tries: how the station
+/// waits on another writer where the database itself does not.
+fn while_busy<T, E>(
+    pause: std::time::Duration,
+    mut attempt: impl FnMut() -> Result<T, E>,
+    again: impl Fn(&E) -> bool,
+) -> Result<T, E> {
+    let until = std::time::Instant::now() + BUSY_TIMEOUT;
+    loop {
+        match attempt() {
+            Err(e) if again(&e) && std::time::Instant::now() < until => std::thread::sleep(pause),
+            r => return r,
+        }
+    }
+}
+
 /// Puts an SQLite database in write-ahead-log mode, unless it is already
 /// (the mode is the file's: set once, by the first writer). Switching
 /// takes the file alone, and SQLite answers busy at once rather than wait
 /// while another connection holds it (two station processes opening a new
-/// database together): tried again until [`BUSY_TIMEOUT`].
+/// database together): tried again while busy.
 fn wal(conn: &rusqlite::Connection) -> Result<(), rusqlite::Error> {
-    let mode = || conn.pragma_query_value(None, "journal_mode", |r| r.get::<_, String>(0));
-    let until = std::time::Instant::now() + BUSY_TIMEOUT;
-    loop {
-        let done = match mode() {
-            Ok(m) if m.eq_ignore_ascii_case("wal") => Ok(()),
-            Ok(_) => conn.pragma_update(None, "journal_mode", "WAL"),
-            Err(e) => Err(e),
-        };
-        match done {
-            Err(rusqlite::Error::SqliteFailure(f, _))
-                if matches!(f.code, rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
-                    && std::time::Instant::now() < until =>
-            {
-                std::thread::sleep(std::time::Duration::from_millis(10));
-            }
-            r => return r,
-        }
-    }
+    let set = || match conn.pragma_query_value(None, "journal_mode", |r| r.get::<_, String>(0))? {
+        m if m.eq_ignore_ascii_case("wal") => Ok(()),
+        _ => conn.pragma_update(None, "journal_mode", "WAL"),
+    };
+    let busy = |e: &rusqlite::Error| {
+        matches!(e, rusqlite::Error::SqliteFailure(f, _)
+            if matches!(f.code, rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked))
+    };
+    while_busy(std::time::Duration::from_millis(10), set, busy)
 }
 
 /// Whether `target` names a PostgreSQL server rather than an SQLite file.
@@ -311,14 +319,9 @@ impl Db {
         // database) may be migrating it at the same time: its migration is
         // one transaction, so the version goes to this one's at once when
         // it commits. Waited for as for another writer's lock.
-        let until = std::time::Instant::now() + BUSY_TIMEOUT;
-        while std::time::Instant::now() < until {
-            if self.version().is_ok_and(|v| v == know) {
-                return Ok(());
-            }
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        }
-        Err(format!("cannot migrate the schema from version {have} to {know}: {e}"))
+        let migrated = || if self.version().is_ok_and(|v| v == know) { Ok(()) } else { Err(()) };
+        while_busy(std::time::Duration::from_millis(20), migrated, |_| true)
+            .map_err(|_| format!("cannot migrate the schema from version {have} to {know}: {e}"))
     }
 
     /// Runs one statement; the rows it changed.

@@ -10,6 +10,7 @@
 use crate::config::{Point, StationConfig, format_time, now_ns};
 use crate::db::{Access, Db, Val};
 use crate::point_core::{CheckedEpoch, PairedEpoch, PointEpoch, Synopsis};
+use netmeas_sim::board::host::LinkStats;
 use serde_json::Value;
 use std::collections::HashMap;
 
@@ -45,23 +46,10 @@ pub struct Epoch<'a> {
     pub source: &'a str,
     /// The synopsis, JSON text.
     pub body: &'a str,
-    /// What reading it over a board's serial line cost, when it came from one.
-    pub link: Option<LinkCounts>,
-}
-
-/// What reading one epoch over a board's serial line cost (the host's
-/// register requests since the epoch before), kept with the epoch: the
-/// point's health sums them (docs/station.md).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct LinkCounts {
-    /// Register requests completed.
-    pub requests: u64,
-    /// Attempts repeated after a bad or missing response.
-    pub retries: u64,
-    /// Attempts that failed on a CRC (bit errors on the line, either way).
-    pub crc_errors: u64,
-    /// Attempts whose response was missing or cut.
-    pub lost_responses: u64,
+    /// What reading it over a board's serial line cost (the host's
+    /// register requests since the epoch before), when it came from one:
+    /// kept with the epoch, summed in the point's health (docs/station.md).
+    pub link: Option<LinkStats>,
 }
 
 /// What ingesting an epoch did.
@@ -110,6 +98,13 @@ impl Station {
     /// The database (for queries on an open station).
     pub fn db(&mut self) -> &mut Db {
         &mut self.db
+    }
+
+    /// The raw synopses the station holds of point `name` (one of its file's).
+    pub fn stored_epochs(&mut self, name: &str) -> Result<i64, String> {
+        let at = self.cfg.point_index(name).ok_or_else(|| format!("no point `{name}` in the station file"))?;
+        let rows = self.db.query("SELECT COUNT(*) FROM synopsis WHERE point = $1", &[Val::Int(self.ids[at])])?;
+        rows[0][0].int("count")
     }
 
     /// Ingests one epoch `body` (a synopsis as JSON text) reported by
@@ -221,7 +216,7 @@ fn store(
     known: &Known<'_>,
     waiting: &mut HashMap<usize, (u64, Synopsis)>,
     e: Ready<'_>,
-    link: Option<LinkCounts>,
+    link: Option<LinkStats>,
 ) -> Result<Ingested, String> {
     let (seq, t_ns) = (e.checked.seq, e.t_ns);
     let id = known.ids[e.at];
@@ -264,7 +259,7 @@ fn store(
     {
         return Err(format!("out of order: epoch {last} is already stored"));
     }
-    let count = |f: fn(&LinkCounts) -> u64| link.map_or(Val::Null, |l| Val::Int(f(&l) as i64));
+    let count = |f: fn(&LinkStats) -> u64| link.map_or(Val::Null, |l| Val::Int(f(&l) as i64));
     crate::point_core::insert_row(
         db,
         "synopsis",

@@ -42,6 +42,18 @@ pub struct LinkStats {
     pub lost_responses: u64,
 }
 
+impl LinkStats {
+    /// What was done since `before` (the stats of the same host, taken earlier).
+    pub fn since(&self, before: &LinkStats) -> LinkStats {
+        LinkStats {
+            requests: self.requests - before.requests,
+            retries: self.retries - before.retries,
+            crc_errors: self.crc_errors - before.crc_errors,
+            lost_responses: self.lost_responses - before.lost_responses,
+        }
+    }
+}
+
 /// Called on every retry with the stats so far and why the attempt before failed.
 pub type RetryObserver = Box<dyn FnMut(&LinkStats, &str)>;
 

@@ -4,9 +4,10 @@
 
 use super::count;
 use crate::common::*;
+use netmeas_sim::board::host::LinkStats;
 use netmeas_sim::prng::SplitMix64;
 use netmeas_sim::rda::{RdaConfig, RdaGolden, RdaHashes, RdaSynopsis, reconcile};
-use netmeas_station::ingest::{Epoch, LinkCounts};
+use netmeas_station::ingest::Epoch;
 use netmeas_station::query::{self, SerialHealth};
 use netmeas_station::{Ingested, Station, StationConfig};
 use std::collections::BTreeSet;
@@ -152,7 +153,7 @@ pub fn rda_segments_list_lost_and_reordered_packets(target: &str, dir: &Path) {
     }
     // The sender's came over a board's serial line: what reading it cost is
     // kept with it and summed in the point's health.
-    let line = LinkCounts { requests: 1_000_000_007, retries: 9, crc_errors: 7, lost_responses: 2 };
+    let line = LinkStats { requests: 1_000_000_007, retries: 9, crc_errors: 7, lost_responses: 2 };
     let body = serde_json::to_string(&wrapped.0).unwrap();
     let done = st.ingest_batch(&[Epoch { point: "a.tx", source: "board", body: &body, link: Some(line) }]).unwrap();
     assert!(matches!(done[..], [Ok(Ingested::Stored { .. })]), "{done:?}");
