@@ -52,6 +52,12 @@ impl CoreSpec for DbmConfig {
              squares and the radix-32 merge keys); the co-simulation checks the read-out under back-pressure",
         )
     }
+    /// Behind the frame parser: each frame's length and flow ID, its time
+    /// since the point's first packet; a period ends when a packet's time
+    /// passes it, and its period's buckets stream out (§3.3 culprits included).
+    fn point_binding(&self) -> Option<crate::point::binding::PointBinding> {
+        Some(crate::point::binding::bandwidth_binding("m_ro_end"))
+    }
     fn generate(&self) -> (String, Vec<Port>) {
         if self.base_ticks == 0 { generate(DbmCore::new(self)) } else { generate(DbmIntervalCore::new(self)) }
     }

@@ -84,6 +84,15 @@ pub enum RecordSource {
     Field(RecordField),
     /// 1 when the fridge role is this value (1 request, 2 response).
     RoleIs(u8),
+    /// The packet's identifier: H3 of the 120-bit key to the port's width
+    /// (at most 64 bits), as [`netmeas_sim::frame::key_digest`] computes it
+    /// (RDA §VIII-A: one ID per packet, equal at both ends).
+    KeyDigest,
+    /// The ingress time less the first packet's (the point's `TIME_ORIGIN`
+    /// status word), in ns, low bits: a core whose periods are counted from
+    /// time 0 (EXPB, DBM: period p is [pT, (p+1)T)) starts its first period
+    /// at the first packet, whatever the MAC's clock reads.
+    TimeSinceFirst,
 }
 
 /// A core's place in a measurement point.
@@ -100,9 +109,18 @@ pub struct PointBinding {
     pub flip: Option<(String, Option<String>)>,
     /// The read-out's last-beat output (`m_ro_last`, DBM's `m_ro_end`).
     pub readout_last: String,
+    /// Inputs the point holds at 0: a core's `now_valid`, `now` (its
+    /// intervals then close on the packets' own times).
+    pub idle: Vec<String>,
 }
 
 impl PointBinding {
+    /// Whether a packet input takes [`RecordSource::TimeSinceFirst`]: the
+    /// point then keeps the first packet's time (`TIME_ORIGIN`).
+    pub fn keeps_time_origin(&self) -> bool {
+        self.packet.iter().any(|(_, s)| *s == RecordSource::TimeSinceFirst)
+    }
+
     /// The Verilog expression of `src` for a port of `bits` bits, from the
     /// record unpacked into `rec` (the FIFO's output).
     pub fn expression(src: RecordSource, bits: u32, rec: &str) -> String {
@@ -117,6 +135,40 @@ impl PointBinding {
                 let e = format!("({rec}[{}:{}] == 2'd{v})", r.lsb() + 1, r.lsb());
                 if bits > 1 { format!("{{{}'d0, {e}}}", bits - 1) } else { e }
             }
+            RecordSource::TimeSinceFirst => {
+                let take = bits.min(64);
+                let slice = format!("ts_since_first[{}:0]", take - 1);
+                if take < bits { format!("{{{}'d0, {slice}}}", bits - take) } else { slice }
+            }
+            RecordSource::KeyDigest => {
+                // One XOR tree per bit, most significant first: bit j is the
+                // parity of the key under column j of the H3 matrix.
+                let k = RecordField::Key;
+                let key = format!("{rec}[{}:{}]", k.lsb() + k.bits() - 1, k.lsb());
+                let m = netmeas_sim::frame::key_digest_matrix(bits.min(64));
+                let trees: Vec<String> =
+                    (0..bits.min(64)).rev().map(|j| format!("^({key} & 120'h{:030x})", m.column(j as usize))).collect();
+                let pad = if bits > 64 { format!("{}'d0, ", bits - 64) } else { String::new() };
+                format!("{{{pad}{}}}", trees.join(",\n        "))
+            }
         }
+    }
+}
+
+/// The binding of a bandwidth core (Uyeda et al. §3.1 DBM, §3.2 EXPB): the
+/// frame's length in bytes, its flow ID for the culprits (§3.3), the time
+/// since the first packet as its timestamp; no flip (periods close on the
+/// packets' times, `now` held at 0), `last` ending a period's read-out.
+pub fn bandwidth_binding(last: &str) -> PointBinding {
+    PointBinding {
+        packet: vec![
+            ("s_ts".into(), RecordSource::TimeSinceFirst),
+            ("s_len".into(), RecordSource::Field(RecordField::Len)),
+            ("s_flow".into(), RecordSource::Field(RecordField::Flow)),
+        ],
+        role_only: false,
+        flip: None,
+        readout_last: last.into(),
+        idle: vec!["now_valid".into(), "now".into()],
     }
 }

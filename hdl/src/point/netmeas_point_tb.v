@@ -3,7 +3,8 @@
 // simulator). The MAC's side and the core's side run on two clocks of
 // unrelated periods. It drives the frames of a beat file into s_axis_*, one
 // line per MAC clock, lets the point drain, ends the epoch by an
-// EPOCH_FLIP write (if the point has one), takes the read-out from m_axis_*
+// EPOCH_FLIP write (if the point has one; otherwise waits for the read-out
+// of the epochs the frames ended to rest), takes the read-out from m_axis_*
 // with random TREADY, and reads every status word. What it saw is printed
 // for the caller to compare with the golden model:
 //   RO <tdata hex> <tlast>        one line per read-out beat
@@ -227,6 +228,14 @@ initial begin
                     @(posedge m_clk);
                     i = i + 1;
                     if (i > 10000000) fail("the read-out never ended");
+                end
+            end else begin
+                // No flip: epochs end on the packets' times; wait for the
+                // read-out to rest for 2000 clocks.
+                i = 0;
+                while (i < 2000) begin
+                    @(posedge m_clk);
+                    i = m_axis_tvalid ? 0 : i + 1;
                 end
             end
             repeat (50) @(posedge m_clk);

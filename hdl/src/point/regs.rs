@@ -159,17 +159,17 @@ impl PointRegs {
         flags: Vec<PointField>,
         commands: Vec<PointField>,
     ) -> Result<Self, String> {
-        let csr_addr_bits = core
-            .ports
-            .iter()
-            .find(|p| p.name == "csr_addr")
-            .map(|p| p.bits as u32)
-            .ok_or_else(|| format!("{} has no register port (csr_addr)", core.top))?;
+        // A core without a register port (EXPB, DBM) gets a register block
+        // whose core port is one bit wide and left open.
+        let csr_addr_bits = core.ports.iter().find(|p| p.name == "csr_addr").map(|p| p.bits as u32);
+        if csr_addr_bits.is_none() && !core.config.registers().is_empty() {
+            return Err(format!("{} has registers but no register port (csr_addr)", core.top));
+        }
         let regs = PointRegs {
             module: format!("{}_regs", core.top),
             core: core.config.registers(),
-            csr_addr_bits,
-            csr_data_bits: core.config.csr_data_bits(),
+            csr_addr_bits: csr_addr_bits.unwrap_or(1),
+            csr_data_bits: if csr_addr_bits.is_some() { core.config.csr_data_bits() } else { 1 },
             status,
             flags,
             commands,

@@ -100,6 +100,9 @@ pub fn point(core: &Exported, binding: &PointBinding, parser: &Exported, bus: Bu
     for (name, _) in &binding.packet {
         need(name, Dir::In)?;
     }
+    for name in &binding.idle {
+        need(name, Dir::In)?;
+    }
     if let Some((req, taken)) = &binding.flip {
         need(req, Dir::In)?;
         if let Some(t) = taken {
@@ -127,11 +130,20 @@ pub fn point(core: &Exported, binding: &PointBinding, parser: &Exported, bus: Bu
         }
         commands.push(PointField { name: "EPOCH_FLIP".into(), doc: "Ends the epoch: the core flips".into() });
     }
+    if binding.keeps_time_origin() {
+        for half in ["LO", "HI"] {
+            status.push(PointField {
+                name: format!("TIME_ORIGIN_{half}"),
+                doc: "The first packet's ingress time, ns: the core's time 0 (0 before it).".into(),
+            });
+        }
+    }
     let bound = |n: &str| {
         matches!(n, "clock" | "reset" | "s_valid" | "s_ready" | "m_ro_valid" | "m_ro_ready")
             || n.starts_with("csr_")
             || n == binding.readout_last
             || binding.packet.iter().any(|(p, _)| p == n)
+            || binding.idle.iter().any(|p| p == n)
             || binding.flip.as_ref().is_some_and(|(r, t)| r == n || t.as_deref() == Some(n))
     };
     for p in core.ports.iter().filter(|p| !bound(&p.name)) {
@@ -410,6 +422,19 @@ fn top_verilog(t: &TopParts<'_>) -> String {
         let _ = writeln!(w, "wire is_packet = 1'b1;");
     }
     let _ = writeln!(w, "assign rec_out_ready = !is_packet || core_s_ready;");
+    if t.binding.keeps_time_origin() {
+        let ts = RecordField::Ts;
+        let ts = format!("rec[{}:{}]", ts.lsb() + 63, ts.lsb());
+        let _ = writeln!(w, "\n// The core's time: ns since the first packet's ingress (TIME_ORIGIN).");
+        let _ = writeln!(w, "reg         have_origin = 1'b0;\nreg  [63:0] time_origin = 64'd0;");
+        let _ = writeln!(w, "always @(posedge aclk) begin");
+        let _ = writeln!(w, "    if (rst) begin\n        have_origin <= 1'b0;\n        time_origin <= 64'd0;");
+        let _ = writeln!(w, "    end else if (!have_origin && rec_out_valid && is_packet && core_s_ready) begin");
+        let _ = writeln!(w, "        have_origin <= 1'b1;\n        time_origin <= {ts};\n    end\nend");
+        let _ = writeln!(w, "/* verilator lint_off UNUSEDSIGNAL */  // the core takes the low bits");
+        let _ = writeln!(w, "wire [63:0] ts_since_first = have_origin ? {ts} - time_origin : 64'd0;");
+        let _ = writeln!(w, "/* verilator lint_on UNUSEDSIGNAL */");
+    }
     let _ = writeln!(w, "\n// Register block and bus.");
     let _ = writeln!(w, "wire        acc_valid;\nwire        acc_we;\nwire [{}:0] acc_addr;", aw - 1);
     let _ = writeln!(
@@ -422,18 +447,26 @@ fn top_verilog(t: &TopParts<'_>) -> String {
             let _ = writeln!(w, "wire        core_{n};");
         }
     }
-    let _ = writeln!(
-        w,
-        "wire [{}:0] core_csr_addr;\nwire [{}:0] core_csr_wdata;",
-        csr_addr_bits - 1,
-        t.regs.csr_data_bits - 1
-    );
+    if has("csr_addr") {
+        let _ = writeln!(
+            w,
+            "wire [{}:0] core_csr_addr;\nwire [{}:0] core_csr_wdata;",
+            csr_addr_bits - 1,
+            t.regs.csr_data_bits - 1
+        );
+    }
     if has("csr_rdata") {
         let _ = writeln!(w, "wire [31:0] core_csr_rdata;");
     }
     let _ = writeln!(w, "wire [{}:0] status_words;", 32 * ns - 1);
     let _ = writeln!(w, "wire [{}:0] flags;", nf - 1);
-    let _ = writeln!(w, "wire [{}:0] cmd_pulse;", nc - 1);
+    if t.regs.commands.is_empty() {
+        let _ = writeln!(w, "/* verilator lint_off UNUSEDSIGNAL */  // no command: the block drives 0");
+        let _ = writeln!(w, "wire [0:0] cmd_pulse;");
+        let _ = writeln!(w, "/* verilator lint_on UNUSEDSIGNAL */");
+    } else {
+        let _ = writeln!(w, "wire [{}:0] cmd_pulse;", nc - 1);
+    }
     // Status words.
     let _ = writeln!(w, "assign status_words[{}:0] = cnt;", 32 * n_counters - 1);
     let mut next_word = n_counters;
@@ -448,6 +481,10 @@ fn top_verilog(t: &TopParts<'_>) -> String {
             );
             next_word += 1;
         }
+    }
+    if t.binding.keeps_time_origin() {
+        let _ = writeln!(w, "assign status_words[{}:{}] = time_origin;", 32 * next_word + 63, 32 * next_word);
+        next_word += 2;
     }
     for (p, first) in &t.wiring.status {
         let words = (p.bits as u32).div_ceil(32);
@@ -523,6 +560,8 @@ fn top_verilog(t: &TopParts<'_>) -> String {
             format!("core_{n}")
         } else if let Some((_, src)) = t.binding.packet.iter().find(|(q, _)| q == n) {
             PointBinding::expression(*src, p.bits as u32, "rec")
+        } else if t.binding.idle.iter().any(|q| q == n) {
+            format!("{}'d0", p.bits)
         } else if let Some((_, i)) = t.wiring.commands.iter().find(|(q, _)| q == n) {
             format!("cmd_pulse[{i}]")
         } else {
@@ -547,9 +586,10 @@ fn top_verilog(t: &TopParts<'_>) -> String {
     let _ = writeln!(w, "    .rsp_valid(rsp_valid), .rsp_err(rsp_err), .rsp_rdata(rsp_rdata),");
     let csr_we = if has("csr_we") { "core_csr_we" } else { "" };
     let csr_re = if has("csr_re") { "core_csr_re" } else { "" };
+    let (csr_addr, csr_wdata) = if has("csr_addr") { ("core_csr_addr", "core_csr_wdata") } else { ("", "") };
     let _ = writeln!(
         w,
-        "    .csr_we({csr_we}), .csr_re({csr_re}), .csr_addr(core_csr_addr), .csr_wdata(core_csr_wdata), .csr_rdata({csr_rdata}),"
+        "    .csr_we({csr_we}), .csr_re({csr_re}), .csr_addr({csr_addr}), .csr_wdata({csr_wdata}), .csr_rdata({csr_rdata}),"
     );
     let _ =
         writeln!(w, "    .status_words(status_words), .flag_set(flag_set), .flags(flags), .cmd_pulse(cmd_pulse)\n);");

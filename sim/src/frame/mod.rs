@@ -32,6 +32,24 @@ use serde::Serialize;
 pub const FLOW_HASH_SEED: u64 = 0x666c_6f77_5f69_6431;
 /// Seed of the H3 matrix of [`FrameRecord::match_id`] (128 bits to 32).
 pub const MATCH_HASH_SEED: u64 = 0x6d61_7463_685f_6964;
+/// Seed of the H3 matrix of [`key_digest`] (the 120-bit key to 64 bits).
+pub const KEY_DIGEST_SEED: u64 = 0x6b65_795f_6469_6773;
+
+/// The H3 matrix of [`key_digest`]: 120 key bits to `bits` (1..=64).
+pub fn key_digest_matrix(bits: u32) -> crate::h3::H3Matrix {
+    crate::h3::H3Matrix::generate(KEY_DIGEST_SEED, 120, bits as usize)
+}
+
+/// A packet's `bits`-bit identifier in a measurement point: H3
+/// ([`KEY_DIGEST_SEED`]) of its 120-bit key (RDA §VIII-A: "a distinct 64-bit
+/// identifier for each unique packet", from the fields both ends see alike).
+/// The point computes it in one level of XOR trees from the record's key;
+/// this is its reference.
+pub fn key_digest(key: u128, bits: u32) -> u64 {
+    let m = key_digest_matrix(bits);
+    m.rows.iter().enumerate().filter(|(i, _)| key >> i & 1 == 1).fold(0, |h, (_, r)| h ^ r)
+}
+
 /// IPv6 extension headers the parser follows before it gives up
 /// ([`Unparsed::Ipv6ExtensionChain`]).
 pub const MAX_IPV6_EXTENSIONS: usize = 2;

@@ -47,7 +47,7 @@ fn every_point_lints_clean_on_both_buses() {
             tools::lint(&file, &d.top).unwrap_or_else(|e| panic!("{core} on {bus:?}: {e}"));
         }
     }
-    assert!(points >= 2, "{points} cores give a point binding");
+    assert!(points >= 5, "{points} cores give a point binding");
 }
 
 #[test]
@@ -109,6 +109,26 @@ impl PointResult {
             lsb += b;
         }
         panic!("no read-out field {name}: {:?}", self.design.readout)
+    }
+
+    /// The read-out's fields `names` (up to 128 bits each) of every beat, in
+    /// one list per epoch: cut after each `TLAST`, which must end the read-out.
+    fn epochs(&self, names: &[&str]) -> Vec<Vec<Vec<u128>>> {
+        use netmeas_hdl::point::cosim::PointRun;
+        let fields: Vec<(u32, u32)> = names.iter().map(|n| self.field(n)).collect();
+        let mut epochs = vec![Vec::new()];
+        for (beat, last) in &self.run.readout {
+            let wide = |l: u32, b: u32| {
+                let lo = u128::from(PointRun::field(beat, l, b.min(64)));
+                if b > 64 { lo | u128::from(PointRun::field(beat, l + 64, b - 64)) << 64 } else { lo }
+            };
+            epochs.last_mut().unwrap().push(fields.iter().map(|&(l, b)| wide(l, b)).collect());
+            if *last {
+                epochs.push(Vec::new());
+            }
+        }
+        assert_eq!(epochs.pop(), Some(Vec::new()), "the read-out ends with TLAST");
+        epochs
     }
 
     /// The read-out's fields `names` of every beat; exactly one beat is the last.
@@ -227,6 +247,152 @@ fn the_fridge_point_measures_raw_frames_as_the_golden_model_fed_by_the_host_read
     assert_eq!(r.reg("EPOCH"), 1);
 }
 
+/// The RDA point (the paper's two banks of 2 500 buckets, 1 ms intervals
+/// from the first frame's ingress time) fed corpus frames: every interval the
+/// packets' times ended, read out bank by bank, bucket by bucket, equals the
+/// golden model fed the host reader's records (ID: the key's digest, time:
+/// the ingress time), and so do the last frozen interval's counters.
+#[test]
+fn the_rda_point_measures_raw_frames_as_the_golden_model_fed_by_the_host_reader() {
+    use netmeas_sim::frame::key_digest;
+    use netmeas_sim::rda::{RdaConfig, RdaGolden};
+
+    let (seed, n) = (31, 3000);
+    let t0 = corpus_frames(seed, n)[0].ts_ns & ((1 << 48) - 1);
+    let cfg = RdaConfig { t0, interval_ticks: 1_000_000, ..RdaConfig::default() };
+    let r = run_point(&netmeas_hdl::export::BlockConfig::new(cfg.clone()), Simulator::Verilator, n, seed);
+    let mut golden = RdaGolden::new(&cfg);
+    let mut want = Vec::new();
+    for rec in &r.records {
+        golden.packet(key_digest(rec.key, 64), rec.ts_ns, &mut want);
+    }
+    assert!(want.len() >= 2, "{} intervals ended", want.len());
+    // The read-out, cut at each TLAST: one interval each.
+    let got = r.epochs(&["m_ro_bank", "m_ro_row", "m_ro_id", "m_ro_tsum", "m_ro_count"]);
+    assert_eq!(got.len(), want.len(), "intervals read out");
+    for (g, w) in got.iter().zip(&want) {
+        let m = cfg.buckets;
+        let rows: Vec<Vec<u128>> = w
+            .buckets
+            .iter()
+            .enumerate()
+            .map(|(i, b)| vec![(i / m) as u128, (i % m) as u128, b.id.into(), b.tsum.into(), b.count.into()])
+            .collect();
+        assert_eq!(g, &rows, "interval {}: the read-out differs from the golden model", w.interval);
+    }
+    let last = want.last().unwrap();
+    assert_eq!(r.reg("FROZEN_INTERVAL"), u64::from(last.interval));
+    assert_eq!(r.reg64("FROZEN_PACKETS"), last.packets);
+    assert_eq!(r.reg64("FROZEN_SAMPLED"), last.sampled);
+    assert_eq!(r.reg("LIVE_INTERVAL"), u64::from(golden.interval()));
+    assert_eq!(r.reg64("OUT_OF_INTERVAL"), golden.out_of_interval());
+    assert_eq!(r.reg("OVF_STICKY"), 0);
+}
+
+/// A bandwidth core's point (EXPB, DBM) fed 3 000 corpus frames from
+/// `seed`, the golden model's periods for the host reader's records (their
+/// times since the first record's, which `TIME_ORIGIN` must read back) and
+/// the read-out's `fields` per period: every period but the last packet's
+/// (nothing ends it), at least `min` of them.
+fn bandwidth_point<P>(
+    cfg: netmeas_hdl::export::BlockConfig,
+    seed: u64,
+    golden: impl Fn(&[netmeas_sim::dbm::BwPacket]) -> Result<Vec<P>, String>,
+    fields: &[&str],
+    min: usize,
+) -> (PointResult, Vec<P>, Vec<Vec<Vec<u128>>>) {
+    let r = run_point(&cfg, Simulator::Verilator, 3000, seed);
+    let origin = r.records[0].ts_ns;
+    assert_eq!(r.reg64("TIME_ORIGIN"), origin);
+    let packets: Vec<_> = r
+        .records
+        .iter()
+        .map(|rec| netmeas_sim::dbm::BwPacket { ts: rec.ts_ns - origin, len: rec.len, flow: rec.flow })
+        .collect();
+    let want = golden(&packets).unwrap();
+    let got = r.epochs(fields);
+    assert!(
+        got.len() >= min && got.len() + 1 == want.len(),
+        "{} periods read out, {} in the model",
+        got.len(),
+        want.len()
+    );
+    (r, want, got)
+}
+
+/// The EXPB point (4 scales from 10 µs, 800 µs periods) fed corpus frames:
+/// every period the packets' times ended, one row per scale, equals the
+/// golden model fed the host reader's lengths, flows and times since the
+/// first packet; so do the last period's counters.
+#[test]
+fn the_expb_point_measures_raw_frames_as_the_golden_model_fed_by_the_host_reader() {
+    use netmeas_sim::dbm::{ExpbConfig, run_expb};
+
+    let cfg = ExpbConfig { scales: 4, base_ticks: 10_000, period_ticks: 800_000 };
+    let fields = ["m_ro_scale", "m_ro_count", "m_ro_sum", "m_ro_sumsq", "m_ro_max", "m_ro_max_index", "m_ro_max_flow"];
+    let (r, want, got) =
+        bandwidth_point(netmeas_hdl::export::BlockConfig::new(cfg.clone()), 41, |p| run_expb(&cfg, p), &fields, 3);
+    for (g, w) in got.iter().zip(&want) {
+        let rows: Vec<Vec<u128>> = w
+            .scales
+            .iter()
+            .enumerate()
+            .map(|(j, s)| {
+                vec![
+                    j as u128,
+                    s.count.into(),
+                    s.sum.into(),
+                    s.sumsq,
+                    s.max.into(),
+                    s.max_index.into(),
+                    s.max_flow.into(),
+                ]
+            })
+            .collect();
+        assert_eq!(g, &rows, "period {}: the read-out differs from the golden model", w.index);
+    }
+    let last = &want[got.len() - 1];
+    assert_eq!(r.reg("PERIOD_INDEX"), last.index);
+    assert_eq!(r.reg64("PERIOD_PACKETS"), last.packets);
+    assert_eq!(r.reg("PERIOD_SATURATED"), u64::from(last.interval_saturated));
+    assert_eq!(r.reg("LIVE_PERIOD"), want.last().unwrap().index);
+}
+
+/// The DBM point (64 buckets merged by mass, 1 ms periods) fed corpus
+/// frames: every period the packets' times ended, bucket by bucket, equals
+/// the golden model fed the host reader's lengths, flows and times since the
+/// first packet; so do the last period's counters.
+#[test]
+fn the_dbm_point_measures_raw_frames_as_the_golden_model_fed_by_the_host_reader() {
+    use netmeas_sim::dbm::{DbmConfig, run_dbm};
+
+    let cfg = DbmConfig { buckets: 64, period_ticks: 1_000_000, ..DbmConfig::default() };
+    let fields =
+        ["m_ro_first", "m_ro_last_ts", "m_ro_mass", "m_ro_n", "m_ro_max", "m_ro_min", "m_ro_flow", "m_ro_flow_count"];
+    let (r, want, got) =
+        bandwidth_point(netmeas_hdl::export::BlockConfig::new(cfg.clone()), 51, |p| run_dbm(&cfg, p), &fields, 2);
+    for (g, w) in got.iter().zip(&want) {
+        assert!(w.merges > 0, "period {}: no merge", w.index);
+        // The buckets, oldest first, then the period's end beat.
+        let rows: Vec<Vec<u128>> = w
+            .buckets
+            .iter()
+            .map(|b| {
+                [b.first, b.last, b.mass, b.n.into(), b.max, b.min, b.flow.into(), b.flow_count.into()]
+                    .map(u128::from)
+                    .to_vec()
+            })
+            .collect();
+        assert_eq!(g.len(), rows.len() + 1, "period {}: buckets and the end beat", w.index);
+        assert_eq!(g[..rows.len()], rows[..], "period {}: the read-out differs from the golden model", w.index);
+    }
+    let last = &want[got.len() - 1];
+    assert_eq!(r.reg("PERIOD_INDEX"), last.index);
+    assert_eq!(r.reg64("PERIOD_PACKETS"), last.packets);
+    assert_eq!(r.reg64("PERIOD_MERGES"), last.merges);
+    assert_eq!(r.reg64("PERIOD_TAIL_JOINS"), last.tail_joins);
+}
+
 /// The clock-domain check of a point's netlist with its top module's text
 /// replaced by `top_v`: the frame parser and the core are single-clock
 /// modules, kept whole, each required to take all its inputs from its own
@@ -252,7 +418,7 @@ fn check_domains(d: &PointDesign, name: &str, top_v: &str) -> Result<netmeas_hdl
 
 #[test]
 fn every_point_crosses_clock_domains_only_through_the_fifo_and_the_counters() {
-    for core in ["lda", "fridge"] {
+    for core in ["lda", "fridge", "rda", "expb", "dbm"] {
         let d = design(core, Bus::Axil);
         let report = check_domains(&d, &format!("cdc_{core}"), &d.files[0].1)
             .unwrap_or_else(|e| panic!("{core}: {}", e.join("\n")));
