@@ -136,6 +136,7 @@ reg  [2:0]      a1_vlan = 3'd0;    // bit k: the type at byte 12 + 4k is a VLAN 
 reg  [2:0]      a1_ip = 3'd0;      // ... is IPv4 or IPv6
 reg  [2:0]      a1_v6 = 3'd0;      // ... is IPv6
 reg  [2:0]      a1_short = 3'd0;   // the frame is shorter than 14 + 4k bytes
+reg  [1:0]      a1_sel = 2'd0;     // tags before the IP header if the frame is IP (0, 1, 2)
 reg  [15:0]     a1_avail0 = 16'd0, a1_avail1 = 16'd0, a1_avail2 = 16'd0;   // its length - 14 - 4k
 reg  [15:0]     a1_len = 16'd0;
 reg  [63:0]     a1_ts = 64'd0;
@@ -146,6 +147,7 @@ always @(posedge clock) begin
     a1_vlan <= {is_vlan(t2), is_vlan(t1), is_vlan(t0)};
     a1_ip <= {is_ip(t2), is_ip(t1), is_ip(t0)};
     a1_v6 <= {t2 == 16'h86dd, t1 == 16'h86dd, t0 == 16'h86dd};
+    a1_sel <= !is_vlan(t0) ? 2'd0 : !is_vlan(t1) ? 2'd1 : 2'd2;
     a1_short <= {f_len < 16'd22, f_len < 16'd18, f_len < 16'd14};
     a1_avail0 <= f_len - 16'd14;
     a1_avail1 <= f_len - 16'd18;
@@ -156,13 +158,14 @@ always @(posedge clock) begin
 end
 
 // A2: the tags' decision from those flags, and the IP header's 44 bytes.
-reg  [1:0]  l3sel;
+// The bytes are selected by a1_sel, a register: where the IP header starts
+// if the frame is IP, which is all that matters when the decision finds no
+// error (an error's record is never shown).
 reg         eth_err;
 reg  [2:0]  eth_code;
 always @(*) begin
     eth_err = 1'b0;
     eth_code = R_BAD;
-    l3sel = 2'd0;
     if (a1_bad) begin
         eth_err = 1'b1;
     end else if (a1_short[0]) begin
@@ -170,17 +173,15 @@ always @(*) begin
     end else if (a1_vlan[0]) begin
         if (a1_short[1]) begin
             {eth_err, eth_code} = {1'b1, R_TRUNC};
-        end else if (!a1_vlan[1]) begin
-            l3sel = 2'd1;
-        end else if (a1_short[2]) begin
-            {eth_err, eth_code} = {1'b1, R_TRUNC};
-        end else if (!a1_vlan[2]) begin
-            l3sel = 2'd2;
-        end else begin
-            {eth_err, eth_code} = {1'b1, R_VLANS};
+        end else if (a1_vlan[1]) begin
+            if (a1_short[2]) begin
+                {eth_err, eth_code} = {1'b1, R_TRUNC};
+            end else if (a1_vlan[2]) begin
+                {eth_err, eth_code} = {1'b1, R_VLANS};
+            end
         end
     end
-    if (!eth_err && !a1_ip[l3sel])
+    if (!eth_err && !a1_ip[a1_sel])
         {eth_err, eth_code} = {1'b1, R_NOT_IP};
 end
 
@@ -198,13 +199,13 @@ always @(posedge clock) begin
     a_valid <= a1_valid && !reset;
     a_err <= eth_err;
     a_code <= eth_code;
-    a_v6 <= a1_v6[l3sel];
+    a_v6 <= a1_v6[a1_sel];
     // a1_win starts at byte 14: the IP header at 14, 18 or 22.
-    a_l3 <= l3sel == 2'd0 ? a1_win[0 +: 352] : l3sel == 2'd1 ? a1_win[8 * 4 +: 352] : a1_win[8 * 8 +: 352];
-    a_l3off <= 12'd14 + {8'd0, l3sel, 2'b00};
-    a_at48 <= 12'd62 + {8'd0, l3sel, 2'b00};
-    a_room48 <= MAX_L4 - 12'd62 - {8'd0, l3sel, 2'b00};
-    a_avail <= l3sel == 2'd0 ? a1_avail0 : l3sel == 2'd1 ? a1_avail1 : a1_avail2;
+    a_l3 <= a1_sel == 2'd0 ? a1_win[0 +: 352] : a1_sel == 2'd1 ? a1_win[8 * 4 +: 352] : a1_win[8 * 8 +: 352];
+    a_l3off <= 12'd14 + {8'd0, a1_sel, 2'b00};
+    a_at48 <= 12'd62 + {8'd0, a1_sel, 2'b00};
+    a_room48 <= MAX_L4 - 12'd62 - {8'd0, a1_sel, 2'b00};
+    a_avail <= a1_sel == 2'd0 ? a1_avail0 : a1_sel == 2'd1 ? a1_avail1 : a1_avail2;
     a_len <= a1_len;
     a_ts <= a1_ts;
     a_tail <= a1_win[WIN-113 : 8 * 20];
