@@ -22,7 +22,7 @@
 //! card, behind the MAC; the LDA paper's routers report to a monitoring
 //! station (§II).
 
-use super::binding::{PointBinding, RECORD_BITS, RecordField};
+use super::binding::{PointBinding, RECORD_BITS, RecordField, RecordSource};
 use super::bus::Bus;
 use super::regs::{PointField, PointRegs};
 use crate::export::{Dir, Exported, Port};
@@ -537,6 +537,18 @@ fn top_verilog(t: &TopParts<'_>) -> String {
         if pad == 0 { format!("{{{}}}", fields.join(", ")) } else { format!("{{{pad}'d0, {}}}", fields.join(", ")) };
     let _ = writeln!(w, "assign m_axis_tdata = {tdata};");
 
+    // Packet IDs computed from the key.
+    for (n, _) in t.binding.packet.iter().filter(|(_, s)| *s == RecordSource::KeyDigest) {
+        let bits = t.core.ports.iter().find(|p| &p.name == n).map_or(64, |p| p.bits as u32);
+        let _ = writeln!(w, "\n// The packet's ID for `{n}`: H3 of the record's key (netmeas_sim::frame::key_digest).");
+        let _ = writeln!(
+            w,
+            "wire [{}:0] digest_{n} = {};",
+            bits - 1,
+            PointBinding::expression(RecordSource::KeyDigest, bits, "rec")
+        );
+    }
+
     // The core.
     let _ = writeln!(w, "\n{} core (", t.core.top);
     let mut conns = Vec::new();
@@ -558,6 +570,8 @@ fn top_verilog(t: &TopParts<'_>) -> String {
             "m_axis_tlast".into()
         } else if n.starts_with("csr_") {
             format!("core_{n}")
+        } else if t.binding.packet.iter().any(|(q, s)| q == n && *s == RecordSource::KeyDigest) {
+            format!("digest_{n}")
         } else if let Some((_, src)) = t.binding.packet.iter().find(|(q, _)| q == n) {
             PointBinding::expression(*src, p.bits as u32, "rec")
         } else if t.binding.idle.iter().any(|q| q == n) {
