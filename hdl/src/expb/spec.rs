@@ -43,7 +43,8 @@ impl CoreSpec for ExpbConfig {
     }
     /// Behind the frame parser: each frame's length and flow ID, its time
     /// since the point's first packet; a period ends when a packet's time
-    /// passes it, and its period's statistics, one row per scale stream out (§3.3 culprits included).
+    /// passes it, and its statistics stream out, one row per scale (§3.3
+    /// culprits included).
     fn point_binding(&self) -> Option<crate::point::binding::PointBinding> {
         Some(crate::point::binding::bandwidth_binding("m_ro_last"))
     }

@@ -35,7 +35,8 @@ pub const MATCH_HASH_SEED: u64 = 0x6d61_7463_685f_6964;
 /// Seed of the H3 matrix of [`key_digest`] (the 120-bit key to 64 bits).
 pub const KEY_DIGEST_SEED: u64 = 0x6b65_795f_6469_6773;
 
-/// The H3 matrix of [`key_digest`]: 120 key bits to `bits` (1..=64).
+/// The H3 matrix of [`key_digest`]: 120 key bits to `bits` (1..=64); the
+/// matrix of fewer bits is the low bits of the 64-bit one.
 pub fn key_digest_matrix(bits: u32) -> crate::h3::H3Matrix {
     crate::h3::H3Matrix::generate(KEY_DIGEST_SEED, 120, bits as usize)
 }
@@ -46,8 +47,9 @@ pub fn key_digest_matrix(bits: u32) -> crate::h3::H3Matrix {
 /// The point computes it in one level of XOR trees from the record's key;
 /// this is its reference.
 pub fn key_digest(key: u128, bits: u32) -> u64 {
-    let m = key_digest_matrix(bits);
-    m.rows.iter().enumerate().filter(|(i, _)| key >> i & 1 == 1).fold(0, |h, (_, r)| h ^ r)
+    static H: std::sync::OnceLock<crate::h3::H3> = std::sync::OnceLock::new();
+    let h = H.get_or_init(|| crate::h3::H3::from_matrix(&key_digest_matrix(64)));
+    h.hash(key) & crate::h3::out_mask(bits as usize)
 }
 
 /// IPv6 extension headers the parser follows before it gives up
