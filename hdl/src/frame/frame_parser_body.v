@@ -498,22 +498,38 @@ wire [15:0] doff = {10'd0, l4b12[7:4], 2'b00};
 wire [15:0] ulen = {l4b(d_l4, 4), l4b(d_l4, 5)};
 wire        fin = flags[0];
 
-reg          u_valid = 1'b0, u_err = 1'b0, u_first = 1'b0, u_whole = 1'b0;
+reg          u_valid = 1'b0, u_err = 1'b0;
 reg  [2:0]   u_code = 3'd0;
 reg  [7:0]   u_proto = 8'd0;
+// What selects the role in E2, decided here from registers so that E2 only
+// combines them: which transport the checks apply to, the TCP flags that
+// give the role, whether a UDP datagram is a DNS query or response.
+reg          u_tcp = 1'b0, u_udp = 1'b0, u_live = 1'b0, u_syn = 1'b0, u_ackf = 1'b0;
+reg          u_dns_query = 1'b0, u_dns_reply = 1'b0;
 reg          u_tcp_short = 1'b0, u_doff_bad = 1'b0, u_doff_big = 1'b0, u_data = 1'b0;
-reg          u_udp_short = 1'b0, u_ulen_bad = 1'b0, u_dns = 1'b0, u_qr = 1'b0;
+reg          u_udp_short = 1'b0, u_ulen_bad = 1'b0;
 reg  [31:0]  u_tcp_data = 32'd0;  // bytes the segment takes of the sequence space
 reg  [15:0]  u_sport = 16'd0, u_dport = 16'd0, u_dns_id = 16'd0;
-reg  [31:0]  u_seq = 32'd0, u_ack = 32'd0;
-reg  [4:0]   u_flags = 5'd0;      // ACK, RST, SYN, FIN at bits 4, 2, 1, 0
+reg  [31:0]  u_seq = 32'd0, u_seq1 = 32'd0, u_ack = 32'd0;
 reg  [31:0]  u_src = 32'd0, u_dst = 32'd0;
 reg  [15:0]  u_id = 16'd0, u_len = 16'd0;
 reg  [7:0]   u_class = 8'd0;
 reg  [63:0]  u_ts = 64'd0;
+wire [15:0]  d_sport = {l4b(d_l4, 0), l4b(d_l4, 1)};
+wire [15:0]  d_dport = {l4b(d_l4, 2), l4b(d_l4, 3)};
+wire [31:0]  d_seq = {l4b(d_l4, 4), l4b(d_l4, 5), l4b(d_l4, 6), l4b(d_l4, 7)};
+wire         d_dns = d_whole && d_payload >= 16'd20;
 always @(posedge clock) begin
     u_valid <= d_valid && !reset;
-    {u_err, u_code, u_proto, u_first, u_whole} <= {d_err, d_code, d_proto, d_first, d_whole};
+    {u_err, u_code, u_proto} <= {d_err, d_code, d_proto};
+    u_tcp <= !d_err && d_first && d_proto == 8'd6;
+    u_udp <= !d_err && d_first && d_proto == 8'd17;
+    // RST, or a fragment that is not the whole datagram: no role.
+    u_live <= !flags[2] && d_whole;
+    u_syn <= flags[1];
+    u_ackf <= flags[4];
+    u_dns_query <= d_dns && d_dport == 16'd53 && !l4b10[7];
+    u_dns_reply <= d_dns && d_sport == 16'd53 && l4b10[7];
     u_tcp_short <= d_payload < 16'd20;
     u_doff_bad <= doff < 16'd20;
     u_doff_big <= doff > d_payload;
@@ -521,52 +537,50 @@ always @(posedge clock) begin
     u_tcp_data <= {16'd0, d_payload - doff} + {31'd0, fin};
     u_udp_short <= d_payload < 16'd8;
     u_ulen_bad <= ulen < 16'd8;
-    u_dns <= d_whole && d_payload >= 16'd20;
-    u_qr <= l4b10[7];
-    u_sport <= {l4b(d_l4, 0), l4b(d_l4, 1)};
-    u_dport <= {l4b(d_l4, 2), l4b(d_l4, 3)};
-    u_seq <= {l4b(d_l4, 4), l4b(d_l4, 5), l4b(d_l4, 6), l4b(d_l4, 7)};
+    u_sport <= d_sport;
+    u_dport <= d_dport;
+    u_seq <= d_seq;
+    u_seq1 <= d_seq + 32'd1;
     u_ack <= {l4b(d_l4, 8), l4b(d_l4, 9), l4b(d_l4, 10), l4b(d_l4, 11)};
     u_dns_id <= {l4b(d_l4, 8), l4b(d_l4, 9)};
-    u_flags <= flags[4:0];
     {u_src, u_dst, u_id, u_class, u_len, u_ts} <= {d_src, d_dst, d_id, d_class, d_len, d_ts};
 end
 
 // ---------------------------------------------------------------- E2: role, number, reason
-wire        syn = u_flags[1], rst = u_flags[2], ackf = u_flags[4];
+// TCP: a SYN asks for seq + 1, data for seq + its length; a SYN-ACK or a
+// bare ACK answers with its ack number. DNS: the query and response share the ID.
+wire        tcp_ok = u_tcp && !u_tcp_short && !u_doff_bad && !u_doff_big;
+wire        udp_ok = u_udp && !u_udp_short && !u_ulen_bad;
+wire        tcp_syn = tcp_ok && u_live && u_syn && !u_ackf;
+wire        tcp_data = tcp_ok && u_live && !u_syn && u_data;
+wire        tcp_ack = tcp_ok && u_live && u_ackf && (u_syn || !u_data);
+wire        dns_query = udp_ok && u_dns_query;
+wire        dns_reply = udp_ok && u_dns_reply;
+wire        response = tcp_ack || dns_reply;
 reg         t_err;
 reg  [2:0]  t_code;
-reg  [15:0] t_sport, t_dport;
 reg  [1:0]  t_role;         // 0 none, 1 request, 2 response
 reg  [31:0] t_number;
+wire [15:0] t_sport = tcp_ok || udp_ok ? u_sport : 16'd0;
+wire [15:0] t_dport = tcp_ok || udp_ok ? u_dport : 16'd0;
 always @(*) begin
     {t_err, t_code} = {u_err, u_code};
-    {t_sport, t_dport, t_role, t_number} = {16'd0, 16'd0, 2'd0, 32'd0};
-    if (!u_err && u_first) begin
-        if (u_proto == 8'd6) begin
-            if (u_tcp_short) {t_err, t_code} = {1'b1, R_TRUNC};
-            else if (u_doff_bad) {t_err, t_code} = {1'b1, R_BAD_L4};
-            else if (u_doff_big) {t_err, t_code} = {1'b1, R_TRUNC};
-            else begin
-                {t_sport, t_dport} = {u_sport, u_dport};
-                if (rst || !u_whole) {t_role, t_number} = {2'd0, 32'd0};
-                else if (syn && !ackf) {t_role, t_number} = {2'd1, u_seq + 32'd1};
-                else if (syn) {t_role, t_number} = {2'd2, u_ack};
-                else if (u_data) {t_role, t_number} = {2'd1, u_seq + u_tcp_data};
-                else if (ackf) {t_role, t_number} = {2'd2, u_ack};
-            end
-        end else if (u_proto == 8'd17) begin
-            if (u_udp_short) {t_err, t_code} = {1'b1, R_TRUNC};
-            else if (u_ulen_bad) {t_err, t_code} = {1'b1, R_BAD_L4};
-            else begin
-                {t_sport, t_dport} = {u_sport, u_dport};
-                if (u_dns) begin
-                    if (u_dport == 16'd53 && !u_qr) {t_role, t_number} = {2'd1, 16'd0, u_dns_id};
-                    else if (u_sport == 16'd53 && u_qr) {t_role, t_number} = {2'd2, 16'd0, u_dns_id};
-                end
-            end
-        end
+    if (u_tcp) begin
+        if (u_tcp_short) {t_err, t_code} = {1'b1, R_TRUNC};
+        else if (u_doff_bad) {t_err, t_code} = {1'b1, R_BAD_L4};
+        else if (u_doff_big) {t_err, t_code} = {1'b1, R_TRUNC};
+    end else if (u_udp) begin
+        if (u_udp_short) {t_err, t_code} = {1'b1, R_TRUNC};
+        else if (u_ulen_bad) {t_err, t_code} = {1'b1, R_BAD_L4};
     end
+    t_role = response ? 2'd2 : tcp_syn || tcp_data || dns_query ? 2'd1 : 2'd0;
+    case (1'b1)
+        tcp_syn: t_number = u_seq1;
+        tcp_data: t_number = u_seq + u_tcp_data;
+        tcp_ack: t_number = u_ack;
+        dns_query, dns_reply: t_number = {16'd0, u_dns_id};
+        default: t_number = 32'd0;
+    endcase
 end
 
 reg          e_valid = 1'b0, e_err = 1'b0;
@@ -582,7 +596,7 @@ always @(posedge clock) begin
     {e_err, e_code, e_role} <= {t_err, t_code, t_role};
     e_key <= {u_src, u_dst, t_sport, t_dport, u_proto, u_id};
     // A request names {requester, responder, their ports, number}; a response the reverse.
-    e_match_in <= t_role == 2'd2 ? {u_dst, u_src, t_dport, t_sport, t_number}
+    e_match_in <= response ? {u_dst, u_src, t_dport, t_sport, t_number}
                                  : {u_src, u_dst, t_sport, t_dport, t_number};
     {e_class, e_len, e_ts} <= {u_class, u_len, u_ts};
 end
@@ -631,6 +645,6 @@ end
 // DNS flags byte, the bits of offsets that are multiples of 4.
 /* verilator lint_off UNUSEDSIGNAL */
 wire unused_bits = ^{time_ns, s_axis_tuser, v4_frag[15:14], v6_word[31:28], e1_frag[2:1], e2_frag[2:1],
-                     flags[7:5], l4b12[3:0], l4b10[6:0], u_flags[3], u_flags[0], u_tcp_data[31:17], p_at[11:7], p_at1[11:7], b_pos[1:0], q_pos[1:0], e2_pos[1:0],
+                     flags[7:5], flags[3], l4b12[3:0], l4b10[6:0], u_tcp_data[31:17], p_at[11:7], p_at1[11:7], b_pos[1:0], q_pos[1:0], e2_pos[1:0],
                      e2_more[15:7]};
 /* verilator lint_on UNUSEDSIGNAL */
