@@ -169,6 +169,16 @@ fn a_wrapped_core_is_a_fusesoc_core_whose_lint_target_passes_with_its_register_m
         }
         compiles_as_c(&dir, &format!("#include \"{top}.h\"\nunsigned f(void) {{ return {prefix}_FLAGS_ADDR; }}\n"))
             .unwrap_or_else(|e| panic!("{bus}: {e}"));
+        // The read-out window: above every register, as csr.json and the header say.
+        let window = &csr["memories"].as_array().unwrap()[0];
+        assert_eq!(window["name"], "READOUT_WINDOW");
+        let (base, size) = (window["base"].as_u64().unwrap(), window["size"].as_u64().unwrap());
+        assert!(regs.iter().all(|r| r["addr"].as_u64().unwrap() < base), "{window}");
+        assert_eq!(base + size, 1 << csr["addr_bits"].as_u64().unwrap(), "{window}");
+        assert!(h.contains(&format!("#define {prefix}_READOUT_WINDOW_BASE 0x{base:x}u")), "{bus}: {h}");
+        let slot = window["slot_bytes"].as_u64().unwrap();
+        assert!(h.contains(&format!("#define {prefix}_READOUT_WINDOW_SLOT_BYTES {slot}u")), "{bus}: {h}");
+        assert!(4 * (window["tdata_words"].as_u64().unwrap() + 1) <= slot, "{window}");
         let access = |name: &str| regs.iter().find(|r| r["name"] == name).map(|r| r["access"].clone());
         assert_eq!(access("CLASS_MASK").unwrap(), "rw");
         assert_eq!(access("FRAMES").unwrap(), "ro");
@@ -176,7 +186,28 @@ fn a_wrapped_core_is_a_fusesoc_core_whose_lint_target_passes_with_its_register_m
         assert_eq!(access("EPOCH_FLIP").unwrap(), "wo");
         let sdc = std::fs::read_to_string(dir.join(format!("{top}.sdc"))).unwrap();
         assert!(sdc.contains("-period 6.4000 [get_ports s_axis_aclk]") && sdc.contains("-asynchronous"), "{sdc}");
+        // LDA has no time input: no time-marker parameters.
+        assert_eq!(iface["parameters"].as_array().unwrap().len(), 0);
     }
+}
+
+#[test]
+fn a_wrapped_core_with_a_time_input_gives_the_time_markers_parameters() {
+    let dir = fresh_dir("wrap_rda");
+    let o = netmeas(&["export", "rda", "--wrap", "axi", "--out", dir.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let top = point_top(&dir);
+    let iface: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join(format!("{top}.interface.json"))).unwrap()).unwrap();
+    let params: Vec<(String, u64)> = iface["parameters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["name"].as_str().unwrap().to_string(), p["default"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(params, [("MARKER_LAG_NS".to_string(), 1000), ("MARKER_IDLE_CLOCKS".to_string(), 256)]);
+    let v = std::fs::read_to_string(dir.join(format!("{top}.v"))).unwrap();
+    assert!(v.contains("parameter [31:0] MARKER_LAG_NS = 32'd1000") && v.contains("now_q"), "{top}.v");
 }
 
 #[test]

@@ -67,7 +67,7 @@ impl CoreSpec for FridgeConfig {
             role_only: true,
             flip: Some(("flip".into(), None)),
             readout_last: "m_ro_last".into(),
-            idle: vec![],
+            now: None,
         })
     }
     /// `s_ready` is low only while the memories clear after reset, and a

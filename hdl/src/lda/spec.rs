@@ -94,7 +94,7 @@ impl CoreSpec for LdaConfig {
             role_only: false,
             flip: Some(("flip".into(), Some("flip_ready".into()))),
             readout_last: "m_ro_last".into(),
-            idle: vec![],
+            now: None,
         })
     }
     /// `s_ready` is low only while the counters clear after reset (docs/cores/lda.md).

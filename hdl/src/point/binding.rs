@@ -89,7 +89,7 @@ pub enum RecordSource {
     /// (RDA §VIII-A: one ID per packet, equal at both ends).
     KeyDigest,
     /// The ingress time less the first packet's (the point's `TIME_ORIGIN`
-    /// status word), in ns, low bits: a core whose periods are counted from
+    /// status word; 0 before the first packet), in ns, low bits: a core whose periods are counted from
     /// time 0 (EXPB, DBM: period p is [pT, (p+1)T)) starts its first period
     /// at the first packet, whatever the MAC's clock reads.
     TimeSinceFirst,
@@ -109,9 +109,35 @@ pub struct PointBinding {
     pub flip: Option<(String, Option<String>)>,
     /// The read-out's last-beat output (`m_ro_last`, DBM's `m_ro_end`).
     pub readout_last: String,
-    /// Inputs the point holds at 0: a core's `now_valid`, `now` (its
-    /// intervals then close on the packets' own times).
-    pub idle: Vec<String>,
+    /// The core's time input, if it has one: the point drives it from time
+    /// markers that follow the records through the FIFO, so intervals end
+    /// while the link is idle.
+    pub now: Option<TimeInput>,
+}
+
+/// A core's time input (`now_valid`, `now`): the current time, which
+/// closes the intervals and periods it has passed without a packet (RDA
+/// §III-A; Uyeda et al. §3: periods of fixed length). The point gives it
+/// the time of the last marker (`docs/cores/point.md`, *Time markers*): a
+/// marker never runs ahead of a packet still to come, so a core sees the
+/// same intervals as from the packets alone, only sooner.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TimeInput {
+    /// The input that says `now` is valid.
+    pub valid: String,
+    /// The time input.
+    pub time: String,
+    /// What the marker's time becomes: the same as the packets' timestamp
+    /// ([`RecordSource::Field`] of [`RecordField::Ts`] or
+    /// [`RecordSource::TimeSinceFirst`]).
+    pub source: RecordSource,
+}
+
+impl TimeInput {
+    /// The usual `now_valid`/`now` pair, in the time base of `source`.
+    pub fn now(source: RecordSource) -> Self {
+        TimeInput { valid: "now_valid".into(), time: "now".into(), source }
+    }
 }
 
 impl PointBinding {
@@ -157,8 +183,8 @@ impl PointBinding {
 
 /// The binding of a bandwidth core (Uyeda et al. §3.1 DBM, §3.2 EXPB): the
 /// frame's length in bytes, its flow ID for the culprits (§3.3), the time
-/// since the first packet as its timestamp; no flip (periods close on the
-/// packets' times, `now` held at 0), `last` ending a period's read-out.
+/// since the first packet as its timestamp and as its `now`; no flip
+/// (periods close on time), `last` ending a period's read-out.
 pub fn bandwidth_binding(last: &str) -> PointBinding {
     PointBinding {
         packet: vec![
@@ -169,6 +195,6 @@ pub fn bandwidth_binding(last: &str) -> PointBinding {
         role_only: false,
         flip: None,
         readout_last: last.into(),
-        idle: vec!["now_valid".into(), "now".into()],
+        now: Some(TimeInput::now(RecordSource::TimeSinceFirst)),
     }
 }

@@ -30,8 +30,11 @@ pub struct MacFrame {
 
 /// The beat file's lines for `frames` on a `data_bits` bus: one line per
 /// MAC clock (see the testbench's header), with 0–3 idle clocks between
-/// frames and, one beat in 16, an idle clock inside a frame, drawn from
-/// `seed`; idle lanes and idle clocks carry random bytes.
+/// frames, one frame in 24 after a long gap (48–111 idle clocks: the parser
+/// drains and a point's time markers come in) and, one beat in 16, an idle
+/// clock inside a frame, drawn from `seed`; idle lanes and idle clocks
+/// carry random bytes. The time (`s_axis_time_ns`) is the next frame's
+/// ingress time from the clock after the previous frame's last beat.
 pub fn beat_lines(frames: &[MacFrame], data_bits: u32, seed: u64) -> Result<Vec<String>, String> {
     let lanes = (data_bits / 8) as usize;
     let mut rng = SplitMix64::new(seed);
@@ -41,31 +44,46 @@ pub fn beat_lines(frames: &[MacFrame], data_bits: u32, seed: u64) -> Result<Vec<
         if f.bytes.is_empty() {
             return Err(format!("frame {n} is empty"));
         }
-        for _ in 0..rng.below(4) {
-            let j = junk(&mut rng);
-            lines.push(line(false, false, 0, false, 0, &j, lanes));
+        let gap = if rng.below(24) == 0 { 48 + rng.below(64) } else { rng.below(4) };
+        let idle = |rng: &mut SplitMix64| {
+            let j = junk(rng);
+            line(f.ts_ns, Beat { valid: false, last: false, ts: 0, bad: false, keep: 0 }, &j, lanes)
+        };
+        for _ in 0..gap {
+            lines.push(idle(&mut rng));
         }
         let beats = f.bytes.len().div_ceil(lanes);
         for b in 0..beats {
             if b > 0 && rng.below(16) == 0 {
-                let j = junk(&mut rng);
-                lines.push(line(false, false, 0, false, 0, &j, lanes));
+                lines.push(idle(&mut rng));
             }
             let chunk = &f.bytes[b * lanes..f.bytes.len().min((b + 1) * lanes)];
             let mut data = junk(&mut rng);
             data[..chunk.len()].copy_from_slice(chunk);
             let keep = if chunk.len() == lanes { u64::MAX } else { (1u64 << chunk.len()) - 1 };
             let last = b + 1 == beats;
-            lines.push(line(true, last, f.ts_ns, last && f.bad, keep, &data, lanes));
+            let beat = Beat { valid: true, last, ts: f.ts_ns, bad: last && f.bad, keep };
+            lines.push(line(f.ts_ns, beat, &data, lanes));
         }
     }
     Ok(lines)
 }
 
-/// One line: {tvalid, tlast, tuser[64:0], tkeep, tdata} in hex.
-fn line(valid: bool, last: bool, ts: u64, bad: bool, keep: u64, data: &[u8], lanes: usize) -> String {
-    // Bits from the least significant: tdata (8·lanes), tkeep (lanes), tuser (65), tlast, tvalid.
-    let total = 8 * lanes + lanes + 65 + 2;
+/// The AXI4-Stream side-band of one beat.
+struct Beat {
+    valid: bool,
+    last: bool,
+    /// `tuser[64:1]`.
+    ts: u64,
+    /// `tuser[0]`.
+    bad: bool,
+    keep: u64,
+}
+
+/// One line: {time, tvalid, tlast, tuser[64:0], tkeep, tdata} in hex.
+fn line(time: u64, beat: Beat, data: &[u8], lanes: usize) -> String {
+    // Bits from the least significant: tdata (8·lanes), tkeep (lanes), tuser (65), tlast, tvalid, time (64).
+    let total = 8 * lanes + lanes + 65 + 2 + 64;
     let mut bits = vec![false; total];
     for (i, byte) in data.iter().enumerate() {
         for k in 0..8 {
@@ -74,15 +92,18 @@ fn line(valid: bool, last: bool, ts: u64, bad: bool, keep: u64, data: &[u8], lan
     }
     let at = 8 * lanes;
     for k in 0..lanes {
-        bits[at + k] = keep >> k & 1 == 1;
+        bits[at + k] = beat.keep >> k & 1 == 1;
     }
     let at = at + lanes;
-    bits[at] = bad;
+    bits[at] = beat.bad;
     for k in 0..64 {
-        bits[at + 1 + k] = ts >> k & 1 == 1;
+        bits[at + 1 + k] = beat.ts >> k & 1 == 1;
     }
-    bits[at + 65] = last;
-    bits[at + 66] = valid;
+    bits[at + 65] = beat.last;
+    bits[at + 66] = beat.valid;
+    for k in 0..64 {
+        bits[at + 67 + k] = time >> k & 1 == 1;
+    }
     hex(&bits)
 }
 
@@ -127,12 +148,18 @@ pub struct PointClocks {
     pub wait_clocks: u32,
     /// Chance of `m_axis_tready` per core clock, %.
     pub ready_pct: u32,
+    /// The time (`s_axis_time_ns`) after the last frame, ns (0: the last
+    /// frame's): a point's time markers end the intervals up to it.
+    pub end_ns: u64,
+    /// The read-out taken through the read-out window over AXI4-Lite
+    /// instead of from `m_axis_*` (a point with an `EPOCH_FLIP`).
+    pub window: bool,
 }
 
 impl Default for PointClocks {
     /// A 10G MAC's 156.25 MHz, a 200 MHz core.
     fn default() -> Self {
-        PointClocks { s_mhz: 156.25, m_mhz: 200.0, wait_clocks: 5000, ready_pct: 70 }
+        PointClocks { s_mhz: 156.25, m_mhz: 200.0, wait_clocks: 5000, ready_pct: 70, end_ns: 0, window: false }
     }
 }
 
@@ -172,6 +199,8 @@ impl PointSim {
             format!("+WAIT_CLOCKS={}", clocks.wait_clocks),
             format!("+READY_PCT={}", clocks.ready_pct),
             format!("+SEED={}", seed.max(1)),
+            format!("+END_NS={}", clocks.end_ns),
+            format!("+WINDOW={}", u8::from(clocks.window)),
         ]);
         let out = sim::checked(&mut cmd, "the point's testbench")?;
         let _ = sim::pass_fields(&out)?("clocks")?;

@@ -22,6 +22,8 @@
 //   s_clk, s_rst                 write domain clock, synchronous active-high reset
 //   s_axis_tdata/tvalid/tready   records in; tready is always 1 (drop when full)
 //   s_status_full                the FIFO is full as the write domain sees it
+//   s_status_empty               its memory is empty as the write domain sees it
+//                                (the output register may still hold a record)
 //   s_status_overflow            a record was dropped this clock
 //   s_overflow_count             records dropped since reset (saturates)
 //   m_clk, m_rst                 read domain clock, synchronous active-high reset
@@ -47,6 +49,7 @@ module netmeas_async_fifo #(
     input  wire             s_axis_tvalid,
     output wire             s_axis_tready,
     output wire             s_status_full,
+    output wire             s_status_empty,
     output reg              s_status_overflow,
     output reg  [31:0]      s_overflow_count,
     // --- read domain ---
@@ -78,6 +81,9 @@ reg [WIDTH-1:0] wr_data_q = {WIDTH{1'b0}};
 
 // Full: the read pointer is a whole lap behind the records taken (Gray: the two top bits differ).
 assign s_status_full = wr_gray_taken == {~rd_gray_sync2[P-1:P-2], rd_gray_sync2[P-3:0]};
+// Empty: the read pointer has caught up with every record taken (pessimistic
+// the same way: a read shows here two clocks late).
+assign s_status_empty = wr_gray_taken == rd_gray_sync2;
 assign s_axis_tready = 1'b1;
 
 wire          wr_take = s_axis_tvalid && !s_status_full;

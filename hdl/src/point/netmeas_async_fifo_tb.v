@@ -7,6 +7,8 @@
 //   - a record is dropped exactly when s_status_full shows at its write
 //     clock, and s_status_overflow / s_overflow_count count exactly those;
 //   - s_axis_tready is always 1 (the tap never slows the link);
+//   - s_status_empty never shows while a record taken is still in the
+//     memory, and shows once the FIFO has drained;
 //   - m_axis_tvalid stays up with its data held until taken;
 //   - with +NO_DROPS=1 (the reader keeps up), nothing is dropped;
 //   - after the writer stops, the FIFO drains and shows nothing more.
@@ -43,6 +45,7 @@ reg s_axis_tvalid = 1'b0;
 reg m_axis_tready = 1'b0;
 wire s_axis_tready;
 wire s_status_full;
+wire s_status_empty;
 wire s_status_overflow;
 wire [31:0] s_overflow_count;
 wire [WIDTH-1:0] m_axis_tdata;
@@ -51,7 +54,7 @@ wire m_axis_tvalid;
 netmeas_async_fifo #(.WIDTH(WIDTH), .ADDR_BITS(ADDR_BITS)) dut (
     .s_clk(s_clk), .s_rst(s_rst),
     .s_axis_tdata(s_axis_tdata), .s_axis_tvalid(s_axis_tvalid), .s_axis_tready(s_axis_tready),
-    .s_status_full(s_status_full), .s_status_overflow(s_status_overflow),
+    .s_status_full(s_status_full), .s_status_empty(s_status_empty), .s_status_overflow(s_status_overflow),
     .s_overflow_count(s_overflow_count),
     .m_clk(m_clk), .m_rst(m_rst),
     .m_axis_tdata(m_axis_tdata), .m_axis_tvalid(m_axis_tvalid), .m_axis_tready(m_axis_tready)
@@ -129,6 +132,10 @@ always @(posedge s_clk) begin
     if (!s_rst) begin
         s_clocks = s_clocks + 1;
         if (s_status_overflow) overflow_pulses = overflow_pulses + 1;
+        // Every record taken before this clock has left the memory (been
+        // received, or sits in the output register) if the FIFO shows empty.
+        if (s_status_empty && offered - drops > received + (m_axis_tvalid ? 1 : 0))
+            fail("s_status_empty while a record is in the memory");
         if (s_axis_tvalid) begin
             // The record offered this clock is taken unless the FIFO shows full.
             if (s_status_full) begin
@@ -179,6 +186,7 @@ initial begin
     if (m_axis_tvalid) fail("a record shown after the drain");
     @(posedge s_clk);
     @(posedge s_clk);
+    if (!s_status_empty) fail("s_status_empty low after the drain");
     if (s_overflow_count != drops) fail("s_overflow_count differs from the records dropped");
     if (overflow_pulses != drops) fail("s_status_overflow pulses differ from the records dropped");
     $display("PASS records=%0d dropped=%0d received=%0d max_latency_ps=%0d s_clocks=%0d m_clocks=%0d",

@@ -2,23 +2,29 @@
 // Verilog, in Verilator with --binary --timing, or in any Verilog-2005
 // simulator). The MAC's side and the core's side run on two clocks of
 // unrelated periods. It drives the frames of a beat file into s_axis_*, one
-// line per MAC clock, lets the point drain, ends the epoch by an
+// line per MAC clock (with the time on s_axis_time_ns), then holds the time
+// at +END_NS (if given) while the point drains, ends the epoch by an
 // EPOCH_FLIP write (if the point has one; otherwise waits for the read-out
 // of the epochs the frames ended to rest), takes the read-out from m_axis_*
-// with random TREADY, and reads every status word. What it saw is printed
+// with random TREADY — or, with +WINDOW=1 (a point with a flip), through
+// the read-out window over AXI4-Lite, slot by slot, checking that a word
+// read twice reads the same and that a slot not presented and a write are
+// refused — and reads every status word. What it saw is printed
 // for the caller to compare with the golden model:
 //   RO <tdata hex> <tlast>        one line per read-out beat
 //   REG <status index> <value>    one line per status word
 //   PASS clocks=…                 or FAIL … and $fatal
 // The point's map comes from netmeas_point_tb_map.vh (generated with the
 // point): `POINT_TOP, DATA_BITS, TDATA_BITS, ADDR_WIDTH, N_STATUS,
-// STATUS_BASE, FLIP_ADDR (0: none). Plusargs: +BEATS (lines of the beat
-// file), +S_HALF_PS, +M_HALF_PS, +WAIT_CLOCKS (core clocks after reset
-// before the first frame), +READY_PCT, +SEED.
+// STATUS_BASE, FLIP_ADDR (0: none), `POINT_PARAMS (the top's parameters).
+// Plusargs: +BEATS (lines of the beat file), +S_HALF_PS, +M_HALF_PS,
+// +WAIT_CLOCKS (core clocks after reset before the first frame),
+// +READY_PCT, +SEED, +END_NS (the time after the frames; 0: unchanged),
+// +WINDOW (1: the read-out through the window).
 //
-// A beat file line, from its most significant bit: tvalid, tlast, tuser
-// (65 bits: the ingress time in 64..1, the bad-frame flag in 0), tkeep,
-// tdata.
+// A beat file line, from its most significant bit: the time (64 bits, on
+// s_axis_time_ns), tvalid, tlast, tuser (65 bits: the ingress time in
+// 64..1, the bad-frame flag in 0), tkeep, tdata.
 
 `timescale 1ps / 1ps
 
@@ -27,7 +33,7 @@ module netmeas_point_tb;
 `include "netmeas_point_tb_map.vh"
 
 localparam integer KEEP_BITS = DATA_BITS / 8;
-localparam integer LINE_BITS = 2 + 65 + KEEP_BITS + DATA_BITS;
+localparam integer LINE_BITS = 64 + 2 + 65 + KEEP_BITS + DATA_BITS;
 parameter integer MAX_BEATS = 400000;
 
 integer beats = 0;
@@ -36,6 +42,8 @@ integer m_half_ps = 2500;           // 200 MHz
 integer wait_clocks = 3000;
 integer ready_pct = 70;
 integer seed = 1;
+reg [63:0] end_ns = 64'd0;
+integer window_mode = 0;
 
 reg s_clk = 1'b0;
 reg m_clk = 1'b0;
@@ -49,6 +57,7 @@ reg                  s_axis_tvalid = 1'b0;
 wire                 s_axis_tready;
 reg                  s_axis_tlast = 1'b0;
 reg  [64:0]          s_axis_tuser = 0;
+reg  [63:0]          s_axis_time_ns = 0;
 
 reg  [ADDR_WIDTH-1:0] awaddr = 0;
 reg                   awvalid = 1'b0;
@@ -73,11 +82,11 @@ reg                   m_axis_tready = 1'b0;
 wire                  m_axis_tlast;
 wire                  irq;
 
-`POINT_TOP dut (
+`POINT_TOP `POINT_PARAMS dut (
     .s_axis_aclk(s_clk), .s_axis_aresetn(s_aresetn),
     .s_axis_tdata(s_axis_tdata), .s_axis_tkeep(s_axis_tkeep), .s_axis_tvalid(s_axis_tvalid),
     .s_axis_tready(s_axis_tready), .s_axis_tlast(s_axis_tlast), .s_axis_tuser(s_axis_tuser),
-    .s_axis_time_ns(64'd0),
+    .s_axis_time_ns(s_axis_time_ns),
     .aclk(m_clk), .aresetn(m_aresetn),
     .s_axil_awaddr(awaddr), .s_axil_awprot(3'b000), .s_axil_awvalid(awvalid), .s_axil_awready(awready),
     .s_axil_wdata(wdata), .s_axil_wstrb(4'hf), .s_axil_wvalid(wvalid), .s_axil_wready(wready),
@@ -89,6 +98,8 @@ wire                  irq;
 );
 
 integer m_clocks = 0;
+integer ro_beats = 0;               // read-out beats taken (stream or window)
+reg     ro_done = 1'b0;             // the epoch's last beat was taken
 integer sent = 0;
 reg [31:0] prng = 32'h1;
 
@@ -112,7 +123,7 @@ always @(posedge m_clk) m_clocks = m_clocks + 1;
 
 // ------------------------------------------------------------ AXI4-Lite master
 // One access at a time; the master drives on falling edges.
-task axil_write(input [31:0] a, input [31:0] d);
+task axil_write_resp(input [31:0] a, input [31:0] d, output [1:0] resp);
     integer guard;
     begin
         @(negedge m_clk);
@@ -133,9 +144,17 @@ task axil_write(input [31:0] a, input [31:0] d);
             guard = guard + 1;
             if (guard > 1000) fail("no write response");
         end
-        if (bresp != 2'b00) fail("a write answered with an error");
+        resp = bresp;
         @(negedge m_clk);
         bready = 1'b0;
+    end
+endtask
+
+task axil_write(input [31:0] a, input [31:0] d);
+    reg [1:0] resp;
+    begin
+        axil_write_resp(a, d, resp);
+        if (resp != 2'b00) fail("a write answered with an error");
     end
 endtask
 
@@ -146,7 +165,7 @@ always @(posedge m_clk) begin
     if (arvalid && arready) arvalid <= 1'b0;
 end
 
-task axil_read(input [31:0] a, output [31:0] d);
+task axil_read_resp(input [31:0] a, output [31:0] d, output [1:0] resp);
     integer guard;
     begin
         @(negedge m_clk);
@@ -159,16 +178,69 @@ task axil_read(input [31:0] a, output [31:0] d);
             guard = guard + 1;
             if (guard > 1000) fail("no read response");
         end
-        if (rresp != 2'b00) fail("a read answered with an error");
+        resp = rresp;
         d = rdata;
         @(negedge m_clk);
         rready = 1'b0;
     end
 endtask
 
+task axil_read(input [31:0] a, output [31:0] d);
+    reg [1:0] resp;
+    begin
+        axil_read_resp(a, d, resp);
+        if (resp != 2'b00) fail("a read answered with an error");
+    end
+endtask
+
+// ------------------------------------------------------------ read-out window
+function [31:0] win_addr(input integer slot, input integer word);
+    begin
+        win_addr = WINDOW_BASE + ((slot % 65536) << (WINDOW_STRIDE_BITS + 2)) + 4 * word;
+    end
+endfunction
+
+// Reads the epoch through the window: each slot's info word (polled until
+// the beat is there), its TDATA words, the first again; printed as RO lines.
+task window_readout;
+    integer slot, k, polls;
+    reg [31:0] info, v;
+    reg [1:0] resp;
+    reg [32*WINDOW_WORDS-1:0] beat;
+    reg last;
+    begin
+        slot = 0;
+        last = 1'b0;
+        polls = 0;
+        while (!last) begin
+            axil_read_resp(win_addr(slot, WINDOW_WORDS), info, resp);
+            if (resp != 2'b00 || !info[31]) begin
+                polls = polls + 1;
+                if (polls > 100000) fail("the window never showed the next beat");
+            end else begin
+                if (info[15:0] != slot[15:0]) fail("the window's beat index is not the slot's");
+                for (k = 0; k < WINDOW_WORDS; k = k + 1) begin
+                    axil_read(win_addr(slot, k), v);
+                    beat[32 * k +: 32] = v;
+                end
+                // Taken by its last word: read from the copy, the same word.
+                axil_read(win_addr(slot, 0), v);
+                if (v != beat[31:0]) fail("a window word read twice differs");
+                axil_read_resp(win_addr(slot + 3, 0), v, resp);
+                if (resp != 2'b10) fail("a slot not presented answered without SLVERR");
+                last = info[30];
+                $display("RO %h %0d", beat[TDATA_BITS-1:0], last);
+                ro_beats = ro_beats + 1;
+                slot = slot + 1;
+            end
+        end
+        axil_write_resp(win_addr(0, 0), 32'd1, resp);
+        if (resp != 2'b10) fail("a write to the window answered without SLVERR");
+        ro_done = 1'b1;
+    end
+endtask
+
 // ------------------------------------------------------------ read-out
-integer ro_beats = 0;
-reg     ro_done = 1'b0;
 always @(posedge m_clk) begin
     if (m_aresetn) begin
         if (m_axis_tvalid && m_axis_tready) begin
@@ -176,7 +248,7 @@ always @(posedge m_clk) begin
             ro_beats = ro_beats + 1;
             if (m_axis_tlast) ro_done = 1'b1;
         end
-        m_axis_tready <= ($unsigned(rnd(0)) % 100) < ready_pct;
+        m_axis_tready <= window_mode == 0 && ($unsigned(rnd(0)) % 100) < ready_pct;
     end
 end
 
@@ -191,7 +263,10 @@ initial begin
     if ($value$plusargs("WAIT_CLOCKS=%d", wait_clocks)) ;
     if ($value$plusargs("READY_PCT=%d", ready_pct)) ;
     if ($value$plusargs("SEED=%d", seed)) ;
+    if ($value$plusargs("END_NS=%d", end_ns)) ;
+    if ($value$plusargs("WINDOW=%d", window_mode)) ;
     if (beats < 1 || beats > MAX_BEATS || ready_pct < 1 || ready_pct > 100 || seed == 0) fail("unusable plusargs");
+    if (window_mode != 0 && FLIP_ADDR == 0) fail("+WINDOW needs a point with an EPOCH_FLIP");
     prng = seed;
     $readmemh("beats.hex", line_mem, 0, beats - 1);
     fork
@@ -210,19 +285,22 @@ initial begin
             for (i = 0; i < beats; i = i + 1) begin
                 @(posedge s_clk) #1;
                 l = line_mem[i];
-                s_axis_tvalid = l[LINE_BITS-1];
-                s_axis_tlast = l[LINE_BITS-2];
-                s_axis_tuser = l[LINE_BITS-3 -: 65];
+                s_axis_time_ns = l[LINE_BITS-1 -: 64];
+                s_axis_tvalid = l[LINE_BITS-65];
+                s_axis_tlast = l[LINE_BITS-66];
+                s_axis_tuser = l[LINE_BITS-67 -: 65];
                 s_axis_tkeep = l[DATA_BITS +: KEEP_BITS];
                 s_axis_tdata = l[DATA_BITS-1:0];
                 if (s_axis_tvalid && !s_axis_tready) fail("the point back-pressured the MAC");
                 sent = sent + 1;
             end
             @(posedge s_clk) #1 s_axis_tvalid = 1'b0;
+            if (end_ns != 0) s_axis_time_ns = end_ns;
             // Drain: the parser's pipeline, the FIFO, the core's.
             repeat (400) @(posedge m_clk);
             if (FLIP_ADDR != 0) begin
                 axil_write(FLIP_ADDR, 32'd1);
+                if (window_mode != 0) window_readout;
                 i = 0;
                 while (!ro_done) begin
                     @(posedge m_clk);

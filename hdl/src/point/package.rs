@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 impl PointDesign {
     /// The ports of the top module.
     pub fn ports(&self) -> Vec<super::top::TopPort> {
-        top_ports(self.bus, self.data_bits, self.regs.addr_width(), self.tdata_bits)
+        top_ports(self.bus, self.data_bits, self.addr_width, self.tdata_bits)
     }
 
     /// The interface description: the point, its core and bus, its ports,
@@ -32,6 +32,7 @@ impl PointDesign {
             "point": self.top,
             "core": { "block": core.config.block_name(), "top": core.top, "config": core.config.to_json() },
             "bus": bus_name(self.bus),
+            "parameters": self.params,
             "ports": self.ports(),
             "readout": { "tdata_bits": self.tdata_bits, "fields": readout },
         }))
@@ -61,8 +62,18 @@ impl PointDesign {
             "top": self.top,
             "bus": bus_name(self.bus),
             "data_bits": 32,
-            "addr_bits": self.regs.addr_width(),
+            "addr_bits": self.addr_width,
             "registers": words,
+            "memories": [{
+                "name": "READOUT_WINDOW",
+                "base": self.window.base,
+                "size": self.window.size(),
+                "slot_bytes": 4u32 << self.window.stride_bits,
+                "tdata_words": self.window.words,
+                "doc": "The frozen epoch, beat i in slot i (mod 2^16): its TDATA words, then an info word \
+                        (bit 31 there, bit 30 last, low bits the index); reading a beat's last TDATA word takes it. \
+                        Read in order; another slot answers SLVERR.",
+            }],
         }))
         .expect("serializes")
     }
@@ -71,7 +82,7 @@ impl PointDesign {
     /// byte address, width, mask and reset value.
     pub fn c_header(&self) -> String {
         let words = self.regs.words();
-        crate::c_header::c_header(
+        let h = crate::c_header::c_header(
             &self.top,
             "/* Byte addresses on the register bus; every word is 32 bits wide. */\n",
             words.iter().map(|w| crate::c_header::CRegister {
@@ -81,7 +92,21 @@ impl PointDesign {
                 bits: w.bits,
                 reset: w.reset,
             }),
-        )
+        );
+        // The read-out window: its base, a slot's bytes, where its info word is.
+        let p = crate::c_header::ident(&self.top);
+        let window = format!(
+            "/* READOUT_WINDOW: the frozen epoch, beat i in slot i (mod 2^16); read a slot's info word, \
+             then its TDATA words (the last takes the beat). */\n\
+             #define {p}_READOUT_WINDOW_BASE 0x{:x}u\n#define {p}_READOUT_WINDOW_SLOT_BYTES {}u\n\
+             #define {p}_READOUT_WINDOW_TDATA_WORDS {}u\n#define {p}_READOUT_WINDOW_INFO_WORD {}u\n\n",
+            self.window.base,
+            4u32 << self.window.stride_bits,
+            self.window.words,
+            self.window.words
+        );
+        let end = h.rfind("#endif").expect("the header ends with #endif");
+        format!("{}{window}{}", &h[..end], &h[end..])
     }
 
     /// The clocks for tools that read SDC: the MAC's at `mac_mhz`, the

@@ -22,15 +22,88 @@
 //! card, behind the MAC; the LDA paper's routers report to a monitoring
 //! station (§II).
 
-use super::binding::{PointBinding, RECORD_BITS, RecordField, RecordSource};
+use super::binding::{PointBinding, RECORD_BITS, RecordField, RecordSource, TimeInput};
 use super::bus::Bus;
 use super::regs::{PointField, PointRegs};
 use crate::export::{Dir, Exported, Port};
 use netmeas_sim::frame::Unparsed;
 use std::fmt::Write;
 
+/// The read-out window's Verilog (module `netmeas_point_window`).
+pub const WINDOW_VERILOG: &str = include_str!("netmeas_point_window.v");
+
 /// The record FIFO's memory: 2^4 records (distributed RAM).
 pub const FIFO_ADDR_BITS: u32 = 4;
+
+/// A parameter of a point's top module.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct TopParam {
+    /// Verilog name.
+    pub name: &'static str,
+    /// Default value.
+    pub default: u32,
+    /// What it sets.
+    pub doc: &'static str,
+}
+
+/// The parameters of a point whose core has a time input: the time
+/// markers' lag behind `s_axis_time_ns` and how long the parser must be
+/// idle before one (`docs/cores/point.md`, *Time markers*).
+pub const TIME_MARKER_PARAMS: [TopParam; 2] = [
+    TopParam {
+        name: "MARKER_LAG_NS",
+        default: 1000,
+        doc: "a marker's time is s_axis_time_ns less this (at least the MAC's delay from its timestamp to the first beat)",
+    },
+    TopParam {
+        name: "MARKER_IDLE_CLOCKS",
+        default: 256,
+        doc: "MAC clocks without a frame in the parser before a marker, and between two (4..65535)",
+    },
+];
+
+/// Slots of a point's read-out window: beats of an epoch, counted modulo 2^16.
+pub const WINDOW_INDEX_BITS: u32 = 16;
+
+/// A point's read-out window (`netmeas_point_window`, `docs/cores/point.md`):
+/// the frozen epoch on the register bus, beat `i` in slot `i`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReadoutWindow {
+    /// Its byte address on the bus (the top half of the point's map).
+    pub base: u32,
+    /// 32-bit words of `TDATA` per beat (words 0..words − 1 of a slot;
+    /// word `words` is the beat's info).
+    pub words: u32,
+    /// A slot is 2^`stride_bits` words.
+    pub stride_bits: u32,
+}
+
+impl ReadoutWindow {
+    /// The window of a read-out of `tdata_bits` above a register map of
+    /// `regs_addr_bits`: its slots big enough for the `TDATA` words and the
+    /// info word, its base the next power of two above both.
+    pub fn new(tdata_bits: u32, regs_addr_bits: u32) -> Self {
+        let words = tdata_bits.div_ceil(32);
+        let stride_bits = 32 - words.leading_zeros();
+        let own = 2 + stride_bits + WINDOW_INDEX_BITS;
+        ReadoutWindow { base: 1 << own.max(regs_addr_bits), words, stride_bits }
+    }
+
+    /// Width of its byte addresses.
+    pub fn addr_bits(&self) -> u32 {
+        2 + self.stride_bits + WINDOW_INDEX_BITS
+    }
+
+    /// Its size in bytes.
+    pub fn size(&self) -> u32 {
+        1 << self.addr_bits()
+    }
+
+    /// The byte address of word `word` of slot `slot`.
+    pub fn addr(&self, slot: u32, word: u32) -> u32 {
+        self.base + ((slot % (1 << WINDOW_INDEX_BITS)) << (self.stride_bits + 2)) + 4 * word
+    }
+}
 
 /// The point's counters, in `netmeas_point_counters` order: frames,
 /// records, the frame parser's reasons, records dropped, FIFO overflows.
@@ -82,6 +155,13 @@ pub struct PointDesign {
     pub tdata_bits: u32,
     /// `s_axis_tdata`'s width.
     pub data_bits: u32,
+    /// The top module's parameters ([`TIME_MARKER_PARAMS`] if the core has a time input).
+    pub params: Vec<TopParam>,
+    /// The read-out window, in the top half of the bus's addresses.
+    pub window: ReadoutWindow,
+    /// Width of the bus's byte addresses: the register map below the
+    /// window, the window above.
+    pub addr_width: u32,
 }
 
 /// The point around `core` with the frame parser `parser` (an export of a
@@ -100,8 +180,9 @@ pub fn point(core: &Exported, binding: &PointBinding, parser: &Exported, bus: Bu
     for (name, _) in &binding.packet {
         need(name, Dir::In)?;
     }
-    for name in &binding.idle {
-        need(name, Dir::In)?;
+    if let Some(now) = &binding.now {
+        need(&now.valid, Dir::In)?;
+        need(&now.time, Dir::In)?;
     }
     if let Some((req, taken)) = &binding.flip {
         need(req, Dir::In)?;
@@ -143,7 +224,7 @@ pub fn point(core: &Exported, binding: &PointBinding, parser: &Exported, bus: Bu
             || n.starts_with("csr_")
             || n == binding.readout_last
             || binding.packet.iter().any(|(p, _)| p == n)
-            || binding.idle.iter().any(|p| p == n)
+            || binding.now.as_ref().is_some_and(|t| t.valid == n || t.time == n)
             || binding.flip.as_ref().is_some_and(|(r, t)| r == n || t.as_deref() == Some(n))
     };
     for p in core.ports.iter().filter(|p| !bound(&p.name)) {
@@ -192,6 +273,8 @@ pub fn point(core: &Exported, binding: &PointBinding, parser: &Exported, bus: Bu
     let readout_bits: u32 = readout.iter().map(|(_, b)| b).sum();
     let tdata_bits = readout_bits.div_ceil(8).max(1) * 8;
 
+    let window = ReadoutWindow::new(tdata_bits, regs.addr_width());
+    let addr_width = 32 - window.base.leading_zeros();
     let verilog = top_verilog(&TopParts {
         top: &top,
         core,
@@ -203,6 +286,8 @@ pub fn point(core: &Exported, binding: &PointBinding, parser: &Exported, bus: Bu
         data_bits,
         tdata_bits,
         readout_bits,
+        window,
+        addr_width,
     });
     let mut files = vec![
         (format!("{top}.v"), verilog),
@@ -210,10 +295,12 @@ pub fn point(core: &Exported, binding: &PointBinding, parser: &Exported, bus: Bu
         (format!("{}.v", core.top), core.verilog.clone()),
         ("netmeas_async_fifo.v".to_string(), super::async_fifo::VERILOG.to_string()),
         ("netmeas_point_counters.v".to_string(), super::counters::VERILOG.to_string()),
+        ("netmeas_point_window.v".to_string(), WINDOW_VERILOG.to_string()),
         (format!("{}.v", regs.module), regs.verilog()?),
     ];
     files.push((format!("{}.v", bus.module()), bus.verilog().to_string()));
-    Ok(PointDesign { top, files, regs, bus, readout, tdata_bits, data_bits })
+    let params = if binding.now.is_some() { TIME_MARKER_PARAMS.to_vec() } else { Vec::new() };
+    Ok(PointDesign { top, files, regs, bus, readout, tdata_bits, data_bits, params, window, addr_width })
 }
 
 /// The point of the block `cfg` behind a frame parser of `data_bits` on
@@ -257,9 +344,18 @@ impl PointDesign {
         let mut v = String::new();
         let _ = writeln!(v, "// The point {} as its testbench sees it (generated; hdl/src/point/top.rs).", self.top);
         let _ = writeln!(v, "`define POINT_TOP {}", self.top);
+        if self.params.is_empty() {
+            let _ = writeln!(v, "`define POINT_PARAMS");
+        } else {
+            // Markers after 16 idle clocks: they come in the beat file's long gaps.
+            let _ = writeln!(v, "`define POINT_PARAMS #(.MARKER_IDLE_CLOCKS(16'd16))");
+        }
         let _ = writeln!(v, "localparam integer DATA_BITS = {};", self.data_bits);
         let _ = writeln!(v, "localparam integer TDATA_BITS = {};", self.tdata_bits);
-        let _ = writeln!(v, "localparam integer ADDR_WIDTH = {};", self.regs.addr_width());
+        let _ = writeln!(v, "localparam integer ADDR_WIDTH = {};", self.addr_width);
+        let _ = writeln!(v, "localparam [31:0] WINDOW_BASE = 32'h{:x};", self.window.base);
+        let _ = writeln!(v, "localparam integer WINDOW_WORDS = {};", self.window.words);
+        let _ = writeln!(v, "localparam integer WINDOW_STRIDE_BITS = {};", self.window.stride_bits);
         let _ = writeln!(v, "localparam integer N_STATUS = {};", self.regs.status.len());
         let _ = writeln!(v, "localparam [31:0] STATUS_BASE = 32'h{:x};", self.regs.point_base());
         let _ = writeln!(v, "localparam [31:0] FLIP_ADDR = 32'h{:x};", self.addr("EPOCH_FLIP").unwrap_or(0));
@@ -297,10 +393,13 @@ struct TopParts<'a> {
     data_bits: u32,
     tdata_bits: u32,
     readout_bits: u32,
+    window: ReadoutWindow,
+    addr_width: u32,
 }
 
 fn top_verilog(t: &TopParts<'_>) -> String {
-    let aw = t.regs.addr_width();
+    let aw = t.addr_width;
+    let regs_aw = t.regs.addr_width();
     let ns = t.regs.status.len();
     let nf = t.regs.flags.len();
     let nc = t.regs.commands.len().max(1);
@@ -322,6 +421,13 @@ fn top_verilog(t: &TopParts<'_>) -> String {
     for word in t.regs.words() {
         let _ = writeln!(w, "//   0x{:04x} {}", word.addr, word.name);
     }
+    let _ = writeln!(
+        w,
+        "//   0x{:x} READOUT_WINDOW (slot i at +i*{}: {} TDATA words, then the info word)",
+        t.window.base,
+        4 << t.window.stride_bits,
+        t.window.words
+    );
     let _ = writeln!(w, "// m_axis_tdata fields, from bit 0:");
     let mut at = 0;
     for p in &t.wiring.readout {
@@ -329,7 +435,18 @@ fn top_verilog(t: &TopParts<'_>) -> String {
         at += p.bits;
     }
     let _ = writeln!(w, "\n`resetall\n`timescale 1ns / 1ps\n`default_nettype none\n");
-    let _ = writeln!(w, "module {} (", t.top);
+    if t.binding.now.is_some() {
+        let _ = writeln!(w, "module {} #(", t.top);
+        for (i, p) in TIME_MARKER_PARAMS.iter().enumerate() {
+            let bits = if p.name == "MARKER_LAG_NS" { 32 } else { 16 };
+            let sep = if i + 1 == TIME_MARKER_PARAMS.len() { "" } else { "," };
+            let _ = writeln!(w, "    // {}", p.doc);
+            let _ = writeln!(w, "    parameter [{}:0] {} = {bits}'d{}{sep}", bits - 1, p.name, p.default);
+        }
+        let _ = writeln!(w, ") (");
+    } else {
+        let _ = writeln!(w, "module {} (", t.top);
+    }
     let ports = top_ports(t.bus, t.data_bits, aw, t.tdata_bits);
     let mut group = "";
     for (i, p) in ports.iter().enumerate() {
@@ -382,28 +499,42 @@ fn top_verilog(t: &TopParts<'_>) -> String {
     }
     let _ = writeln!(w, "assign s_event[{}] = stat_dropped;", n_counters - 2);
     let _ = writeln!(w, "assign s_event[{}] = fifo_overflow;", n_counters - 1);
+    let packed: Vec<String> = RecordField::ALL.iter().map(|&f| format!("rec_{}", field_name(f))).collect();
+    let packed = format!("{{{}}}", packed.join(", "));
+    let (fifo_bits, fifo_in, fifo_in_valid) = match &t.binding.now {
+        Some(_) => {
+            marker_verilog(w, &packed);
+            (RECORD_BITS + 1, "fifo_in", "fifo_in_valid")
+        }
+        None => (RECORD_BITS, packed.as_str(), "rec_valid"),
+    };
 
     // Crossing.
     let _ = writeln!(w, "\n// ------------------------------------------------------------ crossing");
     let _ = writeln!(w, "wire             rst = !aresetn;");
     let _ = writeln!(w, "/* verilator lint_off UNUSEDSIGNAL */  // the core takes the fields it needs");
-    let _ = writeln!(w, "wire [{}:0]     rec;          // the record, in the core's domain", RECORD_BITS - 1);
+    let _ = writeln!(
+        w,
+        "wire [{}:0]     rec;          // the record{}, in the core's domain",
+        fifo_bits - 1,
+        if fifo_bits > RECORD_BITS { " (or a time marker: its top bit)" } else { "" }
+    );
     let _ = writeln!(w, "wire             rec_out_valid;");
     let _ = writeln!(w, "wire             rec_out_ready;");
     let _ = writeln!(w, "wire [{}:0]   cnt;", 32 * n_counters - 1);
     let _ = writeln!(w, "wire [{}:0]     cnt_changed;  // (frames and records set no flag)", n_counters - 1);
     let _ = writeln!(w, "/* verilator lint_on UNUSEDSIGNAL */");
-    let packed: Vec<String> = RecordField::ALL.iter().map(|&f| format!("rec_{}", field_name(f))).collect();
     let _ =
         writeln!(w, "\n/* verilator lint_off PINCONNECTEMPTY */  // the FIFO's own status: FIFO_OVERFLOWS counts it");
-    let _ = writeln!(w, "netmeas_async_fifo #(.WIDTH({RECORD_BITS}), .ADDR_BITS({FIFO_ADDR_BITS})) fifo (");
+    let _ = writeln!(w, "netmeas_async_fifo #(.WIDTH({fifo_bits}), .ADDR_BITS({FIFO_ADDR_BITS})) fifo (");
     let _ = writeln!(w, "    .s_clk(s_axis_aclk), .s_rst(s_rst),");
+    let _ =
+        writeln!(w, "    .s_axis_tdata({fifo_in}), .s_axis_tvalid({fifo_in_valid}), .s_axis_tready(fifo_in_ready),");
+    let empty = if t.binding.now.is_some() { "s_fifo_empty" } else { "" };
     let _ = writeln!(
         w,
-        "    .s_axis_tdata({{{}}}), .s_axis_tvalid(rec_valid), .s_axis_tready(fifo_in_ready),",
-        packed.join(", ")
+        "    .s_status_full(), .s_status_empty({empty}), .s_status_overflow(fifo_overflow), .s_overflow_count(),"
     );
-    let _ = writeln!(w, "    .s_status_full(), .s_status_overflow(fifo_overflow), .s_overflow_count(),");
     let _ = writeln!(w, "    .m_clk(aclk), .m_rst(rst),");
     let _ = writeln!(w, "    .m_axis_tdata(rec), .m_axis_tvalid(rec_out_valid), .m_axis_tready(rec_out_ready)\n);");
     let _ = writeln!(w, "/* verilator lint_on PINCONNECTEMPTY */");
@@ -414,10 +545,18 @@ fn top_verilog(t: &TopParts<'_>) -> String {
     // Core domain.
     let _ = writeln!(w, "\n// ------------------------------------------------------------ core domain");
     let _ = writeln!(w, "wire core_s_ready;");
+    let not_marker = if t.binding.now.is_some() {
+        let _ = writeln!(w, "wire is_marker = rec[{RECORD_BITS}];   // a time marker, taken at once");
+        "!is_marker && "
+    } else {
+        ""
+    };
     if t.binding.role_only {
         let _ = writeln!(w, "// Only requests and responses are packets; other records are taken and left.");
         let r = RecordField::Role;
-        let _ = writeln!(w, "wire is_packet = rec[{}:{}] != 2'd0;", r.lsb() + 1, r.lsb());
+        let _ = writeln!(w, "wire is_packet = {not_marker}rec[{}:{}] != 2'd0;", r.lsb() + 1, r.lsb());
+    } else if t.binding.now.is_some() {
+        let _ = writeln!(w, "wire is_packet = !is_marker;");
     } else {
         let _ = writeln!(w, "wire is_packet = 1'b1;");
     }
@@ -435,12 +574,16 @@ fn top_verilog(t: &TopParts<'_>) -> String {
         let _ = writeln!(w, "wire [63:0] ts_since_first = have_origin ? {ts} - time_origin : 64'd0;");
         let _ = writeln!(w, "/* verilator lint_on UNUSEDSIGNAL */");
     }
+    if let Some(now) = &t.binding.now {
+        now_verilog(w, t.core, now);
+    }
     let _ = writeln!(w, "\n// Register block and bus.");
     let _ = writeln!(w, "wire        acc_valid;\nwire        acc_we;\nwire [{}:0] acc_addr;", aw - 1);
     let _ = writeln!(
         w,
         "wire [31:0] acc_wdata;\nwire [3:0]  acc_wstrb;\nwire        rsp_valid;\nwire        rsp_err;\nwire [31:0] rsp_rdata;"
     );
+    let _ = writeln!(w, "wire        regs_rsp_valid;\nwire        regs_rsp_err;\nwire [31:0] regs_rsp_rdata;");
     let csr_addr_bits = t.regs.csr_addr_bits;
     for n in ["csr_we", "csr_re"] {
         if has(n) {
@@ -565,7 +708,7 @@ fn top_verilog(t: &TopParts<'_>) -> String {
         } else if n == "m_ro_valid" {
             "m_axis_tvalid".into()
         } else if n == "m_ro_ready" {
-            "m_axis_tready".into()
+            "m_axis_tready || window_take".into()
         } else if n == t.binding.readout_last {
             "m_axis_tlast".into()
         } else if n.starts_with("csr_") {
@@ -574,8 +717,10 @@ fn top_verilog(t: &TopParts<'_>) -> String {
             format!("digest_{n}")
         } else if let Some((_, src)) = t.binding.packet.iter().find(|(q, _)| q == n) {
             PointBinding::expression(*src, p.bits as u32, "rec")
-        } else if t.binding.idle.iter().any(|q| q == n) {
-            format!("{}'d0", p.bits)
+        } else if t.binding.now.as_ref().is_some_and(|q| q.valid == n) {
+            "now_valid_q".into()
+        } else if t.binding.now.as_ref().is_some_and(|q| q.time == n) {
+            "now_q".into()
         } else if let Some((_, i)) = t.wiring.commands.iter().find(|(q, _)| q == n) {
             format!("cmd_pulse[{i}]")
         } else {
@@ -595,9 +740,10 @@ fn top_verilog(t: &TopParts<'_>) -> String {
     let _ = writeln!(w, "    .clk(aclk), .rst(rst),");
     let _ = writeln!(
         w,
-        "    .acc_valid(acc_valid), .acc_we(acc_we), .acc_addr(acc_addr), .acc_wdata(acc_wdata), .acc_wstrb(acc_wstrb),"
+        "    .acc_valid(acc_valid && acc_regs), .acc_we(acc_we), .acc_addr(acc_addr[{}:0]), .acc_wdata(acc_wdata), .acc_wstrb(acc_wstrb),",
+        regs_aw - 1
     );
-    let _ = writeln!(w, "    .rsp_valid(rsp_valid), .rsp_err(rsp_err), .rsp_rdata(rsp_rdata),");
+    let _ = writeln!(w, "    .rsp_valid(regs_rsp_valid), .rsp_err(regs_rsp_err), .rsp_rdata(regs_rsp_rdata),");
     let csr_we = if has("csr_we") { "core_csr_we" } else { "" };
     let csr_re = if has("csr_re") { "core_csr_re" } else { "" };
     let (csr_addr, csr_wdata) = if has("csr_addr") { ("core_csr_addr", "core_csr_wdata") } else { ("", "") };
@@ -610,6 +756,8 @@ fn top_verilog(t: &TopParts<'_>) -> String {
     if empty {
         let _ = writeln!(w, "/* verilator lint_on PINCONNECTEMPTY */");
     }
+
+    window_verilog(w, t, regs_aw);
 
     // Bus slave.
     let _ = writeln!(w, "\n{} #(.ADDR_WIDTH({aw})) slave (", t.bus.module());
@@ -640,6 +788,105 @@ fn top_verilog(t: &TopParts<'_>) -> String {
     let _ = writeln!(w, "    .rsp_valid(rsp_valid), .rsp_err(rsp_err), .rsp_rdata(rsp_rdata)\n);");
     let _ = writeln!(w, "\nendmodule\n\n`resetall");
     v
+}
+
+/// The bus's accesses split between the register block (the bottom of the
+/// map) and the read-out window (the top half); an address in neither is
+/// answered with an error two clocks later, like theirs.
+fn window_verilog(w: &mut String, t: &TopParts<'_>, regs_aw: u32) {
+    let (aw, waw) = (t.addr_width, t.window.addr_bits());
+    let _ = writeln!(w, "\n// The read-out window (the frozen epoch, beat by beat) at 0x{:x}.", t.window.base);
+    let _ = writeln!(w, "wire        window_take;");
+    let _ = writeln!(w, "wire        win_rsp_valid;\nwire        win_rsp_err;\nwire [31:0] win_rsp_rdata;");
+    let _ = writeln!(
+        w,
+        "netmeas_point_window #(.TDATA_BITS({}), .STRIDE_BITS({}), .INDEX_BITS({WINDOW_INDEX_BITS})) window (",
+        t.tdata_bits, t.window.stride_bits
+    );
+    let _ = writeln!(w, "    .clk(aclk), .rst(rst),");
+    let _ =
+        writeln!(w, "    .acc_valid(acc_valid && acc_window), .acc_we(acc_we), .acc_addr(acc_addr[{}:0]),", waw - 1);
+    let _ = writeln!(w, "    .rsp_valid(win_rsp_valid), .rsp_err(win_rsp_err), .rsp_rdata(win_rsp_rdata),");
+    let _ = writeln!(w, "    .ro_tdata(m_axis_tdata), .ro_tvalid(m_axis_tvalid), .ro_tlast(m_axis_tlast),");
+    let _ = writeln!(w, "    .ro_tready_ext(m_axis_tready), .ro_take(window_take)\n);");
+    let zero = |hi: u32, lo: u32| {
+        if hi < lo { "1'b1".to_string() } else { format!("acc_addr[{hi}:{lo}] == {}'d0", hi - lo + 1) }
+    };
+    let _ = writeln!(w, "\n// Which answers an access: the register block, the window, or neither (an error).");
+    let _ = writeln!(w, "wire acc_regs = {};", zero(aw - 1, regs_aw));
+    let _ = writeln!(w, "wire acc_window = acc_addr[{}] && {};", aw - 1, zero(aw - 2, waw));
+    let _ = writeln!(w, "reg  hole_1 = 1'b0, hole_2 = 1'b0;");
+    let _ = writeln!(w, "always @(posedge aclk) begin");
+    let _ = writeln!(w, "    hole_1 <= acc_valid && !acc_regs && !acc_window && !rst;");
+    let _ = writeln!(w, "    hole_2 <= hole_1 && !rst;\nend");
+    let _ = writeln!(w, "assign rsp_valid = regs_rsp_valid || win_rsp_valid || hole_2;");
+    let _ = writeln!(w, "assign rsp_err = regs_rsp_err || win_rsp_err || hole_2;");
+    let _ = writeln!(w, "assign rsp_rdata = regs_rsp_rdata | win_rsp_rdata;   // 0 from the one not answering");
+}
+
+/// The MAC domain's time markers: once a record has gone, when no frame is
+/// on its way through the parser and the record FIFO is empty, a marker
+/// (the FIFO word's top bit set) carries max(`s_axis_time_ns` −
+/// `MARKER_LAG_NS`, the last record's time) in the timestamp field, every
+/// `MARKER_IDLE_CLOCKS` clocks. The
+/// next frame's timestamp is never below it, so the core sees the
+/// intervals its packets give, ended sooner on an idle link. Defines
+/// `fifo_in`, `fifo_in_valid` and takes `s_fifo_empty` from the FIFO.
+fn marker_verilog(w: &mut String, packed: &str) {
+    let ts_lsb = RecordField::Ts.lsb();
+    let _ = writeln!(w, "\n// Time markers: with no frame in the parser and the record FIFO empty for");
+    let _ = writeln!(w, "// MARKER_IDLE_CLOCKS clocks, a marker takes the time to the core (docs/cores/point.md).");
+    let _ = writeln!(w, "reg         s_in_frame = 1'b0;    // between a frame's first and last beat");
+    let _ = writeln!(w, "reg  [5:0]  s_in_flight = 6'd0;   // frames begun whose outcome has not come");
+    let _ = writeln!(w, "reg         s_have_record = 1'b0; // a record has gone: markers follow the records' time");
+    let _ = writeln!(w, "reg  [63:0] s_last_ts = 64'd0;    // the last record's time");
+    let _ = writeln!(w, "reg  [63:0] s_lagged = 64'd0;     // s_axis_time_ns - MARKER_LAG_NS, 0 below it");
+    let _ = writeln!(w, "reg  [63:0] s_marker_ts = 64'd0;  // the larger of the two");
+    let _ = writeln!(w, "reg  [15:0] s_quiet = 16'd0;      // idle clocks, up to MARKER_IDLE_CLOCKS - 1");
+    let _ = writeln!(w, "wire        s_fifo_empty;");
+    let _ = writeln!(w, "wire        s_first_beat = s_axis_tvalid && !s_in_frame;");
+    let _ = writeln!(w, "wire        s_busy = s_first_beat || s_in_frame || s_in_flight != 6'd0;");
+    let _ = writeln!(
+        w,
+        "wire        s_marker = s_have_record && !s_busy && s_fifo_empty && s_quiet == MARKER_IDLE_CLOCKS - 16'd1;"
+    );
+    let _ = writeln!(w, "wire [64:0] s_lag_diff = {{1'b0, s_axis_time_ns}} - {{33'd0, MARKER_LAG_NS}};");
+    let _ = writeln!(w, "always @(posedge s_axis_aclk) begin");
+    let _ = writeln!(w, "    s_lagged <= s_lag_diff[64] ? 64'd0 : s_lag_diff[63:0];");
+    let _ = writeln!(w, "    s_marker_ts <= s_lagged > s_last_ts ? s_lagged : s_last_ts;");
+    let _ = writeln!(w, "    if (s_rst) begin");
+    let _ = writeln!(w, "        s_in_frame <= 1'b0;\n        s_in_flight <= 6'd0;");
+    let _ = writeln!(w, "        s_have_record <= 1'b0;\n        s_last_ts <= 64'd0;\n        s_quiet <= 16'd0;");
+    let _ = writeln!(w, "    end else begin");
+    let _ = writeln!(w, "        if (s_axis_tvalid) s_in_frame <= !s_axis_tlast;");
+    let _ = writeln!(w, "        s_in_flight <= s_in_flight + {{5'd0, s_first_beat}} - {{5'd0, stat_valid}};");
+    let _ = writeln!(w, "        if (rec_valid) s_have_record <= 1'b1;\n        if (rec_valid) s_last_ts <= rec_ts;");
+    let _ = writeln!(w, "        if (s_busy || s_marker) s_quiet <= 16'd0;");
+    let _ = writeln!(w, "        else if (s_quiet != MARKER_IDLE_CLOCKS - 16'd1) s_quiet <= s_quiet + 16'd1;");
+    let _ = writeln!(w, "    end\nend");
+    let _ = writeln!(w, "// A frame's record and a marker never meet: the marker waits for an idle parser.");
+    let _ = writeln!(w, "wire         fifo_in_valid = rec_valid || s_marker;");
+    let _ = writeln!(
+        w,
+        "wire [{RECORD_BITS}:0] fifo_in = rec_valid ? {{1'b0, {packed}}} : {{1'b1, s_marker_ts, {ts_lsb}'d0}};"
+    );
+}
+
+/// The core domain's side of the time markers: the core's time input holds
+/// the last marker's time (in the packets' time base: the binding's
+/// `source`), valid from the first marker on (from the first packet's on
+/// for a time since the first packet).
+fn now_verilog(w: &mut String, core: &Exported, now: &TimeInput) {
+    let bits = core.ports.iter().find(|p| p.name == now.time).map_or(64, |p| p.bits as u32);
+    let after_origin = if now.source == RecordSource::TimeSinceFirst { " && have_origin" } else { "" };
+    let _ = writeln!(w, "\n// The core's time input: the last time marker's time, held.");
+    let _ = writeln!(w, "reg         now_valid_q = 1'b0;\nreg  [{}:0] now_q = {bits}'d0;", bits - 1);
+    let _ = writeln!(w, "always @(posedge aclk) begin");
+    let _ = writeln!(w, "    if (rst) begin\n        now_valid_q <= 1'b0;\n        now_q <= {bits}'d0;");
+    let _ = writeln!(w, "    end else if (rec_out_valid && is_marker{after_origin}) begin");
+    let _ = writeln!(w, "        now_valid_q <= 1'b1;");
+    let _ = writeln!(w, "        now_q <= {};", PointBinding::expression(now.source, bits, "rec"));
+    let _ = writeln!(w, "    end\nend");
 }
 
 /// A port of the point's top module.
@@ -684,7 +931,7 @@ pub fn top_ports(bus: Bus, data_bits: u32, aw: u32, tdata_bits: u32) -> Vec<TopP
         p("s_axis_tready", o, 1, s, mac, "always 1"),
         p("s_axis_tlast", i, 1, s, mac, ""),
         p("s_axis_tuser", i, 65, s, mac, "bit 0 bad frame (last beat); 64:1 ingress time, ns (first beat)"),
-        p("s_axis_time_ns", i, 64, s, mac, "free-running time, ns, if the parser samples it"),
+        p("s_axis_time_ns", i, 64, s, mac, "the time, ns (the MAC's PTP clock): frames' if tuser has none; markers'"),
         p("aclk", i, 1, "aclk", core, "the core's clock"),
         p("aresetn", i, 1, "aclk", core, "synchronous, active low"),
     ];

@@ -1,7 +1,7 @@
 //! The RDA core in the core registry (Fu et al., ToN 2018, §III-A, §V-A).
 
 use crate::export::{Port, generate};
-use crate::point::binding::{PointBinding, RecordField, RecordSource};
+use crate::point::binding::{PointBinding, RecordField, RecordSource, TimeInput};
 use crate::rda::RdaCore;
 use crate::registry::{CoreSpec, FieldOp, Kind, Reference, RmwGeometry, Target};
 use netmeas_sim::ConfigError;
@@ -58,9 +58,9 @@ impl CoreSpec for RdaConfig {
     }
     /// Behind the frame parser: the packet's 64-bit ID is the H3 digest of
     /// its key (5-tuple and IP ID, the fields both ends see alike, §VIII-A),
-    /// the ingress time in ns modulo 2^48 its timestamp. The intervals close
-    /// on the packets' own times (§III-A): `now` is held at 0, so the last
-    /// interval of a link that falls idle is read out with its next packet.
+    /// the ingress time in ns modulo 2^48 its timestamp and its `now`: the
+    /// intervals close on time (§III-A), on a link that falls idle by the
+    /// point's time markers.
     fn point_binding(&self) -> Option<PointBinding> {
         Some(PointBinding {
             packet: vec![
@@ -70,7 +70,7 @@ impl CoreSpec for RdaConfig {
             role_only: false,
             flip: None,
             readout_last: "m_ro_last".into(),
-            idle: vec!["now_valid".into(), "now".into()],
+            now: Some(TimeInput::now(RecordSource::Field(RecordField::Ts))),
         })
     }
     fn generate(&self) -> (String, Vec<Port>) {

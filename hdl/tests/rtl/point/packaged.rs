@@ -143,9 +143,18 @@ impl PointResult {
     }
 }
 
-/// The point of `cfg` fed `n` corpus frames in `sim`; the point's counters
-/// checked against the host reader's counts, frame by frame.
-fn run_point(cfg: &netmeas_hdl::export::BlockConfig, sim: Simulator, n: usize, seed: u64) -> PointResult {
+/// How a run ends: the time held `after_ns` past the last frame's (0: not
+/// moved), the read-out taken through the window (`window`) or the stream.
+#[derive(Clone, Copy, Default)]
+struct Ending {
+    after_ns: u64,
+    window: bool,
+}
+
+/// The point of `cfg` fed `n` corpus frames in `sim`, ended as `end` says;
+/// the point's counters checked against the host reader's counts, frame by
+/// frame.
+fn run_point(cfg: &netmeas_hdl::export::BlockConfig, sim: Simulator, n: usize, seed: u64, end: Ending) -> PointResult {
     use netmeas_hdl::point::cosim::{PointClocks, PointSim};
     use netmeas_sim::frame::{ParseCounts, parse_frame};
 
@@ -158,7 +167,9 @@ fn run_point(cfg: &netmeas_hdl::export::BlockConfig, sim: Simulator, n: usize, s
 
     let name = format!("cosim_{}_{sim:?}", cfg.block_name());
     let point = PointSim::new(sim, &scratch(&name), &design).unwrap();
-    let run = point.run(&design, &frames, &PointClocks::default(), 5).unwrap();
+    let end_ns = if end.after_ns == 0 { 0 } else { frames.last().unwrap().ts_ns + end.after_ns };
+    let clocks = PointClocks { end_ns, window: end.window, ..PointClocks::default() };
+    let run = point.run(&design, &frames, &clocks, 5).unwrap();
     let r = PointResult { design, run, records };
     assert_eq!(r.reg("FRAMES"), counts.frames);
     assert_eq!(r.reg("RECORDS"), counts.records);
@@ -171,12 +182,19 @@ fn run_point(cfg: &netmeas_hdl::export::BlockConfig, sim: Simulator, n: usize, s
 }
 
 /// The LDA point fed `n` corpus frames in `sim` against the golden model
-/// fed by the host's reader: counters, frozen-epoch counters and every row.
-fn check_lda_point(sim: Simulator, n: usize, seed: u64) {
+/// fed by the host's reader: counters, frozen-epoch counters and every row
+/// (from the stream, or through the read-out window).
+fn check_lda_point(sim: Simulator, n: usize, seed: u64, window: bool) {
     use netmeas_sim::lda::{LdaConfig, LdaGolden, LdaPacket};
 
     let cfg = LdaConfig::default();
-    let r = run_point(&netmeas_hdl::export::BlockConfig::new(cfg.clone()), sim, n, seed);
+    let r = run_point(
+        &netmeas_hdl::export::BlockConfig::new(cfg.clone()),
+        sim,
+        n,
+        seed,
+        Ending { window, ..Ending::default() },
+    );
     let mut golden = LdaGolden::new(&cfg);
     for rec in &r.records {
         golden.packet(&LdaPacket { key: rec.key, ts: rec.ts_ns & ((1 << 40) - 1), class: rec.class });
@@ -198,25 +216,28 @@ fn check_lda_point(sim: Simulator, n: usize, seed: u64) {
 
 #[test]
 fn the_lda_point_measures_raw_frames_as_the_golden_model_fed_by_the_host_reader() {
-    check_lda_point(Simulator::Verilator, 3000, 11);
+    check_lda_point(Simulator::Verilator, 3000, 11, false);
 }
 
+/// The same in Icarus Verilog, the epoch read through the read-out window.
 #[test]
-fn the_lda_point_testbench_runs_in_icarus_alike() {
-    check_lda_point(Simulator::Icarus, 400, 12);
+fn the_lda_point_testbench_runs_in_icarus_alike_through_the_window() {
+    check_lda_point(Simulator::Icarus, 400, 12, true);
 }
 
 /// The fridge point (two fridges, entry probabilities 1/2 and 1 so that the
 /// corpus's handshakes and DNS exchanges give samples) fed corpus frames:
 /// the frozen histograms, the sample register and the status equal the
-/// golden model fed the host reader's requests and responses.
+/// golden model fed the host reader's requests and responses. The epoch is
+/// read through the read-out window.
 #[test]
 fn the_fridge_point_measures_raw_frames_as_the_golden_model_fed_by_the_host_reader() {
     use netmeas_sim::frame::Role;
     use netmeas_sim::fridge::{FRIDGE_BINS, FridgeConfig, FridgeGolden, FridgePacket};
 
     let cfg = FridgeConfig { entry_prob_log2: vec![-1.0, 0.0], ..FridgeConfig::default() };
-    let r = run_point(&netmeas_hdl::export::BlockConfig::new(cfg.clone()), Simulator::Verilator, 3000, 21);
+    let end = Ending { window: true, ..Ending::default() };
+    let r = run_point(&netmeas_hdl::export::BlockConfig::new(cfg.clone()), Simulator::Verilator, 3000, 21, end);
     let mut golden = FridgeGolden::new(&cfg);
     let mut samples = Vec::new();
     let mut packets = 0;
@@ -245,26 +266,38 @@ fn the_fridge_point_measures_raw_frames_as_the_golden_model_fed_by_the_host_read
     assert_eq!(r.reg("EPOCH"), 1);
 }
 
+/// The time markers' lag behind `s_axis_time_ns` at the points' default.
+fn marker_lag_ns() -> u64 {
+    let lag = netmeas_hdl::point::top::TIME_MARKER_PARAMS.iter().find(|p| p.name == "MARKER_LAG_NS");
+    u64::from(lag.expect("a marker lag").default)
+}
+
 /// The RDA point (the paper's two banks of 2 500 buckets, 1 ms intervals
-/// from the first frame's ingress time) fed corpus frames: every interval the
-/// packets' times ended, read out bank by bank, bucket by bucket, equals the
-/// golden model fed the host reader's records (ID: the key's digest, time:
-/// the ingress time), and so do the last frozen interval's counters.
+/// from the first frame's ingress time) fed corpus frames, then 3 ms of an
+/// idle link: every interval ended, read out bank by bank, bucket by bucket,
+/// equals the golden model fed the host reader's records (ID: the key's
+/// digest, time: the ingress time) and then the last time marker's time, and
+/// so do the last frozen interval's counters. The last packet's interval is
+/// ended only by the time markers.
 #[test]
 fn the_rda_point_measures_raw_frames_as_the_golden_model_fed_by_the_host_reader() {
     use netmeas_sim::frame::key_digest;
     use netmeas_sim::rda::{RdaConfig, RdaGolden};
 
-    let (seed, n) = (31, 3000);
+    let (seed, n, after_ns) = (31, 3000, 3_000_000);
     let t0 = corpus_frames(seed, n)[0].ts_ns & ((1 << 48) - 1);
     let cfg = RdaConfig { t0, interval_ticks: 1_000_000, ..RdaConfig::default() };
-    let r = run_point(&netmeas_hdl::export::BlockConfig::new(cfg.clone()), Simulator::Verilator, n, seed);
+    let end = Ending { after_ns, ..Ending::default() };
+    let r = run_point(&netmeas_hdl::export::BlockConfig::new(cfg.clone()), Simulator::Verilator, n, seed, end);
     let mut golden = RdaGolden::new(&cfg);
     let mut want = Vec::new();
     for rec in &r.records {
         golden.packet(key_digest(rec.key, 64), rec.ts_ns, &mut want);
     }
-    assert!(want.len() >= 2, "{} intervals ended", want.len());
+    let by_packets = want.len();
+    let end = corpus_frames(seed, n).last().unwrap().ts_ns + after_ns - marker_lag_ns();
+    golden.advance(end, &mut want);
+    assert!(by_packets >= 2 && want.len() > by_packets, "{by_packets} intervals ended by packets, {}", want.len());
     // The read-out, cut at each TLAST: one interval each.
     let got = r.epochs(&["m_ro_bank", "m_ro_row", "m_ro_id", "m_ro_tsum", "m_ro_count"]);
     assert_eq!(got.len(), want.len(), "intervals read out");
@@ -288,18 +321,20 @@ fn the_rda_point_measures_raw_frames_as_the_golden_model_fed_by_the_host_reader(
 }
 
 /// A bandwidth core's point (EXPB, DBM) fed 3 000 corpus frames from
-/// `seed`, the golden model's periods for the host reader's records (their
-/// times since the first record's, which `TIME_ORIGIN` must read back) and
-/// the read-out's `fields` per period: every period but the last packet's
-/// (nothing ends it), at least `min` of them.
+/// `seed`, then 2 ms of an idle link; the golden model's periods for the
+/// host reader's records (their times since the first record's, which
+/// `TIME_ORIGIN` must read back) and then the last time marker's time; and
+/// the read-out's `fields` per period: every period, at least `min` of
+/// them, the last packet's ended only by the time markers.
 fn bandwidth_point<P>(
     cfg: netmeas_hdl::export::BlockConfig,
     seed: u64,
-    golden: impl Fn(&[netmeas_sim::dbm::BwPacket]) -> Result<Vec<P>, String>,
+    golden: impl Fn(&[netmeas_sim::dbm::BwPacket], u64) -> Result<(Vec<P>, usize), String>,
     fields: &[&str],
     min: usize,
 ) -> (PointResult, Vec<P>, Vec<Vec<Vec<u128>>>) {
-    let r = run_point(&cfg, Simulator::Verilator, 3000, seed);
+    let after_ns = 2_000_000;
+    let r = run_point(&cfg, Simulator::Verilator, 3000, seed, Ending { after_ns, ..Ending::default() });
     let origin = r.records[0].ts_ns;
     assert_eq!(r.reg64("TIME_ORIGIN"), origin);
     let packets: Vec<_> = r
@@ -307,29 +342,50 @@ fn bandwidth_point<P>(
         .iter()
         .map(|rec| netmeas_sim::dbm::BwPacket { ts: rec.ts_ns - origin, len: rec.len, flow: rec.flow })
         .collect();
-    let want = golden(&packets).unwrap();
+    let end = corpus_frames(seed, 3000).last().unwrap().ts_ns + after_ns - marker_lag_ns() - origin;
+    let (want, by_packets) = golden(&packets, end).unwrap();
     let got = r.epochs(fields);
     assert!(
-        got.len() >= min && got.len() + 1 == want.len(),
-        "{} periods read out, {} in the model",
+        got.len() >= min && got.len() == want.len() && want.len() > by_packets,
+        "{} periods read out, {} in the model ({by_packets} ended by packets)",
         got.len(),
         want.len()
     );
     (r, want, got)
 }
 
+/// The golden model `core` fed `packets`, then time `end`: every period
+/// ended, and how many of them the packets ended.
+fn periods_until<C: netmeas_sim::dbm::PeriodCore>(
+    mut core: C,
+    packets: &[netmeas_sim::dbm::BwPacket],
+    end: u64,
+    advance: impl Fn(&mut C, u64, &mut Vec<C::Period>),
+) -> Result<(Vec<C::Period>, usize), String> {
+    let mut out = Vec::new();
+    for p in packets {
+        core.push(p, &mut out)?;
+    }
+    let by_packets = out.len();
+    advance(&mut core, end, &mut out);
+    Ok((out, by_packets))
+}
+
 /// The EXPB point (4 scales from 10 µs, 800 µs periods) fed corpus frames:
-/// every period the packets' times ended, one row per scale, equals the
-/// golden model fed the host reader's lengths, flows and times since the
-/// first packet; so do the last period's counters.
+/// every period ended, one row per scale, equals the golden model fed the
+/// host reader's lengths, flows and times since the first packet; so do the
+/// last period's counters.
 #[test]
 fn the_expb_point_measures_raw_frames_as_the_golden_model_fed_by_the_host_reader() {
-    use netmeas_sim::dbm::{ExpbConfig, run_expb};
+    use netmeas_sim::dbm::{ExpbConfig, ExpbGolden};
 
     let cfg = ExpbConfig { scales: 4, base_ticks: 10_000, period_ticks: 800_000 };
     let fields = ["m_ro_scale", "m_ro_count", "m_ro_sum", "m_ro_sumsq", "m_ro_max", "m_ro_max_index", "m_ro_max_flow"];
-    let (r, want, got) =
-        bandwidth_point(netmeas_hdl::export::BlockConfig::new(cfg.clone()), 41, |p| run_expb(&cfg, p), &fields, 3);
+    let golden = |p: &[_], end| {
+        let core = ExpbGolden::new(&cfg).map_err(|e| e.to_string())?;
+        periods_until(core, p, end, |c, t, out| c.advance(t, out))
+    };
+    let (r, want, got) = bandwidth_point(netmeas_hdl::export::BlockConfig::new(cfg.clone()), 41, golden, &fields, 3);
     for (g, w) in got.iter().zip(&want) {
         let rows: Vec<Vec<u128>> = w
             .scales
@@ -349,29 +405,32 @@ fn the_expb_point_measures_raw_frames_as_the_golden_model_fed_by_the_host_reader
             .collect();
         assert_eq!(g, &rows, "period {}: the read-out differs from the golden model", w.index);
     }
-    let last = &want[got.len() - 1];
+    let last = want.last().unwrap();
     assert_eq!(r.reg("PERIOD_INDEX"), last.index);
     assert_eq!(r.reg64("PERIOD_PACKETS"), last.packets);
     assert_eq!(r.reg("PERIOD_SATURATED"), u64::from(last.interval_saturated));
-    assert_eq!(r.reg("LIVE_PERIOD"), want.last().unwrap().index);
+    assert_eq!(r.reg("LIVE_PERIOD"), last.index + 1);
 }
 
 /// The DBM point (64 buckets merged by mass, 1 ms periods) fed corpus
-/// frames: every period the packets' times ended, bucket by bucket, equals
-/// the golden model fed the host reader's lengths, flows and times since the
-/// first packet; so do the last period's counters.
+/// frames: every period ended, bucket by bucket, equals the golden model fed
+/// the host reader's lengths, flows and times since the first packet; so do
+/// the last period's counters.
 #[test]
 fn the_dbm_point_measures_raw_frames_as_the_golden_model_fed_by_the_host_reader() {
-    use netmeas_sim::dbm::{DbmConfig, run_dbm};
+    use netmeas_sim::dbm::{DbmConfig, DbmGolden};
 
     let cfg = DbmConfig { buckets: 64, period_ticks: 1_000_000, ..DbmConfig::default() };
     let fields =
         ["m_ro_first", "m_ro_last_ts", "m_ro_mass", "m_ro_n", "m_ro_max", "m_ro_min", "m_ro_flow", "m_ro_flow_count"];
-    let (r, want, got) =
-        bandwidth_point(netmeas_hdl::export::BlockConfig::new(cfg.clone()), 51, |p| run_dbm(&cfg, p), &fields, 2);
+    let golden = |p: &[_], end| {
+        let core = DbmGolden::new(&cfg).map_err(|e| e.to_string())?;
+        periods_until(core, p, end, |c, t, out| c.advance(t, out))
+    };
+    let (r, want, got) = bandwidth_point(netmeas_hdl::export::BlockConfig::new(cfg.clone()), 51, golden, &fields, 2);
     for (g, w) in got.iter().zip(&want) {
-        assert!(w.merges > 0, "period {}: no merge", w.index);
-        // The buckets, oldest first, then the period's end beat.
+        // The buckets, oldest first, then the period's end beat (a period
+        // without packets has none).
         let rows: Vec<Vec<u128>> = w
             .buckets
             .iter()
@@ -384,7 +443,10 @@ fn the_dbm_point_measures_raw_frames_as_the_golden_model_fed_by_the_host_reader(
         assert_eq!(g.len(), rows.len() + 1, "period {}: buckets and the end beat", w.index);
         assert_eq!(g[..rows.len()], rows[..], "period {}: the read-out differs from the golden model", w.index);
     }
-    let last = &want[got.len() - 1];
+    // Every period with packets merged buckets (an idle one has none).
+    assert!(want.iter().all(|w| w.packets == 0 || w.merges > 0), "a period without a merge");
+    assert!(want.iter().filter(|w| w.merges > 0).count() >= 2, "periods with merges");
+    let last = want.last().unwrap();
     assert_eq!(r.reg("PERIOD_INDEX"), last.index);
     assert_eq!(r.reg64("PERIOD_PACKETS"), last.packets);
     assert_eq!(r.reg64("PERIOD_MERGES"), last.merges);
