@@ -40,6 +40,8 @@ pub const FIFO_ADDR_BITS: u32 = 4;
 pub struct TopParam {
     /// Verilog name.
     pub name: &'static str,
+    /// Its width (an unsigned vector).
+    pub bits: u32,
     /// Default value.
     pub default: u32,
     /// What it sets.
@@ -52,11 +54,13 @@ pub struct TopParam {
 pub const TIME_MARKER_PARAMS: [TopParam; 2] = [
     TopParam {
         name: "MARKER_LAG_NS",
+        bits: 32,
         default: 1000,
         doc: "a marker's time is s_axis_time_ns less this (at least the MAC's delay from its timestamp to the first beat)",
     },
     TopParam {
         name: "MARKER_IDLE_CLOCKS",
+        bits: 16,
         default: 256,
         doc: "MAC clocks without a frame in the parser before a marker, and between two (4..65535)",
     },
@@ -97,11 +101,6 @@ impl ReadoutWindow {
     /// Its size in bytes.
     pub fn size(&self) -> u32 {
         1 << self.addr_bits()
-    }
-
-    /// The byte address of word `word` of slot `slot`.
-    pub fn addr(&self, slot: u32, word: u32) -> u32 {
-        self.base + ((slot % (1 << WINDOW_INDEX_BITS)) << (self.stride_bits + 2)) + 4 * word
     }
 }
 
@@ -438,10 +437,9 @@ fn top_verilog(t: &TopParts<'_>) -> String {
     if t.binding.now.is_some() {
         let _ = writeln!(w, "module {} #(", t.top);
         for (i, p) in TIME_MARKER_PARAMS.iter().enumerate() {
-            let bits = if p.name == "MARKER_LAG_NS" { 32 } else { 16 };
             let sep = if i + 1 == TIME_MARKER_PARAMS.len() { "" } else { "," };
             let _ = writeln!(w, "    // {}", p.doc);
-            let _ = writeln!(w, "    parameter [{}:0] {} = {bits}'d{}{sep}", bits - 1, p.name, p.default);
+            let _ = writeln!(w, "    parameter [{}:0] {} = {}'d{}{sep}", p.bits - 1, p.name, p.bits, p.default);
         }
         let _ = writeln!(w, ") (");
     } else {
