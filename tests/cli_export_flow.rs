@@ -210,6 +210,50 @@ fn a_wrapped_core_with_a_time_input_gives_the_time_markers_parameters() {
     assert!(v.contains("parameter [31:0] MARKER_LAG_NS = 32'd1000") && v.contains("now_q"), "{top}.v");
 }
 
+/// The SVBF point: the delay side-band widens `s_axis_tuser`, and the
+/// interface lists the query and answer streams, their clock and fields.
+#[test]
+fn a_wrapped_svbf_takes_the_frames_delays_and_answers_queries_on_streams() {
+    let dir = fresh_dir("wrap_svbf");
+    let o = netmeas(&["export", "svbf", "--wrap", "axi", "--out", dir.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let top = point_top(&dir);
+    let iface: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join(format!("{top}.interface.json"))).unwrap()).unwrap();
+    let port = |name: &str| {
+        let p = iface["ports"].as_array().unwrap().iter().find(|p| p["name"] == name).cloned();
+        p.unwrap_or_else(|| panic!("no port {name}"))
+    };
+    assert_eq!(
+        (port("s_axis_tuser")["bits"].as_u64(), port("s_axis_tuser")["clock"].as_str()),
+        (Some(97), Some("s_axis_aclk"))
+    );
+    for (name, bits) in [("s_axis_query_tdata", 80), ("m_axis_answer_tdata", 152)] {
+        assert_eq!((port(name)["bits"].as_u64(), port(name)["clock"].as_str()), (Some(bits), Some("aclk")), "{name}");
+    }
+    let fields = |stream: &str| -> Vec<(String, u64, u64)> {
+        iface[stream]["fields"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                (f["field"].as_str().unwrap().to_string(), f["lsb"].as_u64().unwrap(), f["bits"].as_u64().unwrap())
+            })
+            .collect()
+    };
+    assert_eq!(fields("query"), [("key".to_string(), 0, 64), ("tag".to_string(), 64, 16)]);
+    let answer = fields("answer");
+    assert_eq!(answer.first(), Some(&("tag".to_string(), 0, 16)));
+    assert_eq!(answer.last(), Some(&("candidates".to_string(), 88, 64)));
+    let csr: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join(format!("{top}.csr.json"))).unwrap()).unwrap();
+    let names: Vec<&str> = csr["registers"].as_array().unwrap().iter().map(|r| r["name"].as_str().unwrap()).collect();
+    for name in ["BOUND1", "NBOUNDS", "EPOCH_FLIP", "HELD", "RELEASE_FROZEN"] {
+        assert!(names.contains(&name), "{name}: {names:?}");
+    }
+    assert!(dir.join("netmeas_point_query.v").exists());
+}
+
 #[test]
 fn a_wrap_that_cannot_be_built_is_refused_and_writes_nothing() {
     for (args, needle) in [

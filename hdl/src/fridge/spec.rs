@@ -68,6 +68,7 @@ impl CoreSpec for FridgeConfig {
             flip: Some(("flip".into(), None)),
             readout_last: "m_ro_last".into(),
             now: None,
+            query: None,
         })
     }
     /// `s_ready` is low only while the memories clear after reset, and a

@@ -95,6 +95,7 @@ impl CoreSpec for LdaConfig {
             flip: Some(("flip".into(), Some("flip_ready".into()))),
             readout_last: "m_ro_last".into(),
             now: None,
+            query: None,
         })
     }
     /// `s_ready` is low only while the counters clear after reset (docs/cores/lda.md).

@@ -93,7 +93,17 @@ pub enum RecordSource {
     /// time 0 (EXPB, DBM: period p is [pT, (p+1)T)) starts its first period
     /// at the first packet, whatever the MAC's clock reads.
     TimeSinceFirst,
+    /// The frame's one-way delay, given by the integrator's pipeline in
+    /// `s_axis_tuser` above the ingress time ([`DELAY_BITS`] bits, read on
+    /// the first beat) and carried with the frame's record. MAPLE §2.3: the
+    /// latency store builds on any scheme that gives each packet's delay
+    /// (a switch subtracting the ingress timestamp it carried with the
+    /// packet, or a timestamp the packet's header brought).
+    Delay,
 }
+
+/// Width of the delay side-band ([`RecordSource::Delay`]).
+pub const DELAY_BITS: u32 = 32;
 
 /// A core's place in a measurement point.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -113,6 +123,40 @@ pub struct PointBinding {
     /// markers that follow the records through the FIFO, so intervals end
     /// while the link is idle.
     pub now: Option<TimeInput>,
+    /// The core's query port, if it answers queries (MAPLE §4): the point
+    /// gives it a query stream in and an answer stream out.
+    pub query: Option<QueryBinding>,
+}
+
+/// A core's query port (MAPLE §4: a query names a packet by its hash, the
+/// answer is its latency estimate): a query input with a `valid`/`ready`
+/// handshake and an answer output of one clock, never held. The point
+/// exposes them as `s_axis_query_*` and `m_axis_answer_*`, with an answer
+/// FIFO that takes a query only when its answer will find room, so an
+/// answer is never lost (`netmeas_point_query`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct QueryBinding {
+    /// The query input's `valid`.
+    pub valid: String,
+    /// The core's `ready` for it.
+    pub ready: String,
+    /// The query's data inputs: `s_axis_query_tdata` from bit 0, in this order.
+    pub inputs: Vec<String>,
+    /// The answer's one-clock `valid` output.
+    pub answer_valid: String,
+    /// The answer's data outputs: `m_axis_answer_tdata` from bit 0, in this order.
+    pub answers: Vec<String>,
+}
+
+impl QueryBinding {
+    /// Whether `port` is one of its ports.
+    pub fn names(&self, port: &str) -> bool {
+        self.valid == port
+            || self.ready == port
+            || self.answer_valid == port
+            || self.inputs.iter().any(|p| p == port)
+            || self.answers.iter().any(|p| p == port)
+    }
 }
 
 /// A core's time input (`now_valid`, `now`): the current time, which
@@ -147,6 +191,17 @@ impl PointBinding {
         self.packet.iter().any(|(_, s)| *s == RecordSource::TimeSinceFirst)
     }
 
+    /// Whether a packet input takes [`RecordSource::Delay`]: the point then
+    /// reads it from `s_axis_tuser` and carries it beside the record.
+    pub fn takes_delay(&self) -> bool {
+        self.packet.iter().any(|(_, s)| *s == RecordSource::Delay)
+    }
+
+    /// Bits the record FIFO carries beside the record: the delay, if taken.
+    pub fn extra_bits(&self) -> u32 {
+        if self.takes_delay() { DELAY_BITS } else { 0 }
+    }
+
     /// The Verilog expression of `src` for a port of `bits` bits, from the
     /// record unpacked into `rec` (the FIFO's output).
     pub fn expression(src: RecordSource, bits: u32, rec: &str) -> String {
@@ -160,6 +215,11 @@ impl PointBinding {
                 let r = RecordField::Role;
                 let e = format!("({rec}[{}:{}] == 2'd{v})", r.lsb() + 1, r.lsb());
                 if bits > 1 { format!("{{{}'d0, {e}}}", bits - 1) } else { e }
+            }
+            RecordSource::Delay => {
+                let take = bits.min(DELAY_BITS);
+                let slice = format!("{rec}[{}:{RECORD_BITS}]", RECORD_BITS + take - 1);
+                if take < bits { format!("{{{}'d0, {slice}}}", bits - take) } else { slice }
             }
             RecordSource::TimeSinceFirst => {
                 let take = bits.min(64);
@@ -196,5 +256,6 @@ pub fn bandwidth_binding(last: &str) -> PointBinding {
         flip: None,
         readout_last: last.into(),
         now: Some(TimeInput::now(RecordSource::TimeSinceFirst)),
+        query: None,
     }
 }

@@ -28,7 +28,10 @@ use std::process::Command;
 
 /// A clock domain: its clock port and the prefix of the input ports in it
 /// (an input belongs to the first domain whose prefix it starts with; an
-/// empty prefix takes every input left).
+/// empty prefix takes every input left). Entries that name the same clock
+/// are one domain: a prefix of one clock may come before a shorter prefix
+/// of another (`s_axis_query_` in the core's clock before `s_axis_` in the
+/// MAC's).
 #[derive(Clone, Copy, Debug)]
 pub struct Domain<'a> {
     /// The clock input.
@@ -170,7 +173,8 @@ impl<'a> Netlist<'a> {
             }
             let d = domains
                 .iter()
-                .position(|d| p.starts_with(d.prefix))
+                .find(|d| p.starts_with(d.prefix))
+                .and_then(|d| domains.iter().position(|c| c.clock == d.clock))
                 .ok_or_else(|| format!("input `{p}` belongs to no clock domain"))?;
             for b in bits(&port["bits"]).into_iter().flatten() {
                 inputs.insert(b, (p.clone(), d));

@@ -26,6 +26,9 @@ pub struct MacFrame {
     pub bytes: Vec<u8>,
     /// The MAC's bad-frame flag (`tuser[0]` on the last beat).
     pub bad: bool,
+    /// The frame's one-way delay (`tuser[96:65]` on the first beat, for a
+    /// point whose core takes it; 0 otherwise).
+    pub delay: u32,
 }
 
 /// The beat file's lines for `frames` on a `data_bits` bus: one line per
@@ -35,7 +38,11 @@ pub struct MacFrame {
 /// clock inside a frame, drawn from `seed`; idle lanes and idle clocks
 /// carry random bytes. The time (`s_axis_time_ns`) is the next frame's
 /// ingress time from the clock after the previous frame's last beat.
-pub fn beat_lines(frames: &[MacFrame], data_bits: u32, seed: u64) -> Result<Vec<String>, String> {
+/// `tuser_bits` is the point's `s_axis_tuser` (65, or 97 with the delay).
+pub fn beat_lines(frames: &[MacFrame], data_bits: u32, tuser_bits: u32, seed: u64) -> Result<Vec<String>, String> {
+    if tuser_bits != 65 && tuser_bits != 97 {
+        return Err(format!("s_axis_tuser of {tuser_bits} bits: 65, or 97 with the delay"));
+    }
     let lanes = (data_bits / 8) as usize;
     let mut rng = SplitMix64::new(seed);
     let mut lines = Vec::new();
@@ -47,7 +54,13 @@ pub fn beat_lines(frames: &[MacFrame], data_bits: u32, seed: u64) -> Result<Vec<
         let gap = if rng.below(24) == 0 { 48 + rng.below(64) } else { rng.below(4) };
         let idle = |rng: &mut SplitMix64| {
             let j = junk(rng);
-            line(f.ts_ns, Beat { valid: false, last: false, ts: 0, bad: false, keep: 0 }, &j, lanes)
+            line(
+                f.ts_ns,
+                Beat { valid: false, last: false, ts: 0, bad: false, delay: 0, keep: 0 },
+                &j,
+                lanes,
+                tuser_bits,
+            )
         };
         for _ in 0..gap {
             lines.push(idle(&mut rng));
@@ -62,8 +75,9 @@ pub fn beat_lines(frames: &[MacFrame], data_bits: u32, seed: u64) -> Result<Vec<
             data[..chunk.len()].copy_from_slice(chunk);
             let keep = if chunk.len() == lanes { u64::MAX } else { (1u64 << chunk.len()) - 1 };
             let last = b + 1 == beats;
-            let beat = Beat { valid: true, last, ts: f.ts_ns, bad: last && f.bad, keep };
-            lines.push(line(f.ts_ns, beat, &data, lanes));
+            let delay = if tuser_bits > 65 { f.delay } else { 0 };
+            let beat = Beat { valid: true, last, ts: f.ts_ns, bad: last && f.bad, delay, keep };
+            lines.push(line(f.ts_ns, beat, &data, lanes, tuser_bits));
         }
     }
     Ok(lines)
@@ -77,13 +91,16 @@ struct Beat {
     ts: u64,
     /// `tuser[0]`.
     bad: bool,
+    /// `tuser[96:65]` (a point with the delay side-band).
+    delay: u32,
     keep: u64,
 }
 
-/// One line: {time, tvalid, tlast, tuser[64:0], tkeep, tdata} in hex.
-fn line(time: u64, beat: Beat, data: &[u8], lanes: usize) -> String {
-    // Bits from the least significant: tdata (8·lanes), tkeep (lanes), tuser (65), tlast, tvalid, time (64).
-    let total = 8 * lanes + lanes + 65 + 2 + 64;
+/// One line: {time, tvalid, tlast, tuser, tkeep, tdata} in hex.
+fn line(time: u64, beat: Beat, data: &[u8], lanes: usize, tuser_bits: u32) -> String {
+    // Bits from the least significant: tdata (8·lanes), tkeep (lanes), tuser, tlast, tvalid, time (64).
+    let tu = tuser_bits as usize;
+    let total = 8 * lanes + lanes + tu + 2 + 64;
     let mut bits = vec![false; total];
     for (i, byte) in data.iter().enumerate() {
         for k in 0..8 {
@@ -99,10 +116,13 @@ fn line(time: u64, beat: Beat, data: &[u8], lanes: usize) -> String {
     for k in 0..64 {
         bits[at + 1 + k] = beat.ts >> k & 1 == 1;
     }
-    bits[at + 65] = beat.last;
-    bits[at + 66] = beat.valid;
+    for k in 65..tu {
+        bits[at + k] = beat.delay >> (k - 65) & 1 == 1;
+    }
+    bits[at + tu] = beat.last;
+    bits[at + tu + 1] = beat.valid;
     for k in 0..64 {
-        bits[at + 67 + k] = time >> k & 1 == 1;
+        bits[at + tu + 2 + k] = time >> k & 1 == 1;
     }
     hex(&bits)
 }
@@ -125,6 +145,8 @@ pub struct PointRun {
     pub readout: Vec<(Vec<u8>, bool)>,
     /// Every status word, by index.
     pub status: Vec<u32>,
+    /// The answers to the queries, in order: `TDATA` as little-endian bytes.
+    pub answers: Vec<Vec<u8>>,
 }
 
 impl PointRun {
@@ -163,6 +185,41 @@ impl Default for PointClocks {
     }
 }
 
+/// An access of the host's set-up, before the frames (`setup.hex`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BusOp {
+    /// Write a word: (byte address, value).
+    Write(u32, u32),
+    /// Read a word until it equals the value: (byte address, value).
+    Poll(u32, u32),
+}
+
+/// What the host does besides the frames: its set-up, and the queries it
+/// sends once the epoch is read out (each its `TDATA`, little-endian bytes).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HostScript {
+    /// Bus accesses before the frames.
+    pub setup: Vec<BusOp>,
+    /// Queries on `s_axis_query_*` after the read-out.
+    pub queries: Vec<Vec<u8>>,
+}
+
+/// `bytes` (little-endian) as `bits / 4` hex digits, most significant first.
+fn hex_bytes(bytes: &[u8], bits: u32) -> String {
+    let b: Vec<bool> = (0..bits as usize).map(|i| bytes.get(i / 8).is_some_and(|v| v >> (i % 8) & 1 == 1)).collect();
+    hex(&b)
+}
+
+/// A hex line of the testbench's output as little-endian bytes.
+fn parse_hex(hex: &str, l: &str) -> Result<Vec<u8>, String> {
+    if !hex.len().is_multiple_of(2) {
+        return Err(format!("a line with an odd number of hex digits: {l}"));
+    }
+    let bytes: Result<Vec<u8>, _> =
+        (0..hex.len() / 2).rev().map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16)).collect();
+    bytes.map_err(|_| format!("a line that is not hex: {l}"))
+}
+
 /// The point's testbench built in one simulator.
 pub struct PointSim {
     dir: PathBuf,
@@ -188,7 +245,38 @@ impl PointSim {
         clocks: &PointClocks,
         seed: u32,
     ) -> Result<PointRun, String> {
-        let lines = beat_lines(frames, design.data_bits, u64::from(seed))?;
+        self.run_with(design, frames, clocks, &HostScript::default(), seed)
+    }
+
+    /// Runs the frames through the point with the host's set-up before them
+    /// and its queries after the read-out: what the testbench saw.
+    pub fn run_with(
+        &self,
+        design: &PointDesign,
+        frames: &[MacFrame],
+        clocks: &PointClocks,
+        host: &HostScript,
+        seed: u32,
+    ) -> Result<PointRun, String> {
+        let lines = beat_lines(frames, design.data_bits, design.tuser_bits, u64::from(seed))?;
+        let setup: Vec<String> = host
+            .setup
+            .iter()
+            .map(|op| match *op {
+                BusOp::Write(a, v) => format!("00000000{a:08x}{v:08x}"),
+                BusOp::Poll(a, v) => format!("00000001{a:08x}{v:08x}"),
+            })
+            .collect();
+        let qb = match (&design.query, host.queries.is_empty()) {
+            (_, true) => 0,
+            (Some(q), false) => q.query_bits,
+            (None, false) => return Err(format!("{} has no query port", design.top)),
+        };
+        let queries: Vec<String> = host.queries.iter().map(|q| hex_bytes(q, qb)).collect();
+        for (name, l) in [("setup.hex", &setup), ("queries.hex", &queries)] {
+            let f = self.dir.join(name);
+            std::fs::write(&f, l.join("\n") + "\n").map_err(|e| format!("{}: {e}", f.display()))?;
+        }
         let beats = self.dir.join("beats.hex");
         std::fs::write(&beats, lines.join("\n") + "\n").map_err(|e| format!("{}: {e}", beats.display()))?;
         let mut cmd = Command::new(&self.command[0]);
@@ -201,19 +289,20 @@ impl PointSim {
             format!("+SEED={}", seed.max(1)),
             format!("+END_NS={}", clocks.end_ns),
             format!("+WINDOW={}", u8::from(clocks.window)),
+            format!("+SETUP={}", setup.len()),
+            format!("+QUERIES={}", queries.len()),
         ]);
         let out = sim::checked(&mut cmd, "the point's testbench")?;
         let _ = sim::pass_fields(&out)?("clocks")?;
-        let mut run = PointRun { readout: Vec::new(), status: vec![0; design.regs.status.len()] };
+        let mut run = PointRun { readout: Vec::new(), status: vec![0; design.regs.status.len()], answers: Vec::new() };
         for l in out.lines() {
             let mut w = l.split_whitespace();
             match w.next() {
                 Some("RO") => {
                     let (hex, last) = (w.next().unwrap_or(""), w.next() == Some("1"));
-                    let bytes: Result<Vec<u8>, _> =
-                        (0..hex.len() / 2).rev().map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16)).collect();
-                    run.readout.push((bytes.map_err(|_| format!("a read-out line that is not hex: {l}"))?, last));
+                    run.readout.push((parse_hex(hex, l)?, last));
                 }
+                Some("ANS") => run.answers.push(parse_hex(w.next().unwrap_or(""), l)?),
                 Some("REG") => {
                     let i: usize = w.next().and_then(|v| v.parse().ok()).ok_or_else(|| format!("bad line: {l}"))?;
                     let v: u32 = w.next().and_then(|v| v.parse().ok()).ok_or_else(|| format!("bad line: {l}"))?;

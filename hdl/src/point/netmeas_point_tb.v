@@ -9,22 +9,33 @@
 // with random TREADY — or, with +WINDOW=1 (a point with a flip), through
 // the read-out window over AXI4-Lite, slot by slot, checking that a word
 // read twice reads the same and that a slot not presented and a write are
-// refused — and reads every status word. What it saw is printed
-// for the caller to compare with the golden model:
+// refused — then, for a point with a query port, sends the queries of a
+// query file on s_axis_query_* with random TVALID and takes their answers
+// from m_axis_answer_* with random TREADY, and reads every status word.
+// Before the frames it runs the setup file's bus operations (a host's
+// configuration: writes, and polls of a word until it reads a value). What
+// it saw is printed for the caller to compare with the golden model:
 //   RO <tdata hex> <tlast>        one line per read-out beat
+//   ANS <tdata hex>               one line per answer
 //   REG <status index> <value>    one line per status word
 //   PASS clocks=…                 or FAIL … and $fatal
 // The point's map comes from netmeas_point_tb_map.vh (generated with the
-// point): `POINT_TOP, DATA_BITS, TDATA_BITS, ADDR_WIDTH, N_STATUS,
-// STATUS_BASE, FLIP_ADDR (0: none), `POINT_PARAMS (the top's parameters).
+// point): `POINT_TOP, DATA_BITS, TUSER_BITS, TDATA_BITS, ADDR_WIDTH,
+// N_STATUS, STATUS_BASE, FLIP_ADDR (0: none), `POINT_PARAMS (the top's
+// parameters), QUERY_BITS and ANSWER_BITS (0: no query port) and
+// `POINT_QUERY_PORTS (its connections).
 // Plusargs: +BEATS (lines of the beat file), +S_HALF_PS, +M_HALF_PS,
 // +WAIT_CLOCKS (core clocks after reset before the first frame),
 // +READY_PCT, +SEED, +END_NS (the time after the frames; 0: unchanged),
-// +WINDOW (1: the read-out through the window).
+// +WINDOW (1: the read-out through the window), +SETUP (lines of
+// setup.hex), +QUERIES (lines of queries.hex).
 //
 // A beat file line, from its most significant bit: the time (64 bits, on
-// s_axis_time_ns), tvalid, tlast, tuser (65 bits: the ingress time in
-// 64..1, the bad-frame flag in 0), tkeep, tdata.
+// s_axis_time_ns), tvalid, tlast, tuser (TUSER_BITS: the frame's delay
+// above bit 64 if the point takes it, the ingress time in 64..1, the
+// bad-frame flag in 0), tkeep, tdata. A setup line: {op, byte address,
+// value}, 32 bits each (op 0: write; op 1: read until the word equals the
+// value). A query line: the query's TDATA.
 
 `timescale 1ps / 1ps
 
@@ -33,8 +44,12 @@ module netmeas_point_tb;
 `include "netmeas_point_tb_map.vh"
 
 localparam integer KEEP_BITS = DATA_BITS / 8;
-localparam integer LINE_BITS = 64 + 2 + 65 + KEEP_BITS + DATA_BITS;
+localparam integer LINE_BITS = 64 + 2 + TUSER_BITS + KEEP_BITS + DATA_BITS;
 parameter integer MAX_BEATS = 400000;
+parameter integer MAX_SETUP = 1024;
+parameter integer MAX_QUERIES = 65536;
+localparam integer QB = QUERY_BITS > 0 ? QUERY_BITS : 8;     // (widths of the unused regs without a query port)
+localparam integer AB = ANSWER_BITS > 0 ? ANSWER_BITS : 8;
 
 integer beats = 0;
 integer s_half_ps = 3200;           // 156.25 MHz: a 10G MAC
@@ -44,6 +59,8 @@ integer ready_pct = 70;
 integer seed = 1;
 reg [63:0] end_ns = 64'd0;
 integer window_mode = 0;
+integer n_setup = 0;
+integer n_queries = 0;
 
 reg s_clk = 1'b0;
 reg m_clk = 1'b0;
@@ -56,7 +73,7 @@ reg  [KEEP_BITS-1:0] s_axis_tkeep = 0;
 reg                  s_axis_tvalid = 1'b0;
 wire                 s_axis_tready;
 reg                  s_axis_tlast = 1'b0;
-reg  [64:0]          s_axis_tuser = 0;
+reg  [TUSER_BITS-1:0] s_axis_tuser = 0;
 reg  [63:0]          s_axis_time_ns = 0;
 
 reg  [ADDR_WIDTH-1:0] awaddr = 0;
@@ -82,6 +99,20 @@ reg                   m_axis_tready = 1'b0;
 wire                  m_axis_tlast;
 wire                  irq;
 
+reg  [95:0]           setup_mem [0:MAX_SETUP-1];
+reg  [QB-1:0]         query_mem [0:MAX_QUERIES-1];
+/* verilator lint_off UNUSEDSIGNAL */  // without a query port, nothing drives or reads them
+reg  [QB-1:0]         s_axis_query_tdata = 0;
+reg                   s_axis_query_tvalid = 1'b0;
+wire                  s_axis_query_tready;
+wire [AB-1:0]         m_axis_answer_tdata;
+wire                  m_axis_answer_tvalid;
+reg                   m_axis_answer_tready = 1'b0;
+/* verilator lint_on UNUSEDSIGNAL */
+integer queries_sent = 0;
+integer answers = 0;
+reg     querying = 1'b0;
+
 `POINT_TOP `POINT_PARAMS dut (
     .s_axis_aclk(s_clk), .s_axis_aresetn(s_aresetn),
     .s_axis_tdata(s_axis_tdata), .s_axis_tkeep(s_axis_tkeep), .s_axis_tvalid(s_axis_tvalid),
@@ -94,12 +125,12 @@ wire                  irq;
     .s_axil_araddr(araddr), .s_axil_arprot(3'b000), .s_axil_arvalid(arvalid), .s_axil_arready(arready),
     .s_axil_rdata(rdata), .s_axil_rresp(rresp), .s_axil_rvalid(rvalid), .s_axil_rready(rready),
     .m_axis_tdata(m_axis_tdata), .m_axis_tvalid(m_axis_tvalid), .m_axis_tready(m_axis_tready),
-    .m_axis_tlast(m_axis_tlast), .irq(irq)
+    .m_axis_tlast(m_axis_tlast), `POINT_QUERY_PORTS .irq(irq)
 );
 
 integer m_clocks = 0;
 integer ro_beats = 0;               // read-out beats taken (stream or window)
-reg     ro_done = 1'b0;             // the epoch's last beat was taken
+integer ro_epochs = 0;             // epochs whose last beat was taken
 integer sent = 0;
 reg [31:0] prng = 32'h1;
 
@@ -236,7 +267,7 @@ task window_readout;
         end
         axil_write_resp(win_addr(0, 0), 32'd1, resp);
         if (resp != 2'b10) fail("a write to the window answered without SLVERR");
-        ro_done = 1'b1;
+        ro_epochs = ro_epochs + 1;
     end
 endtask
 
@@ -246,11 +277,56 @@ always @(posedge m_clk) begin
         if (m_axis_tvalid && m_axis_tready) begin
             $display("RO %h %0d", m_axis_tdata, m_axis_tlast);
             ro_beats = ro_beats + 1;
-            if (m_axis_tlast) ro_done = 1'b1;
+            if (m_axis_tlast) ro_epochs = ro_epochs + 1;
         end
         m_axis_tready <= window_mode == 0 && ($unsigned(rnd(0)) % 100) < ready_pct;
     end
 end
+
+// ------------------------------------------------------------ queries and answers
+// While querying: a query offered with READY_PCT % chance a clock (held
+// until taken), the answers taken with the same chance.
+always @(posedge m_clk) begin
+    if (m_aresetn && QUERY_BITS > 0) begin
+        if (s_axis_query_tvalid && s_axis_query_tready) queries_sent = queries_sent + 1;
+        if (m_axis_answer_tvalid && m_axis_answer_tready) begin
+            $display("ANS %h", m_axis_answer_tdata);
+            answers = answers + 1;
+        end
+        if (!s_axis_query_tvalid || s_axis_query_tready) begin
+            if (querying && queries_sent < n_queries && ($unsigned(rnd(0)) % 100) < ready_pct) begin
+                s_axis_query_tvalid <= 1'b1;
+                s_axis_query_tdata <= query_mem[queries_sent];
+            end else begin
+                s_axis_query_tvalid <= 1'b0;
+            end
+        end
+        m_axis_answer_tready <= ($unsigned(rnd(0)) % 100) < ready_pct;
+    end
+end
+
+// ------------------------------------------------------------ setup
+task run_setup;
+    integer k, polls;
+    reg [95:0] op;
+    reg [31:0] v;
+    begin
+        for (k = 0; k < n_setup; k = k + 1) begin
+            op = setup_mem[k];
+            if (op[95:64] == 32'd0) begin
+                axil_write(op[63:32], op[31:0]);
+            end else begin
+                polls = 0;
+                axil_read(op[63:32], v);
+                while (v != op[31:0]) begin
+                    polls = polls + 1;
+                    if (polls > 100000) fail("a setup poll never read its value");
+                    axil_read(op[63:32], v);
+                end
+            end
+        end
+    end
+endtask
 
 // ------------------------------------------------------------ the run
 integer i;
@@ -265,10 +341,16 @@ initial begin
     if ($value$plusargs("SEED=%d", seed)) ;
     if ($value$plusargs("END_NS=%d", end_ns)) ;
     if ($value$plusargs("WINDOW=%d", window_mode)) ;
+    if ($value$plusargs("SETUP=%d", n_setup)) ;
+    if ($value$plusargs("QUERIES=%d", n_queries)) ;
     if (beats < 1 || beats > MAX_BEATS || ready_pct < 1 || ready_pct > 100 || seed == 0) fail("unusable plusargs");
+    if (n_setup < 0 || n_setup > MAX_SETUP || n_queries < 0 || n_queries > MAX_QUERIES) fail("unusable plusargs");
     if (window_mode != 0 && FLIP_ADDR == 0) fail("+WINDOW needs a point with an EPOCH_FLIP");
+    if (n_queries > 0 && (QUERY_BITS == 0 || FLIP_ADDR == 0)) fail("+QUERIES needs a point with a query port");
     prng = seed;
     $readmemh("beats.hex", line_mem, 0, beats - 1);
+    if (n_setup > 0) $readmemh("setup.hex", setup_mem, 0, n_setup - 1);
+    if (n_queries > 0) $readmemh("queries.hex", query_mem, 0, n_queries - 1);
     fork
         forever #(s_half_ps) s_clk = !s_clk;
         begin
@@ -281,6 +363,7 @@ initial begin
             @(posedge s_clk) #1 s_aresetn = 1'b1;
             @(posedge m_clk) #1 m_aresetn = 1'b1;
             repeat (wait_clocks) @(posedge m_clk);
+            run_setup;
             // The frames: one line per MAC clock.
             for (i = 0; i < beats; i = i + 1) begin
                 @(posedge s_clk) #1;
@@ -288,7 +371,7 @@ initial begin
                 s_axis_time_ns = l[LINE_BITS-1 -: 64];
                 s_axis_tvalid = l[LINE_BITS-65];
                 s_axis_tlast = l[LINE_BITS-66];
-                s_axis_tuser = l[LINE_BITS-67 -: 65];
+                s_axis_tuser = l[LINE_BITS-67 -: TUSER_BITS];
                 s_axis_tkeep = l[DATA_BITS +: KEEP_BITS];
                 s_axis_tdata = l[DATA_BITS-1:0];
                 if (s_axis_tvalid && !s_axis_tready) fail("the point back-pressured the MAC");
@@ -299,13 +382,27 @@ initial begin
             // Drain: the parser's pipeline, the FIFO, the core's.
             repeat (400) @(posedge m_clk);
             if (FLIP_ADDR != 0) begin
+                // (a set-up may have read out epochs before)
+                value = ro_epochs;
                 axil_write(FLIP_ADDR, 32'd1);
                 if (window_mode != 0) window_readout;
                 i = 0;
-                while (!ro_done) begin
+                while (ro_epochs == value) begin
                     @(posedge m_clk);
                     i = i + 1;
                     if (i > 10000000) fail("the read-out never ended");
+                end
+                if (n_queries > 0) begin
+                    querying = 1'b1;
+                    i = 0;
+                    while (answers < n_queries) begin
+                        @(posedge m_clk);
+                        i = i + 1;
+                        if (i > 100 * n_queries + 100000) fail("an answer never came");
+                    end
+                    querying = 1'b0;
+                    repeat (100) @(posedge m_clk);
+                    if (answers != n_queries || queries_sent != n_queries) fail("answers differ from the queries");
                 end
             end else begin
                 // No flip: epochs end on the packets' times; wait for the

@@ -12,31 +12,25 @@ use std::path::{Path, PathBuf};
 impl PointDesign {
     /// The ports of the top module.
     pub fn ports(&self) -> Vec<super::top::TopPort> {
-        top_ports(self.bus, self.data_bits, self.addr_width, self.tdata_bits)
+        top_ports(self.bus, self.data_bits, self.addr_width, self.tdata_bits, self.tuser_bits, self.query.as_ref())
     }
 
     /// The interface description: the point, its core and bus, its ports,
     /// the read-out's fields.
     pub fn interface_json(&self, core: &crate::export::Exported) -> String {
-        let mut at = 0;
-        let readout: Vec<serde_json::Value> = self
-            .readout
-            .iter()
-            .map(|(name, bits)| {
-                let v = serde_json::json!({ "field": name.trim_start_matches("m_ro_"), "lsb": at, "bits": bits });
-                at += bits;
-                v
-            })
-            .collect();
-        serde_json::to_string_pretty(&serde_json::json!({
+        let mut v = serde_json::json!({
             "point": self.top,
             "core": { "block": core.config.block_name(), "top": core.top, "config": core.config.to_json() },
             "bus": bus_name(self.bus),
             "parameters": self.params,
             "ports": self.ports(),
-            "readout": { "tdata_bits": self.tdata_bits, "fields": readout },
-        }))
-        .expect("serializes")
+            "readout": { "tdata_bits": self.tdata_bits, "fields": tdata_fields(&self.readout, "m_ro_") },
+        });
+        if let Some(q) = &self.query {
+            v["query"] = serde_json::json!({ "tdata_bits": q.query_bits, "fields": tdata_fields(&q.query, "q_") });
+            v["answer"] = serde_json::json!({ "tdata_bits": q.answer_bits, "fields": tdata_fields(&q.answer, "r_") });
+        }
+        serde_json::to_string_pretty(&v).expect("serializes")
     }
 
     /// The register map as `csr.json`: every word with its byte address,
@@ -168,6 +162,19 @@ impl PointDesign {
         ]);
         Ok(netmeas_sim::files::write_all_or_none(&set)?.into_iter().map(|w| w.path).collect())
     }
+}
+
+/// A stream's `TDATA` fields from bit 0, named without the core port's `prefix`.
+fn tdata_fields(fields: &[(String, u32)], prefix: &str) -> Vec<serde_json::Value> {
+    let mut at = 0;
+    fields
+        .iter()
+        .map(|(name, bits)| {
+            let v = serde_json::json!({ "field": name.trim_start_matches(prefix), "lsb": at, "bits": bits });
+            at += bits;
+            v
+        })
+        .collect()
 }
 
 fn bus_name(b: Bus) -> &'static str {

@@ -22,7 +22,7 @@
 //! card, behind the MAC; the LDA paper's routers report to a monitoring
 //! station (§II).
 
-use super::binding::{PointBinding, RECORD_BITS, RecordField, RecordSource, TimeInput};
+use super::binding::{DELAY_BITS, PointBinding, QueryBinding, RECORD_BITS, RecordField, RecordSource, TimeInput};
 use super::bus::Bus;
 use super::regs::{PointField, PointRegs};
 use crate::export::{Dir, Exported, Port};
@@ -32,8 +32,68 @@ use std::fmt::Write;
 /// The read-out window's Verilog (module `netmeas_point_window`).
 pub const WINDOW_VERILOG: &str = include_str!("netmeas_point_window.v");
 
+/// The query port's Verilog (module `netmeas_point_query`).
+pub const QUERY_VERILOG: &str = include_str!("netmeas_point_query.v");
+/// Its self-checking testbench (module `netmeas_point_query_tb`, plusargs in its header).
+pub const QUERY_TESTBENCH: &str = include_str!("netmeas_point_query_tb.v");
+
 /// The record FIFO's memory: 2^4 records (distributed RAM).
 pub const FIFO_ADDR_BITS: u32 = 4;
+
+/// The answer FIFO of a point's query port: 2^5 answers, more than the
+/// SVBF core's 22 clocks from a query to its answer, so queries run at one
+/// per clock while the answers are taken.
+pub const ANSWER_DEPTH_BITS: u32 = 5;
+
+/// The delay side-band's queue in the MAC's domain: a frame's delay waits
+/// there from its first beat to its outcome. 2^5 frames: more than can be
+/// between the two (the parser's 13 clocks of latency, a frame a clock at
+/// most).
+pub const DELAY_QUEUE_BITS: u32 = 5;
+
+/// Width of the point's `s_axis_tuser`: the bad-frame flag and the ingress
+/// time (65 bits), then the delay side-band if the core takes it.
+pub fn tuser_bits(binding: &PointBinding) -> u32 {
+    65 + binding.extra_bits()
+}
+
+/// A point's query and answer streams (`s_axis_query_*`, `m_axis_answer_*`):
+/// the core's query inputs and answer outputs, each `TDATA` from bit 0.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct QueryStreams {
+    /// Query fields, from bit 0: (core port, bits).
+    pub query: Vec<(String, u32)>,
+    /// `s_axis_query_tdata`'s width (a multiple of 8).
+    pub query_bits: u32,
+    /// Answer fields, from bit 0: (core port, bits).
+    pub answer: Vec<(String, u32)>,
+    /// `m_axis_answer_tdata`'s width (a multiple of 8).
+    pub answer_bits: u32,
+}
+
+impl QueryStreams {
+    /// The streams of `q` on `core`'s ports; an error names a port it lacks.
+    fn of(core: &Exported, q: &QueryBinding) -> Result<Self, String> {
+        let width = |name: &str, dir: Dir| {
+            core.ports
+                .iter()
+                .find(|p| p.name == name && p.dir == dir)
+                .map(|p| p.bits as u32)
+                .ok_or_else(|| format!("{}: no {} port `{name}` for the query port", core.top, dir_text(dir)))
+        };
+        for (n, d) in [(&q.valid, Dir::In), (&q.ready, Dir::Out), (&q.answer_valid, Dir::Out)] {
+            if width(n, d)? != 1 {
+                return Err(format!("{}: `{n}` of the query port is not one bit", core.top));
+            }
+        }
+        let fields = |names: &[String], dir| -> Result<Vec<(String, u32)>, String> {
+            names.iter().map(|n| Ok((n.clone(), width(n, dir)?))).collect()
+        };
+        let (query, answer) = (fields(&q.inputs, Dir::In)?, fields(&q.answers, Dir::Out)?);
+        let bytes = |f: &[(String, u32)]| f.iter().map(|(_, b)| b).sum::<u32>().div_ceil(8).max(1) * 8;
+        Ok(QueryStreams { query_bits: bytes(&query), answer_bits: bytes(&answer), query, answer })
+    }
+}
 
 /// A parameter of a point's top module.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -161,6 +221,10 @@ pub struct PointDesign {
     /// Width of the bus's byte addresses: the register map below the
     /// window, the window above.
     pub addr_width: u32,
+    /// Width of `s_axis_tuser` ([`tuser_bits`]).
+    pub tuser_bits: u32,
+    /// The query and answer streams, if the core answers queries.
+    pub query: Option<QueryStreams>,
 }
 
 /// The point around `core` with the frame parser `parser` (an export of a
@@ -189,6 +253,7 @@ pub fn point(core: &Exported, binding: &PointBinding, parser: &Exported, bus: Bu
             need(t, Dir::Out)?;
         }
     }
+    let query = binding.query.as_ref().map(|q| QueryStreams::of(core, q)).transpose()?;
     let data_bits = parser
         .ports
         .iter()
@@ -225,6 +290,7 @@ pub fn point(core: &Exported, binding: &PointBinding, parser: &Exported, bus: Bu
             || binding.packet.iter().any(|(p, _)| p == n)
             || binding.now.as_ref().is_some_and(|t| t.valid == n || t.time == n)
             || binding.flip.as_ref().is_some_and(|(r, t)| r == n || t.as_deref() == Some(n))
+            || binding.query.as_ref().is_some_and(|q| q.names(n))
     };
     for p in core.ports.iter().filter(|p| !bound(&p.name)) {
         match p.dir {
@@ -274,6 +340,7 @@ pub fn point(core: &Exported, binding: &PointBinding, parser: &Exported, bus: Bu
 
     let window = ReadoutWindow::new(tdata_bits, regs.addr_width());
     let addr_width = 32 - window.base.leading_zeros();
+    let tuser_bits = tuser_bits(binding);
     let verilog = top_verilog(&TopParts {
         top: &top,
         core,
@@ -287,6 +354,8 @@ pub fn point(core: &Exported, binding: &PointBinding, parser: &Exported, bus: Bu
         readout_bits,
         window,
         addr_width,
+        tuser_bits,
+        query: query.as_ref(),
     });
     let mut files = vec![
         (format!("{top}.v"), verilog),
@@ -297,9 +366,25 @@ pub fn point(core: &Exported, binding: &PointBinding, parser: &Exported, bus: Bu
         ("netmeas_point_window.v".to_string(), WINDOW_VERILOG.to_string()),
         (format!("{}.v", regs.module), regs.verilog()?),
     ];
+    if query.is_some() {
+        files.push(("netmeas_point_query.v".to_string(), QUERY_VERILOG.to_string()));
+    }
     files.push((format!("{}.v", bus.module()), bus.verilog().to_string()));
     let params = if binding.now.is_some() { TIME_MARKER_PARAMS.to_vec() } else { Vec::new() };
-    Ok(PointDesign { top, files, regs, bus, readout, tdata_bits, data_bits, params, window, addr_width })
+    Ok(PointDesign {
+        top,
+        files,
+        regs,
+        bus,
+        readout,
+        tdata_bits,
+        data_bits,
+        params,
+        window,
+        addr_width,
+        tuser_bits,
+        query,
+    })
 }
 
 /// The point of the block `cfg` behind a frame parser of `data_bits` on
@@ -350,6 +435,20 @@ impl PointDesign {
             let _ = writeln!(v, "`define POINT_PARAMS #(.MARKER_IDLE_CLOCKS(16'd16))");
         }
         let _ = writeln!(v, "localparam integer DATA_BITS = {};", self.data_bits);
+        let _ = writeln!(v, "localparam integer TUSER_BITS = {};", self.tuser_bits);
+        let (qb, ab) = self.query.as_ref().map_or((0, 0), |q| (q.query_bits, q.answer_bits));
+        let _ = writeln!(v, "localparam integer QUERY_BITS = {qb};");
+        let _ = writeln!(v, "localparam integer ANSWER_BITS = {ab};");
+        if self.query.is_some() {
+            let ports: Vec<String> = ["s_axis_query_tdata", "s_axis_query_tvalid", "s_axis_query_tready"]
+                .into_iter()
+                .chain(["m_axis_answer_tdata", "m_axis_answer_tvalid", "m_axis_answer_tready"])
+                .map(|p| format!(".{p}({p}),"))
+                .collect();
+            let _ = writeln!(v, "`define POINT_QUERY_PORTS {}", ports.join(" "));
+        } else {
+            let _ = writeln!(v, "`define POINT_QUERY_PORTS");
+        }
         let _ = writeln!(v, "localparam integer TDATA_BITS = {};", self.tdata_bits);
         let _ = writeln!(v, "localparam integer ADDR_WIDTH = {};", self.addr_width);
         let _ = writeln!(v, "localparam [31:0] WINDOW_BASE = 32'h{:x};", self.window.base);
@@ -394,6 +493,8 @@ struct TopParts<'a> {
     readout_bits: u32,
     window: ReadoutWindow,
     addr_width: u32,
+    tuser_bits: u32,
+    query: Option<&'a QueryStreams>,
 }
 
 fn top_verilog(t: &TopParts<'_>) -> String {
@@ -433,6 +534,19 @@ fn top_verilog(t: &TopParts<'_>) -> String {
         let _ = writeln!(w, "//   [{}:{}] {}", at + p.bits - 1, at, p.name);
         at += p.bits;
     }
+    if let Some(q) = t.query {
+        for (name, fields) in [("s_axis_query_tdata", &q.query), ("m_axis_answer_tdata", &q.answer)] {
+            let _ = writeln!(w, "// {name} fields, from bit 0:");
+            let mut at = 0;
+            for (n, b) in fields {
+                let _ = writeln!(w, "//   [{}:{}] {n}", at + b - 1, at);
+                at += b;
+            }
+        }
+    }
+    if t.binding.takes_delay() {
+        let _ = writeln!(w, "// s_axis_tuser[{}:65]: the frame's one-way delay (first beat).", 64 + DELAY_BITS);
+    }
     let _ = writeln!(w, "\n`resetall\n`timescale 1ns / 1ps\n`default_nettype none\n");
     if t.binding.now.is_some() {
         let _ = writeln!(w, "module {} #(", t.top);
@@ -445,7 +559,7 @@ fn top_verilog(t: &TopParts<'_>) -> String {
     } else {
         let _ = writeln!(w, "module {} (", t.top);
     }
-    let ports = top_ports(t.bus, t.data_bits, aw, t.tdata_bits);
+    let ports = top_ports(t.bus, t.data_bits, aw, t.tdata_bits, t.tuser_bits, t.query);
     let mut group = "";
     for (i, p) in ports.iter().enumerate() {
         if p.group != group {
@@ -480,7 +594,11 @@ fn top_verilog(t: &TopParts<'_>) -> String {
     let _ = writeln!(w, "\n{} parser (", t.parser.top);
     let _ = writeln!(w, "    .clock(s_axis_aclk), .reset(s_rst),");
     let _ = writeln!(w, "    .s_axis_tdata(s_axis_tdata), .s_axis_tkeep(s_axis_tkeep), .s_axis_tvalid(s_axis_tvalid),");
-    let _ = writeln!(w, "    .s_axis_tready(s_axis_tready), .s_axis_tlast(s_axis_tlast), .s_axis_tuser(s_axis_tuser),");
+    let _ = writeln!(
+        w,
+        "    .s_axis_tready(s_axis_tready), .s_axis_tlast(s_axis_tlast), .s_axis_tuser(s_axis_tuser{}),",
+        if t.tuser_bits > 65 { "[64:0]" } else { "" }
+    );
     let _ = writeln!(w, "    .time_ns(s_axis_time_ns),");
     let _ = writeln!(w, "    .m_valid(rec_valid), .m_ready(fifo_in_ready),");
     for f in RecordField::ALL {
@@ -497,14 +615,25 @@ fn top_verilog(t: &TopParts<'_>) -> String {
     }
     let _ = writeln!(w, "assign s_event[{}] = stat_dropped;", n_counters - 2);
     let _ = writeln!(w, "assign s_event[{}] = fifo_overflow;", n_counters - 1);
-    let packed: Vec<String> = RecordField::ALL.iter().map(|&f| format!("rec_{}", field_name(f))).collect();
+    // The record, and the delay above it if the core takes it.
+    let mut packed: Vec<String> = RecordField::ALL.iter().map(|&f| format!("rec_{}", field_name(f))).collect();
+    if t.binding.takes_delay() {
+        packed.insert(0, "rec_delay".into());
+    }
     let packed = format!("{{{}}}", packed.join(", "));
+    let rec_bits = RECORD_BITS + t.binding.extra_bits();
+    if t.binding.takes_delay() || t.binding.now.is_some() {
+        frame_tracker_verilog(w);
+    }
+    if t.binding.takes_delay() {
+        delay_verilog(w);
+    }
     let (fifo_bits, fifo_in, fifo_in_valid) = match &t.binding.now {
         Some(_) => {
-            marker_verilog(w, &packed);
-            (RECORD_BITS + 1, "fifo_in", "fifo_in_valid")
+            marker_verilog(w, &packed, rec_bits);
+            (rec_bits + 1, "fifo_in", "fifo_in_valid")
         }
-        None => (RECORD_BITS, packed.as_str(), "rec_valid"),
+        None => (rec_bits, packed.as_str(), "rec_valid"),
     };
 
     // Crossing.
@@ -515,7 +644,7 @@ fn top_verilog(t: &TopParts<'_>) -> String {
         w,
         "wire [{}:0]     rec;          // the record{}, in the core's domain",
         fifo_bits - 1,
-        if fifo_bits > RECORD_BITS { " (or a time marker: its top bit)" } else { "" }
+        if fifo_bits > rec_bits { " (or a time marker: its top bit)" } else { "" }
     );
     let _ = writeln!(w, "wire             rec_out_valid;");
     let _ = writeln!(w, "wire             rec_out_ready;");
@@ -544,7 +673,7 @@ fn top_verilog(t: &TopParts<'_>) -> String {
     let _ = writeln!(w, "\n// ------------------------------------------------------------ core domain");
     let _ = writeln!(w, "wire core_s_ready;");
     let not_marker = if t.binding.now.is_some() {
-        let _ = writeln!(w, "wire is_marker = rec[{RECORD_BITS}];   // a time marker, taken at once");
+        let _ = writeln!(w, "wire is_marker = rec[{rec_bits}];   // a time marker, taken at once");
         "!is_marker && "
     } else {
         ""
@@ -690,6 +819,10 @@ fn top_verilog(t: &TopParts<'_>) -> String {
         );
     }
 
+    if let (Some(q), Some(streams)) = (&t.binding.query, t.query) {
+        query_verilog(w, q, streams);
+    }
+
     // The core.
     let _ = writeln!(w, "\n{} core (", t.core.top);
     let mut conns = Vec::new();
@@ -719,6 +852,8 @@ fn top_verilog(t: &TopParts<'_>) -> String {
             "now_valid_q".into()
         } else if t.binding.now.as_ref().is_some_and(|q| q.time == n) {
             "now_q".into()
+        } else if let Some(q) = t.binding.query.as_ref().filter(|q| q.names(n)) {
+            query_connection(q, t.query.expect("a query binding gives streams"), n)
         } else if let Some((_, i)) = t.wiring.commands.iter().find(|(q, _)| q == n) {
             format!("cmd_pulse[{i}]")
         } else {
@@ -822,6 +957,63 @@ fn window_verilog(w: &mut String, t: &TopParts<'_>, regs_aw: u32) {
     let _ = writeln!(w, "assign rsp_rdata = regs_rsp_rdata | win_rsp_rdata;   // 0 from the one not answering");
 }
 
+/// The query port (MAPLE §4): `s_axis_query_*` into the core's query
+/// input, its answers through the answer FIFO to `m_axis_answer_*`
+/// (`netmeas_point_query`). Defines `query_data`, `query_valid`,
+/// `query_ready`, `answer_valid` and the answer fields `core_<port>`.
+fn query_verilog(w: &mut String, q: &QueryBinding, s: &QueryStreams) {
+    let (qb, ab) = (s.query_bits, s.answer_bits);
+    let _ =
+        writeln!(w, "\n// Queries and their answers (MAPLE §4): a query is taken only when its answer will find room.");
+    let _ = writeln!(w, "/* verilator lint_off UNUSEDSIGNAL */  // TDATA's padding to whole bytes");
+    let _ = writeln!(w, "wire [{}:0] query_data;", qb - 1);
+    let _ = writeln!(w, "/* verilator lint_on UNUSEDSIGNAL */");
+    let _ = writeln!(w, "wire         query_valid;\nwire         query_ready;\nwire         answer_valid;");
+    let _ = writeln!(w, "wire [{}:0] answer_data;", ab - 1);
+    for (n, b) in &s.answer {
+        let _ = writeln!(w, "wire [{}:0] core_{n};", b - 1);
+    }
+    let fields: Vec<String> = q.answers.iter().rev().map(|n| format!("core_{n}")).collect();
+    let pad = ab - s.answer.iter().map(|(_, b)| b).sum::<u32>();
+    let pad = if pad == 0 { String::new() } else { format!("{pad}'d0, ") };
+    let _ = writeln!(w, "assign answer_data = {{{pad}{}}};", fields.join(", "));
+    let _ = writeln!(
+        w,
+        "netmeas_point_query #(.QUERY_BITS({qb}), .ANSWER_BITS({ab}), .DEPTH_BITS({ANSWER_DEPTH_BITS})) query ("
+    );
+    let _ = writeln!(w, "    .clk(aclk), .rst(rst),");
+    let _ = writeln!(
+        w,
+        "    .s_axis_query_tdata(s_axis_query_tdata), .s_axis_query_tvalid(s_axis_query_tvalid), .s_axis_query_tready(s_axis_query_tready),"
+    );
+    let _ = writeln!(w, "    .core_q_data(query_data), .core_q_valid(query_valid), .core_q_ready(query_ready),");
+    let _ = writeln!(w, "    .core_r_data(answer_data), .core_r_valid(answer_valid),");
+    let _ = writeln!(
+        w,
+        "    .m_axis_answer_tdata(m_axis_answer_tdata), .m_axis_answer_tvalid(m_axis_answer_tvalid), .m_axis_answer_tready(m_axis_answer_tready)\n);"
+    );
+}
+
+/// What the core's query port `n` connects to (see [`query_verilog`]).
+fn query_connection(q: &QueryBinding, s: &QueryStreams, n: &str) -> String {
+    let mut lsb = 0;
+    for (name, bits) in &s.query {
+        if name == n {
+            return format!("query_data[{}:{lsb}]", lsb + bits - 1);
+        }
+        lsb += bits;
+    }
+    if n == q.valid {
+        "query_valid".into()
+    } else if n == q.ready {
+        "query_ready".into()
+    } else if n == q.answer_valid {
+        "answer_valid".into()
+    } else {
+        format!("core_{n}")
+    }
+}
+
 /// The MAC domain's time markers: once a record has gone, when no frame is
 /// on its way through the parser and the record FIFO is empty, a marker
 /// (the FIFO word's top bit set) carries max(`s_axis_time_ns` −
@@ -830,11 +1022,11 @@ fn window_verilog(w: &mut String, t: &TopParts<'_>, regs_aw: u32) {
 /// next frame's timestamp is never below it, so the core sees the
 /// intervals its packets give, ended sooner on an idle link. Defines
 /// `fifo_in`, `fifo_in_valid` and takes `s_fifo_empty` from the FIFO.
-fn marker_verilog(w: &mut String, packed: &str) {
+fn marker_verilog(w: &mut String, packed: &str, rec_bits: u32) {
     let ts_lsb = RecordField::Ts.lsb();
+    let above = if rec_bits > RECORD_BITS { format!("{}'d0, ", rec_bits - RECORD_BITS) } else { String::new() };
     let _ = writeln!(w, "\n// Time markers: with no frame in the parser and the record FIFO empty for");
     let _ = writeln!(w, "// MARKER_IDLE_CLOCKS clocks, a marker takes the time to the core (docs/cores/point.md).");
-    let _ = writeln!(w, "reg         s_in_frame = 1'b0;    // between a frame's first and last beat");
     let _ = writeln!(w, "reg  [5:0]  s_in_flight = 6'd0;   // frames begun whose outcome has not come");
     let _ = writeln!(w, "reg         s_have_record = 1'b0; // a record has gone: markers follow the records' time");
     let _ = writeln!(w, "reg  [63:0] s_last_ts = 64'd0;    // the last record's time");
@@ -842,7 +1034,6 @@ fn marker_verilog(w: &mut String, packed: &str) {
     let _ = writeln!(w, "reg  [63:0] s_marker_ts = 64'd0;  // the larger of the two");
     let _ = writeln!(w, "reg  [15:0] s_quiet = 16'd0;      // idle clocks, up to MARKER_IDLE_CLOCKS - 1");
     let _ = writeln!(w, "wire        s_fifo_empty;");
-    let _ = writeln!(w, "wire        s_first_beat = s_axis_tvalid && !s_in_frame;");
     let _ = writeln!(w, "wire        s_busy = s_first_beat || s_in_frame || s_in_flight != 6'd0;");
     let _ = writeln!(
         w,
@@ -853,10 +1044,9 @@ fn marker_verilog(w: &mut String, packed: &str) {
     let _ = writeln!(w, "    s_lagged <= s_lag_diff[64] ? 64'd0 : s_lag_diff[63:0];");
     let _ = writeln!(w, "    s_marker_ts <= s_lagged > s_last_ts ? s_lagged : s_last_ts;");
     let _ = writeln!(w, "    if (s_rst) begin");
-    let _ = writeln!(w, "        s_in_frame <= 1'b0;\n        s_in_flight <= 6'd0;");
+    let _ = writeln!(w, "        s_in_flight <= 6'd0;");
     let _ = writeln!(w, "        s_have_record <= 1'b0;\n        s_last_ts <= 64'd0;\n        s_quiet <= 16'd0;");
     let _ = writeln!(w, "    end else begin");
-    let _ = writeln!(w, "        if (s_axis_tvalid) s_in_frame <= !s_axis_tlast;");
     let _ = writeln!(w, "        s_in_flight <= s_in_flight + {{5'd0, s_first_beat}} - {{5'd0, stat_valid}};");
     let _ = writeln!(w, "        if (rec_valid) s_have_record <= 1'b1;\n        if (rec_valid) s_last_ts <= rec_ts;");
     let _ = writeln!(w, "        if (s_busy || s_marker) s_quiet <= 16'd0;");
@@ -866,8 +1056,39 @@ fn marker_verilog(w: &mut String, packed: &str) {
     let _ = writeln!(w, "wire         fifo_in_valid = rec_valid || s_marker;");
     let _ = writeln!(
         w,
-        "wire [{RECORD_BITS}:0] fifo_in = rec_valid ? {{1'b0, {packed}}} : {{1'b1, s_marker_ts, {ts_lsb}'d0}};"
+        "wire [{rec_bits}:0] fifo_in = rec_valid ? {{1'b0, {packed}}} : {{1'b1, {above}s_marker_ts, {ts_lsb}'d0}};"
     );
+}
+
+/// The MAC domain's frame tracker: `s_first_beat` marks each frame's first
+/// beat (every frame the parser sees gives one outcome, `stat_valid`, in
+/// frame order).
+fn frame_tracker_verilog(w: &mut String) {
+    let _ = writeln!(w, "\n// Frames as the parser sees them: a beat after a last beat (or reset) begins one.");
+    let _ = writeln!(w, "reg         s_in_frame = 1'b0;    // between a frame's first and last beat");
+    let _ = writeln!(w, "wire        s_first_beat = s_axis_tvalid && !s_in_frame;");
+    let _ = writeln!(w, "always @(posedge s_axis_aclk) begin");
+    let _ = writeln!(w, "    if (s_rst) s_in_frame <= 1'b0;");
+    let _ = writeln!(w, "    else if (s_axis_tvalid) s_in_frame <= !s_axis_tlast;\nend");
+}
+
+/// The delay side-band (MAPLE §2.3): `s_axis_tuser` above the ingress time
+/// on a frame's first beat, queued in frame order until the frame's outcome
+/// (one per frame, in order), where it joins the record as `rec_delay`.
+fn delay_verilog(w: &mut String) {
+    let (hi, n) = (64 + DELAY_BITS, DELAY_QUEUE_BITS);
+    let _ = writeln!(w, "\n// The frames' delays (s_axis_tuser[{hi}:65], first beat), in frame order until");
+    let _ = writeln!(w, "// each frame's outcome: at most 2^{n} frames are between the two.");
+    let _ = writeln!(w, "reg  [{}:0] s_delay_mem [0:{}];", DELAY_BITS - 1, (1 << n) - 1);
+    let _ = writeln!(w, "reg  [{}:0]  s_delay_wr = {n}'d0;\nreg  [{}:0]  s_delay_rd = {n}'d0;", n - 1, n - 1);
+    let _ = writeln!(w, "always @(posedge s_axis_aclk) begin");
+    let _ = writeln!(w, "    if (s_first_beat) s_delay_mem[s_delay_wr] <= s_axis_tuser[{hi}:65];");
+    let _ = writeln!(w, "    if (s_rst) begin\n        s_delay_wr <= {n}'d0;\n        s_delay_rd <= {n}'d0;");
+    let _ = writeln!(w, "    end else begin");
+    let _ = writeln!(w, "        if (s_first_beat) s_delay_wr <= s_delay_wr + {n}'d1;");
+    let _ = writeln!(w, "        if (stat_valid) s_delay_rd <= s_delay_rd + {n}'d1;");
+    let _ = writeln!(w, "    end\nend");
+    let _ = writeln!(w, "wire [{}:0] rec_delay = s_delay_mem[s_delay_rd];", DELAY_BITS - 1);
 }
 
 /// The core domain's side of the time markers: the core's time input holds
@@ -886,6 +1107,12 @@ fn now_verilog(w: &mut String, core: &Exported, now: &TimeInput) {
     let _ = writeln!(w, "        now_q <= {};", PointBinding::expression(now.source, bits, "rec"));
     let _ = writeln!(w, "    end\nend");
 }
+
+/// `s_axis_tuser` of a point without the delay side-band.
+const TUSER_DOC: &str = "bit 0 bad frame (last beat); 64:1 ingress time, ns (first beat)";
+/// `s_axis_tuser` of a point whose core takes the frames' delays.
+const TUSER_DELAY_DOC: &str =
+    "bit 0 bad frame (last beat); 64:1 ingress time, ns, 96:65 the frame's one-way delay (first beat)";
 
 /// A port of the point's top module.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -907,7 +1134,14 @@ pub struct TopPort {
 
 /// The point's top-level ports for `bus`, a MAC bus of `data_bits`, a register
 /// address of `aw` bits and a read-out of `tdata_bits`.
-pub fn top_ports(bus: Bus, data_bits: u32, aw: u32, tdata_bits: u32) -> Vec<TopPort> {
+pub fn top_ports(
+    bus: Bus,
+    data_bits: u32,
+    aw: u32,
+    tdata_bits: u32,
+    tuser_bits: u32,
+    query: Option<&QueryStreams>,
+) -> Vec<TopPort> {
     let mac = "MAC clock domain: frames in (AXI4-Stream, never back-pressured)";
     let core = "core clock domain";
     let p = |name: &str, dir: Dir, bits: u32, clock: &'static str, group: &'static str, doc: &'static str| TopPort {
@@ -928,7 +1162,7 @@ pub fn top_ports(bus: Bus, data_bits: u32, aw: u32, tdata_bits: u32) -> Vec<TopP
         p("s_axis_tvalid", i, 1, s, mac, ""),
         p("s_axis_tready", o, 1, s, mac, "always 1"),
         p("s_axis_tlast", i, 1, s, mac, ""),
-        p("s_axis_tuser", i, 65, s, mac, "bit 0 bad frame (last beat); 64:1 ingress time, ns (first beat)"),
+        p("s_axis_tuser", i, tuser_bits, s, mac, if tuser_bits > 65 { TUSER_DELAY_DOC } else { TUSER_DOC }),
         p("s_axis_time_ns", i, 64, s, mac, "the time, ns (the MAC's PTP clock): frames' if tuser has none; markers'"),
         p("aclk", i, 1, "aclk", core, "the core's clock"),
         p("aresetn", i, 1, "aclk", core, "synchronous, active low"),
@@ -984,6 +1218,15 @@ pub fn top_ports(bus: Bus, data_bits: u32, aw: u32, tdata_bits: u32) -> Vec<TopP
     v.push(p("m_axis_tvalid", o, 1, c, g, ""));
     v.push(p("m_axis_tready", i, 1, c, g, ""));
     v.push(p("m_axis_tlast", o, 1, c, g, ""));
+    if let Some(q) = query {
+        let g = "queries in (AXI4-Stream slave), their answers out (master)";
+        v.push(p("s_axis_query_tdata", i, q.query_bits, c, g, "a packet's ID and the query's tag"));
+        v.push(p("s_axis_query_tvalid", i, 1, c, g, ""));
+        v.push(p("s_axis_query_tready", o, 1, c, g, "low while the answers owed fill the answer FIFO"));
+        v.push(p("m_axis_answer_tdata", o, q.answer_bits, c, g, ""));
+        v.push(p("m_axis_answer_tvalid", o, 1, c, g, ""));
+        v.push(p("m_axis_answer_tready", i, 1, c, g, ""));
+    }
     v.push(p("irq", o, 1, c, "interrupt", "high while a sticky flag is set (FLAGS, write 1 to clear)"));
     v
 }

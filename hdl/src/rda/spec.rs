@@ -71,6 +71,7 @@ impl CoreSpec for RdaConfig {
             flip: None,
             readout_last: "m_ro_last".into(),
             now: Some(TimeInput::now(RecordSource::Field(RecordField::Ts))),
+            query: None,
         })
     }
     fn generate(&self) -> (String, Vec<Port>) {

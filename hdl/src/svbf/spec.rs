@@ -2,6 +2,7 @@
 //! 2012, §3.3.3, §4, §6).
 
 use crate::export::{Port, generate};
+use crate::point::binding::{PointBinding, QueryBinding, RecordSource};
 use crate::registry::{CoreSpec, FieldOp, Kind, Reference, RmwGeometry, StreamProof, StreamRule, Target};
 use crate::svbf::SvbfCore;
 use netmeas_sim::ConfigError;
@@ -63,6 +64,28 @@ impl CoreSpec for SvbfConfig {
     /// acts one clock after it is sampled (docs/cores/svbf.md).
     fn stream_rule(&self) -> StreamRule {
         StreamRule { ready_after_reset: vec!["s"], register_takes: vec![], reset_latency: 2 }
+    }
+    /// The packet's ID (H3 of the key to 64 bits, as a host computes it for
+    /// a query, §4) and its one-way delay from `s_axis_tuser` (§2.3: any
+    /// scheme that gives it); `EPOCH_FLIP` raises `flip` until `flip_ready`
+    /// takes it; queries and answers as streams (§4).
+    fn point_binding(&self) -> Option<PointBinding> {
+        Some(PointBinding {
+            packet: vec![("s_key".into(), RecordSource::KeyDigest), ("s_latency".into(), RecordSource::Delay)],
+            role_only: false,
+            flip: Some(("flip".into(), Some("flip_ready".into()))),
+            readout_last: "m_ro_last".into(),
+            now: None,
+            query: Some(QueryBinding {
+                valid: "q_valid".into(),
+                ready: "q_ready".into(),
+                inputs: vec!["q_key".into(), "q_tag".into()],
+                answer_valid: "r_valid".into(),
+                answers: ["r_tag", "r_kind", "r_center", "r_count", "r_latency", "r_candidates"]
+                    .map(String::from)
+                    .to_vec(),
+            }),
+        })
     }
     fn generate(&self) -> (String, Vec<Port>) {
         match (self.hashes, self.partition_log2) {

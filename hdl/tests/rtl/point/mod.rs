@@ -3,3 +3,4 @@ mod binding;
 mod bus;
 mod counters;
 mod packaged;
+mod query;

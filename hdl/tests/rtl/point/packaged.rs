@@ -77,7 +77,7 @@ fn corpus_frames(seed: u64, n: usize) -> Vec<netmeas_hdl::point::cosim::MacFrame
         .map(|_| {
             let f = corpus.next_frame();
             t += 50 + rng.below(2000);
-            netmeas_hdl::point::cosim::MacFrame { ts_ns: t, bytes: f.bytes, bad: f.bad }
+            netmeas_hdl::point::cosim::MacFrame { ts_ns: t, bytes: f.bytes, bad: f.bad, delay: 0 }
         })
         .filter(|f| !f.bytes.is_empty())
         .collect()
@@ -155,11 +155,25 @@ struct Ending {
 /// the point's counters checked against the host reader's counts, frame by
 /// frame.
 fn run_point(cfg: &netmeas_hdl::export::BlockConfig, sim: Simulator, n: usize, seed: u64, end: Ending) -> PointResult {
+    let frames = corpus_frames(seed, n);
+    run_point_with(cfg, sim, &frames, end, &netmeas_hdl::point::cosim::HostScript::default())
+}
+
+/// The point of `cfg` fed `frames` in `sim` with the host's set-up and
+/// queries, ended as `end` says; the point's counters checked against the
+/// host reader's counts.
+fn run_point_with(
+    cfg: &netmeas_hdl::export::BlockConfig,
+    sim: Simulator,
+    frames: &[netmeas_hdl::point::cosim::MacFrame],
+    end: Ending,
+    host: &netmeas_hdl::point::cosim::HostScript,
+) -> PointResult {
     use netmeas_hdl::point::cosim::{PointClocks, PointSim};
     use netmeas_sim::frame::{ParseCounts, parse_frame};
 
+    let n = frames.len();
     let design = wrap(cfg, 64, Bus::Axil).unwrap_or_else(|e| panic!("{e}")).0;
-    let frames = corpus_frames(seed, n);
     let mut counts = ParseCounts::default();
     let records: Vec<_> =
         frames.iter().filter_map(|f| counts.count(parse_frame(f.ts_ns, &f.bytes, f.bad)).ok()).collect();
@@ -169,7 +183,7 @@ fn run_point(cfg: &netmeas_hdl::export::BlockConfig, sim: Simulator, n: usize, s
     let point = PointSim::new(sim, &scratch(&name), &design).unwrap();
     let end_ns = if end.after_ns == 0 { 0 } else { frames.last().unwrap().ts_ns + end.after_ns };
     let clocks = PointClocks { end_ns, window: end.window, ..PointClocks::default() };
-    let run = point.run(&design, &frames, &clocks, 5).unwrap();
+    let run = point.run_with(&design, frames, &clocks, host, 5).unwrap();
     let r = PointResult { design, run, records };
     assert_eq!(r.reg("FRAMES"), counts.frames);
     assert_eq!(r.reg("RECORDS"), counts.records);
@@ -453,6 +467,116 @@ fn the_dbm_point_measures_raw_frames_as_the_golden_model_fed_by_the_host_reader(
     assert_eq!(r.reg64("PERIOD_TAIL_JOINS"), last.tail_joins);
 }
 
+/// The SVBF point (the default store: 9 partitions of 2^17 bits; its 50
+/// logarithmic centers over 1 µs..1 ms written over the bus and made active
+/// by a flip) fed corpus frames, each with a one-way delay in
+/// `s_axis_tuser` (log-uniform over 1 µs..1 ms): the empty epoch of the
+/// set-up and the frames' epoch read out center by center, and the answers
+/// to queries for stored packets and for unknown IDs (sent with random
+/// `TVALID`, taken with random `TREADY`), equal the golden store fed the
+/// host reader's packets (ID: the key's digest) with their delays.
+#[test]
+fn the_svbf_point_stores_raw_frames_delays_and_answers_queries_as_the_golden_store() {
+    use netmeas_hdl::point::cosim::{BusOp, HostScript, MacFrame, PointRun};
+    use netmeas_sim::frame::{key_digest, parse_frame};
+    use netmeas_sim::prng::SplitMix64;
+    use netmeas_sim::svbf::centers::log_centers;
+    use netmeas_sim::svbf::{Centers, SvbfConfig, SvbfStore, port_answer};
+
+    let cfg = SvbfConfig::default();
+    let block = netmeas_hdl::export::BlockConfig::new(cfg.clone());
+    let design = wrap(&block, 64, Bus::Axil).unwrap().0;
+    let centers = Centers::new(&log_centers(cfg.centers, 1000, 3)).unwrap();
+    assert_eq!(centers.len(), cfg.centers);
+    let mut rng = SplitMix64::new(61);
+    let frames: Vec<MacFrame> = corpus_frames(61, 3000)
+        .into_iter()
+        .map(|f| MacFrame { delay: (1000.0 * 10f64.powf(rng.below(3000) as f64 / 1000.0)) as u32, ..f })
+        .collect();
+
+    // The set-up: the boundaries, a flip to make them active, the empty
+    // epoch it froze released.
+    let addr = |name: &str| design.addr(name).unwrap_or_else(|| panic!("no register {name}"));
+    let mut setup: Vec<BusOp> =
+        centers.bounds().iter().enumerate().map(|(j, &b)| BusOp::Write(addr(&format!("BOUND{}", j + 1)), b)).collect();
+    setup.push(BusOp::Write(addr("NBOUNDS"), centers.bounds().len() as u32));
+    setup.push(BusOp::Write(addr("EPOCH_FLIP"), 1));
+    setup.push(BusOp::Poll(addr("HELD"), 1));
+    setup.push(BusOp::Write(addr("RELEASE_FROZEN"), 1));
+    setup.push(BusOp::Poll(addr("HELD"), 0));
+
+    // The golden store, fed the host reader's packets with their frames' delays.
+    let mut store = SvbfStore::new(&cfg, centers.clone()).unwrap();
+    let mut stored = Vec::new();
+    for f in &frames {
+        if let Ok(rec) = parse_frame(f.ts_ns, &f.bytes, f.bad) {
+            let id = key_digest(rec.key, 64);
+            store.insert(id, u64::from(f.delay));
+            stored.push(id);
+        }
+    }
+    // Queries: every fifth stored packet, and IDs never stored; tag = index.
+    let mut ids: Vec<u64> = stored.iter().step_by(5).copied().collect();
+    ids.extend((0..200).map(|_| rng.next_u64()));
+    let queries: Vec<Vec<u8>> = ids
+        .iter()
+        .enumerate()
+        .map(|(tag, id)| id.to_le_bytes().into_iter().chain((tag as u16).to_le_bytes()).collect())
+        .collect();
+    let host = HostScript { setup, queries };
+    let r = run_point_with(&block, Simulator::Verilator, &frames, Ending::default(), &host);
+    assert_eq!(r.records.len(), stored.len());
+
+    // Two epochs of 64 center rows: the set-up's, empty, then the frames'.
+    let epochs = r.epochs(&["m_ro_center", "m_ro_count", "m_ro_sum"]);
+    assert_eq!(epochs.len(), 2, "the set-up's epoch and the frames'");
+    for (i, row) in epochs[0].iter().enumerate() {
+        assert_eq!(row[..], [i as u128, 0, 0], "the set-up's epoch, center {i}");
+    }
+    for (i, row) in epochs[1].iter().enumerate() {
+        let (count, sum) = store.counts().get(i).zip(store.sums().get(i)).map_or((0, 0), |(&c, &s)| (c, s));
+        let want = [i as u128, u128::from(count & 0xffff_ffff), u128::from(sum & ((1 << 48) - 1))];
+        assert_eq!(row[..], want, "center {i}: the read-out differs from the golden store");
+    }
+    assert_eq!(epochs[1].len(), 64);
+    assert_eq!(epochs[1].iter().map(|row| row[1]).sum::<u128>(), stored.len() as u128);
+
+    // Every answer, in query order, equals the golden store's.
+    let field = |name: &str| {
+        let q = design.query.as_ref().unwrap();
+        let mut lsb = 0;
+        for (n, b) in &q.answer {
+            if n == name {
+                return (lsb, *b);
+            }
+            lsb += b;
+        }
+        panic!("no answer field {name}")
+    };
+    let get = |a: &[u8], name: &str| {
+        let (lsb, bits) = field(name);
+        PointRun::field(a, lsb, bits)
+    };
+    assert_eq!(r.run.answers.len(), ids.len());
+    let mut kinds = [0usize; 3];
+    for (tag, (a, &id)) in r.run.answers.iter().zip(&ids).enumerate() {
+        assert_eq!(get(a, "r_tag"), tag as u64, "answers in query order");
+        let got = port_answer(
+            get(a, "r_kind") as u8,
+            get(a, "r_center") as u8,
+            get(a, "r_count") as u32,
+            get(a, "r_latency") as u32,
+            get(a, "r_candidates"),
+            &centers,
+        );
+        let want = store.lookup(id);
+        assert_eq!(got, want, "query {tag} (ID {id:016x})");
+        kinds[get(a, "r_kind") as usize] += 1;
+    }
+    assert!(kinds.iter().all(|&k| k > 0), "No-Match, Match and Multi-Match answers: {kinds:?}");
+    assert_eq!((r.reg("HELD"), r.reg("OVF_STICKY")), (1, 0));
+}
+
 /// The clock-domain check of a point's netlist with its top module's text
 /// replaced by `top_v`: the frame parser and the core are single-clock
 /// modules, kept whole, each required to take all its inputs from its own
@@ -472,7 +596,12 @@ fn check_domains(d: &PointDesign, name: &str, top_v: &str) -> Result<netmeas_hdl
         .map(|(i, (n, v))| (n.as_str(), if i == 0 { top_v } else { v.as_str() }, black(n)))
         .collect();
     let n = netlist_of(&files, &d.top, &[], &scratch(name)).unwrap_or_else(|e| panic!("{e}"));
-    let domains = [Domain { clock: "s_axis_aclk", prefix: "s_axis_" }, Domain { clock: "aclk", prefix: "" }];
+    // (The query stream, `s_axis_query_*`, is the core's, like every port but the MAC's.)
+    let domains = [
+        Domain { clock: "aclk", prefix: "s_axis_query_" },
+        Domain { clock: "s_axis_aclk", prefix: "s_axis_" },
+        Domain { clock: "aclk", prefix: "" },
+    ];
     check_crossings(&n, &d.top, &domains)
 }
 
