@@ -51,7 +51,6 @@ reg [W-1:0] model_d1 [0:N-1];        // the model before the last write clock's 
 reg [W-1:0] model_d2 [0:N-1];        // ... and before the two last write clocks' events
 reg [W-1:0] past [0:3][0:N-1];       // model_d2 at each of the last four read clocks
 reg [W-1:0] shown [0:N-1];           // m_count of the last read clock
-reg [31:0]  prng = 32'h1;
 integer events = 0;
 integer s_clocks = 0;
 integer m_clocks = 0;
@@ -59,14 +58,7 @@ integer stopped = 0;
 integer k;
 integer a;
 
-`include "netmeas_tb_xorshift.vh"
-
-function [31:0] rnd(input integer unused);
-    begin
-        prng = xorshift32(prng);
-        rnd = prng;
-    end
-endfunction
+`include "netmeas_tb_rnd.vh"
 
 task fail(input [8*64-1:0] what);
     begin

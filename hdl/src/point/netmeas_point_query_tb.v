@@ -52,16 +52,7 @@ netmeas_point_query #(.QUERY_BITS(QB), .ANSWER_BITS(AB), .DEPTH_BITS(DEPTH_BITS)
     .m_axis_answer_tdata(m_tdata), .m_axis_answer_tvalid(m_tvalid), .m_axis_answer_tready(m_tready)
 );
 
-reg [31:0] prng = 32'h1;
-
-`include "netmeas_tb_xorshift.vh"
-
-function [31:0] rnd(input integer unused);
-    begin
-        prng = xorshift32(prng);
-        rnd = prng;
-    end
-endfunction
+`include "netmeas_tb_rnd.vh"
 
 // Query i: {i[15:0] as the tag, a 64-bit pattern of i}.
 function [QB-1:0] query_of(input integer i);

@@ -132,16 +132,7 @@ integer m_clocks = 0;
 integer ro_beats = 0;               // read-out beats taken (stream or window)
 integer ro_epochs = 0;             // epochs whose last beat was taken
 integer sent = 0;
-reg [31:0] prng = 32'h1;
-
-`include "netmeas_tb_xorshift.vh"
-
-function [31:0] rnd(input integer unused);
-    begin
-        prng = xorshift32(prng);
-        rnd = prng;
-    end
-endfunction
+`include "netmeas_tb_rnd.vh"
 
 task fail(input [8*64-1:0] what);
     begin

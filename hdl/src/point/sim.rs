@@ -9,6 +9,8 @@ use std::process::Command;
 
 /// The testbenches' random draws (`xorshift32`), an include every build gets.
 pub const XORSHIFT_VH: &str = include_str!("netmeas_tb_xorshift.vh");
+/// One stream of draws (`prng`, `rnd`), an include every build gets.
+pub const RND_VH: &str = include_str!("netmeas_tb_rnd.vh");
 
 /// A simulator the testbenches run in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,7 +23,7 @@ pub enum Simulator {
 
 /// Writes `files` (name, text) into the scratch folder `dir` and builds the
 /// testbench `top` from the `.v` among them (the others are includes found
-/// in `dir`, as is `netmeas_tb_xorshift.vh`) with the parameters `params`
+/// in `dir`, as are `netmeas_tb_xorshift.vh` and `netmeas_tb_rnd.vh`) with the parameters `params`
 /// of `top`; the command that runs it, with its leading arguments.
 pub fn build(
     sim: Simulator,
@@ -32,7 +34,7 @@ pub fn build(
 ) -> Result<Vec<PathBuf>, String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let mut sources = Vec::new();
-    let shared = [("netmeas_tb_xorshift.vh".to_string(), XORSHIFT_VH)];
+    let shared = [("netmeas_tb_xorshift.vh".to_string(), XORSHIFT_VH), ("netmeas_tb_rnd.vh".to_string(), RND_VH)];
     for (name, text) in files.iter().chain(&shared) {
         let path = dir.join(name);
         std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
