@@ -57,6 +57,24 @@ pub fn tuser_bits(binding: &PointBinding) -> u32 {
     65 + binding.extra_bits()
 }
 
+/// The width of a stream's `TDATA` holding `fields` (core port, bits) from
+/// bit 0: their bits padded to whole bytes (at least one).
+pub fn tdata_width(fields: &[(String, u32)]) -> u32 {
+    fields.iter().map(|(_, b)| b).sum::<u32>().div_ceil(8).max(1) * 8
+}
+
+/// Where field `name` of `fields` (from bit 0) sits in `TDATA`: (lowest bit, bits).
+pub fn tdata_field(fields: &[(String, u32)], name: &str) -> Option<(u32, u32)> {
+    let mut lsb = 0;
+    for (n, b) in fields {
+        if n == name {
+            return Some((lsb, *b));
+        }
+        lsb += b;
+    }
+    None
+}
+
 /// A point's query and answer streams (`s_axis_query_*`, `m_axis_answer_*`):
 /// the core's query inputs and answer outputs, each `TDATA` from bit 0.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -90,8 +108,7 @@ impl QueryStreams {
             names.iter().map(|n| Ok((n.clone(), width(n, dir)?))).collect()
         };
         let (query, answer) = (fields(&q.inputs, Dir::In)?, fields(&q.answers, Dir::Out)?);
-        let bytes = |f: &[(String, u32)]| f.iter().map(|(_, b)| b).sum::<u32>().div_ceil(8).max(1) * 8;
-        Ok(QueryStreams { query_bits: bytes(&query), answer_bits: bytes(&answer), query, answer })
+        Ok(QueryStreams { query_bits: tdata_width(&query), answer_bits: tdata_width(&answer), query, answer })
     }
 }
 
@@ -336,7 +353,7 @@ pub fn point(core: &Exported, binding: &PointBinding, parser: &Exported, bus: Bu
         PointRegs::for_core(core, status, flags, commands).map(|r| PointRegs { module: format!("{top}_regs"), ..r })?;
     let readout: Vec<(String, u32)> = wiring.readout.iter().map(|p| (p.name.clone(), p.bits as u32)).collect();
     let readout_bits: u32 = readout.iter().map(|(_, b)| b).sum();
-    let tdata_bits = readout_bits.div_ceil(8).max(1) * 8;
+    let tdata_bits = tdata_width(&readout);
 
     let window = ReadoutWindow::new(tdata_bits, regs.addr_width());
     let addr_width = 32 - window.base.leading_zeros();
@@ -996,12 +1013,8 @@ fn query_verilog(w: &mut String, q: &QueryBinding, s: &QueryStreams) {
 
 /// What the core's query port `n` connects to (see [`query_verilog`]).
 fn query_connection(q: &QueryBinding, s: &QueryStreams, n: &str) -> String {
-    let mut lsb = 0;
-    for (name, bits) in &s.query {
-        if name == n {
-            return format!("query_data[{}:{lsb}]", lsb + bits - 1);
-        }
-        lsb += bits;
+    if let Some((lsb, bits)) = tdata_field(&s.query, n) {
+        return format!("query_data[{}:{lsb}]", lsb + bits - 1);
     }
     if n == q.valid {
         "query_valid".into()

@@ -104,14 +104,8 @@ impl PointResult {
 
     /// The lowest bit and width of a read-out field.
     fn field(&self, name: &str) -> (u32, u32) {
-        let mut lsb = 0;
-        for (n, b) in &self.design.readout {
-            if n == name {
-                return (lsb, *b);
-            }
-            lsb += b;
-        }
-        panic!("no read-out field {name}: {:?}", self.design.readout)
+        netmeas_hdl::point::top::tdata_field(&self.design.readout, name)
+            .unwrap_or_else(|| panic!("no read-out field {name}: {:?}", self.design.readout))
     }
 
     /// The read-out's fields `names` (up to 128 bits each) of every beat, in
@@ -542,19 +536,10 @@ fn the_svbf_point_stores_raw_frames_delays_and_answers_queries_as_the_golden_sto
     assert_eq!(epochs[1].iter().map(|row| row[1]).sum::<u128>(), stored.len() as u128);
 
     // Every answer, in query order, equals the golden store's.
-    let field = |name: &str| {
-        let q = design.query.as_ref().unwrap();
-        let mut lsb = 0;
-        for (n, b) in &q.answer {
-            if n == name {
-                return (lsb, *b);
-            }
-            lsb += b;
-        }
-        panic!("no answer field {name}")
-    };
     let get = |a: &[u8], name: &str| {
-        let (lsb, bits) = field(name);
+        let answer = &design.query.as_ref().unwrap().answer;
+        let (lsb, bits) = netmeas_hdl::point::top::tdata_field(answer, name)
+            .unwrap_or_else(|| panic!("no answer field {name}: {answer:?}"));
         PointRun::field(a, lsb, bits)
     };
     assert_eq!(r.run.answers.len(), ids.len());
