@@ -64,11 +64,7 @@ localparam [(1 << STRIDE_BITS)-1:0] WORD_OK = {(1 << STRIDE_BITS){1'b1}} >> ((1 
 reg                   a_valid = 1'b0;
 reg                   a_we = 1'b0;
 reg  [ADDR_WIDTH-1:0] a_addr = {ADDR_WIDTH{1'b0}};
-always @(posedge clk) begin
-    a_valid <= acc_valid && !rst;
-    a_we <= acc_we;
-    a_addr <= acc_addr;
-end
+reg                   a_take = 1'b0;     // the access takes the beat presented (see ro_take)
 
 // Where the stream is: the index of the beat presented (beats taken since the
 // epoch's first), and a copy of the beat taken last.
@@ -88,8 +84,25 @@ wire                  at_live = ro_tvalid && slot == index;
 wire                  at_kept = kept_valid && slot == kept_index;
 wire                  taken = ro_tvalid && (ro_tready_ext || ro_take);
 
-// TREADY does not wait for TVALID (no path from the stream's valid back to its ready).
-assign ro_take = read && slot == index && word == LAST_WORD;
+// A read of the presented beat's last TDATA word takes it: ro_take is
+// read && slot == index && word == LAST_WORD, decoded a clock early against
+// the index the stream will present then (this clock's, or the next one's if
+// a beat is taken now), so TREADY comes from a flop and not through the slot
+// compare. TREADY does not wait for TVALID (no path from the stream's valid
+// back to its ready).
+assign ro_take = a_take;
+wire [INDEX_BITS-1:0] acc_slot = acc_addr[ADDR_WIDTH-1:STRIDE_BITS+2];
+wire                  acc_takes = acc_valid && !acc_we && acc_addr[1:0] == 2'b00
+                                  && acc_addr[STRIDE_BITS+1:2] == LAST_WORD;
+wire                  slot_now = acc_slot == index;
+wire                  slot_next = acc_slot == index + {{(INDEX_BITS-1){1'b0}}, 1'b1};
+wire                  slot_first = acc_slot == {INDEX_BITS{1'b0}};
+always @(posedge clk) begin
+    a_valid <= acc_valid && !rst;
+    a_we <= acc_we;
+    a_addr <= acc_addr;
+    a_take <= acc_takes && !rst && (!taken ? slot_now : ro_tlast ? slot_first : slot_next);
+end
 
 // The answer's word: from the live beat or from the copy.
 wire [31:0] info = at_live ? {1'b1, ro_tlast, {(30 - INDEX_BITS){1'b0}}, index}
