@@ -63,8 +63,10 @@ localparam [(1 << STRIDE_BITS)-1:0] WORD_OK = {(1 << STRIDE_BITS){1'b1}} >> ((1 
 // The access, registered: the decode starts from flops.
 reg                   a_valid = 1'b0;
 reg                   a_we = 1'b0;
-reg  [ADDR_WIDTH-1:0] a_addr = {ADDR_WIDTH{1'b0}};
-reg                   a_take = 1'b0;     // the access takes the beat presented (see ro_take)
+reg  [STRIDE_BITS+1:0] a_addr = {(STRIDE_BITS+2){1'b0}};   // its byte within the slot
+reg                   a_live = 1'b0;     // its slot is the presented beat's index
+reg                   a_kept = 1'b0;     // its slot is the copy's index
+reg                   a_take = 1'b0;     // it takes the beat presented (see ro_take)
 
 // Where the stream is: the index of the beat presented (beats taken since the
 // epoch's first), and a copy of the beat taken last.
@@ -78,18 +80,18 @@ wire [SLOT_BITS-1:0]  live_slot = {{(SLOT_BITS - TDATA_BITS){1'b0}}, ro_tdata};
 wire [SLOT_BITS-1:0]  kept_slot = {{(SLOT_BITS - TDATA_BITS){1'b0}}, kept_data};
 wire                  aligned = a_addr[1:0] == 2'b00;
 wire [STRIDE_BITS-1:0] word = a_addr[STRIDE_BITS+1:2];
-wire [INDEX_BITS-1:0] slot = a_addr[ADDR_WIDTH-1:STRIDE_BITS+2];
 wire                  read = a_valid && !a_we && aligned && WORD_OK[word];
-wire                  at_live = ro_tvalid && slot == index;
-wire                  at_kept = kept_valid && slot == kept_index;
+wire                  at_live = ro_tvalid && a_live;
+wire                  at_kept = kept_valid && a_kept;
 wire                  taken = ro_tvalid && (ro_tready_ext || ro_take);
 
-// A read of the presented beat's last TDATA word takes it: ro_take is
-// read && slot == index && word == LAST_WORD, decoded a clock early against
-// the index the stream will present then (this clock's, or the next one's if
-// a beat is taken now), so TREADY comes from a flop and not through the slot
-// compare. TREADY does not wait for TVALID (no path from the stream's valid
-// back to its ready).
+// The slot compares are decoded as the access enters, a clock early,
+// against the indices the stream and the copy will have then (this clock's,
+// or the next ones if a beat is taken now): a_live is slot == index, a_kept
+// slot == kept_index. A read of the presented beat's last TDATA word takes
+// it (ro_take is read && slot == index && word == LAST_WORD), so TREADY
+// comes from a flop and not through the compare. TREADY does not wait for
+// TVALID (no path from the stream's valid back to its ready).
 assign ro_take = a_take;
 wire [INDEX_BITS-1:0] acc_slot = acc_addr[ADDR_WIDTH-1:STRIDE_BITS+2];
 wire                  acc_takes = acc_valid && !acc_we && acc_addr[1:0] == 2'b00
@@ -97,11 +99,16 @@ wire                  acc_takes = acc_valid && !acc_we && acc_addr[1:0] == 2'b00
 wire                  slot_now = acc_slot == index;
 wire                  slot_next = acc_slot == index + {{(INDEX_BITS-1){1'b0}}, 1'b1};
 wire                  slot_first = acc_slot == {INDEX_BITS{1'b0}};
+wire                  slot_kept = acc_slot == kept_index;
+wire                  live_next = !taken ? slot_now : ro_tlast ? slot_first : slot_next;
+wire                  kept_next = taken ? slot_now : slot_kept;
 always @(posedge clk) begin
     a_valid <= acc_valid && !rst;
     a_we <= acc_we;
-    a_addr <= acc_addr;
-    a_take <= acc_takes && !rst && (!taken ? slot_now : ro_tlast ? slot_first : slot_next);
+    a_addr <= acc_addr[STRIDE_BITS+1:0];
+    a_live <= live_next;
+    a_kept <= kept_next;
+    a_take <= acc_takes && !rst && live_next;
 end
 
 // The answer's word: from the live beat or from the copy.
