@@ -63,6 +63,16 @@ pub fn tdata_width(fields: &[(String, u32)]) -> u32 {
     fields.iter().map(|(_, b)| b).sum::<u32>().div_ceil(8).max(1) * 8
 }
 
+/// The Verilog concatenation that drives a stream's `TDATA` of `width` bits
+/// from `fields` (core port, bits; from bit 0), each the wire `core_<port>`,
+/// zero-padded above.
+fn tdata_concat(fields: &[(String, u32)], width: u32) -> String {
+    let pad = width - fields.iter().map(|(_, b)| b).sum::<u32>();
+    let padding = (pad > 0).then(|| format!("{pad}'d0"));
+    let parts: Vec<String> = padding.into_iter().chain(fields.iter().rev().map(|(n, _)| format!("core_{n}"))).collect();
+    format!("{{{}}}", parts.join(", "))
+}
+
 /// Where field `name` of `fields` (from bit 0) sits in `TDATA`: (lowest bit, bits).
 pub fn tdata_field(fields: &[(String, u32)], name: &str) -> Option<(u32, u32)> {
     let mut lsb = 0;
@@ -352,7 +362,6 @@ pub fn point(core: &Exported, binding: &PointBinding, parser: &Exported, bus: Bu
     let regs =
         PointRegs::for_core(core, status, flags, commands).map(|r| PointRegs { module: format!("{top}_regs"), ..r })?;
     let readout: Vec<(String, u32)> = wiring.readout.iter().map(|p| (p.name.clone(), p.bits as u32)).collect();
-    let readout_bits: u32 = readout.iter().map(|(_, b)| b).sum();
     let tdata_bits = tdata_width(&readout);
 
     let window = ReadoutWindow::new(tdata_bits, regs.addr_width());
@@ -368,7 +377,7 @@ pub fn point(core: &Exported, binding: &PointBinding, parser: &Exported, bus: Bu
         wiring: &wiring,
         data_bits,
         tdata_bits,
-        readout_bits,
+        readout: &readout,
         window,
         addr_width,
         tuser_bits,
@@ -507,7 +516,8 @@ struct TopParts<'a> {
     wiring: &'a Wiring,
     data_bits: u32,
     tdata_bits: u32,
-    readout_bits: u32,
+    /// The read-out's fields (core port, bits), from `m_axis_tdata`'s bit 0.
+    readout: &'a [(String, u32)],
     window: ReadoutWindow,
     addr_width: u32,
     tuser_bits: u32,
@@ -818,11 +828,7 @@ fn top_verilog(t: &TopParts<'_>) -> String {
     for p in &t.wiring.readout {
         let _ = writeln!(w, "wire [{}:0] core_{};", p.bits - 1, p.name);
     }
-    let fields: Vec<String> = t.wiring.readout.iter().rev().map(|p| format!("core_{}", p.name)).collect();
-    let pad = t.tdata_bits - t.readout_bits;
-    let tdata =
-        if pad == 0 { format!("{{{}}}", fields.join(", ")) } else { format!("{{{pad}'d0, {}}}", fields.join(", ")) };
-    let _ = writeln!(w, "assign m_axis_tdata = {tdata};");
+    let _ = writeln!(w, "assign m_axis_tdata = {};", tdata_concat(t.readout, t.tdata_bits));
 
     // Packet IDs computed from the key.
     for (n, _) in t.binding.packet.iter().filter(|(_, s)| *s == RecordSource::KeyDigest) {
@@ -836,8 +842,8 @@ fn top_verilog(t: &TopParts<'_>) -> String {
         );
     }
 
-    if let (Some(q), Some(streams)) = (&t.binding.query, t.query) {
-        query_verilog(w, q, streams);
+    if let Some(streams) = t.query {
+        query_verilog(w, streams);
     }
 
     // The core.
@@ -978,7 +984,7 @@ fn window_verilog(w: &mut String, t: &TopParts<'_>, regs_aw: u32) {
 /// input, its answers through the answer FIFO to `m_axis_answer_*`
 /// (`netmeas_point_query`). Defines `query_data`, `query_valid`,
 /// `query_ready`, `answer_valid` and the answer fields `core_<port>`.
-fn query_verilog(w: &mut String, q: &QueryBinding, s: &QueryStreams) {
+fn query_verilog(w: &mut String, s: &QueryStreams) {
     let (qb, ab) = (s.query_bits, s.answer_bits);
     let _ =
         writeln!(w, "\n// Queries and their answers (MAPLE §4): a query is taken only when its answer will find room.");
@@ -990,10 +996,7 @@ fn query_verilog(w: &mut String, q: &QueryBinding, s: &QueryStreams) {
     for (n, b) in &s.answer {
         let _ = writeln!(w, "wire [{}:0] core_{n};", b - 1);
     }
-    let fields: Vec<String> = q.answers.iter().rev().map(|n| format!("core_{n}")).collect();
-    let pad = ab - s.answer.iter().map(|(_, b)| b).sum::<u32>();
-    let pad = if pad == 0 { String::new() } else { format!("{pad}'d0, ") };
-    let _ = writeln!(w, "assign answer_data = {{{pad}{}}};", fields.join(", "));
+    let _ = writeln!(w, "assign answer_data = {};", tdata_concat(&s.answer, ab));
     let _ = writeln!(
         w,
         "netmeas_point_query #(.QUERY_BITS({qb}), .ANSWER_BITS({ab}), .DEPTH_BITS({ANSWER_DEPTH_BITS})) query ("
