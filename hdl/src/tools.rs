@@ -71,15 +71,22 @@ pub fn yowasp(name: &str) -> Result<PathBuf, String> {
 
 /// Runs `verilator --lint-only -Wall` on `file` with `top` as the top module.
 pub fn lint(file: &Path, top: &str) -> Result<(), String> {
+    lint_files(&[file], top)
+}
+
+/// [`lint`] of a design in several files (one module per file, as
+/// `-Wall`'s DECLFILENAME asks), the first the top's.
+pub fn lint_files(files: &[&Path], top: &str) -> Result<(), String> {
     let v = verilator()?;
     let out = Command::new(&v)
         .args(["--lint-only", "-Wall", "--top-module", top])
-        .arg(file)
+        .args(files)
         .output()
         .map_err(|e| format!("cannot run {}: {e}", v.display()))?;
     if out.status.success() {
         Ok(())
     } else {
-        Err(format!("verilator lint of {} failed:\n{}", file.display(), String::from_utf8_lossy(&out.stderr)))
+        let first = files.first().map_or(String::new(), |f| f.display().to_string());
+        Err(format!("verilator lint of {first} failed:\n{}", String::from_utf8_lossy(&out.stderr)))
     }
 }

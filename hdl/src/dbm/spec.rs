@@ -56,7 +56,7 @@ impl CoreSpec for DbmConfig {
     /// since the point's first packet; a period ends when a packet's time
     /// passes it, and its period's buckets stream out (§3.3 culprits included).
     fn point_binding(&self) -> Option<crate::point::binding::PointBinding> {
-        Some(crate::point::binding::bandwidth_binding("m_ro_end"))
+        Some(crate::point::binding::bandwidth_binding("m_ro_end", "period_index"))
     }
     fn generate(&self) -> (String, Vec<Port>) {
         if self.base_ticks == 0 { generate(DbmCore::new(self)) } else { generate(DbmIntervalCore::new(self)) }

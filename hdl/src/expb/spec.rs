@@ -46,7 +46,7 @@ impl CoreSpec for ExpbConfig {
     /// passes it, and its statistics stream out, one row per scale (§3.3
     /// culprits included).
     fn point_binding(&self) -> Option<crate::point::binding::PointBinding> {
-        Some(crate::point::binding::bandwidth_binding("m_ro_last"))
+        Some(crate::point::binding::bandwidth_binding("m_ro_last", "live_period"))
     }
     fn generate(&self) -> (String, Vec<Port>) {
         generate(ExpbCore::new(self))

@@ -67,6 +67,7 @@ impl CoreSpec for FridgeConfig {
             role_only: true,
             flip: Some(("flip".into(), None)),
             readout_last: "m_ro_last".into(),
+            epoch_marker: "epoch".into(),
             now: None,
             query: None,
         })

@@ -94,6 +94,7 @@ impl CoreSpec for LdaConfig {
             role_only: false,
             flip: Some(("flip".into(), Some("flip_ready".into()))),
             readout_last: "m_ro_last".into(),
+            epoch_marker: "epoch".into(),
             now: None,
             query: None,
         })

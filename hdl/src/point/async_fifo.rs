@@ -47,6 +47,25 @@ pub struct FifoRun {
     pub seed: u32,
     /// Fail on any dropped record (the reader keeps up).
     pub no_drops: bool,
+    /// Resets after the first one, at random times.
+    pub resets: u32,
+    /// Which side they reset.
+    pub reset_side: ResetSide,
+    /// The longest of them, clocks of the domain reset.
+    pub reset_max: u32,
+}
+
+/// Which side of the FIFO a run's resets assert.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ResetSide {
+    /// Each reset one of the three below, at random.
+    Any = 0,
+    /// The write (MAC) side alone.
+    Write = 1,
+    /// The read (core) side alone.
+    Read = 2,
+    /// Both sides, each for its own length.
+    Both = 3,
 }
 
 /// The most records one run offers (the testbench's `MAX_RECORDS`).
@@ -65,6 +84,9 @@ impl Default for FifoRun {
             records: MAX_RECORDS,
             seed: 1,
             no_drops: true,
+            resets: 0,
+            reset_side: ResetSide::Any,
+            reset_max: 40,
         }
     }
 }
@@ -76,6 +98,10 @@ pub struct FifoOutcome {
     pub records: u64,
     /// Of them dropped (the FIFO was full).
     pub dropped: u64,
+    /// Of them refused (offered while the write side was in reset).
+    pub refused: u64,
+    /// Of them abandoned by a reset (in the FIFO while it ran).
+    pub vanished: u64,
     /// Of them taken out, in order.
     pub received: u64,
     /// Longest time from a record's write clock to its read clock, ps.
@@ -85,7 +111,12 @@ pub struct FifoOutcome {
 impl FifoRun {
     /// The testbench's plusargs.
     fn plusargs(&self) -> Result<Vec<String>, String> {
-        if self.write_pct > 100 || self.read_pct > 100 || self.records == 0 || self.records > MAX_RECORDS {
+        if self.write_pct > 100
+            || self.read_pct > 100
+            || self.records == 0
+            || self.records > MAX_RECORDS
+            || self.reset_max == 0
+        {
             return Err(format!("not a usable FIFO run: {self:?}"));
         }
         let args = [
@@ -97,6 +128,9 @@ impl FifoRun {
             ("RECORDS", self.records.into()),
             ("SEED", self.seed.into()),
             ("NO_DROPS", self.no_drops.into()),
+            ("RESETS", self.resets.into()),
+            ("RESET_SIDE", self.reset_side as u64),
+            ("RESET_MAX", self.reset_max.into()),
         ];
         Ok(args.iter().map(|(k, v)| format!("+{k}={v}")).collect())
     }
@@ -126,7 +160,11 @@ impl FifoBuild {
             ));
         }
         let params = [("WIDTH", width), ("ADDR_BITS", addr_bits)];
-        let files = [(format!("{MODULE}.v"), verilog), (format!("{TB_MODULE}.v"), TESTBENCH)];
+        let files = [
+            (format!("{MODULE}.v"), verilog),
+            (super::reset_bridge::FILE.to_string(), super::reset_bridge::VERILOG),
+            (format!("{TB_MODULE}.v"), TESTBENCH),
+        ];
         let command = sim::build(sim, dir, TB_MODULE, &files, &params)?;
         Ok(FifoBuild { sim, command })
     }
@@ -150,6 +188,8 @@ fn parse_outcome(out: &str) -> Result<FifoOutcome, String> {
     Ok(FifoOutcome {
         records: field("records")?,
         dropped: field("dropped")?,
+        refused: field("refused")?,
+        vanished: field("vanished")?,
         received: field("received")?,
         max_latency_ps: field("max_latency_ps")?,
     })

@@ -119,6 +119,11 @@ pub struct PointBinding {
     pub flip: Option<(String, Option<String>)>,
     /// The read-out's last-beat output (`m_ro_last`, DBM's `m_ro_end`).
     pub readout_last: String,
+    /// An output that changes when a new live epoch (interval, period)
+    /// begins (LDA's `epoch`, RDA's `live_epoch`, DBM's `period_index`):
+    /// the point marks the epochs a reset of the MAC's side cost records
+    /// (`POINT_STATUS`), and the frozen copy of such an epoch.
+    pub epoch_marker: String,
     /// The core's time input, if it has one: the point drives it from time
     /// markers that follow the records through the FIFO, so intervals end
     /// while the link is idle.
@@ -244,8 +249,9 @@ impl PointBinding {
 /// The binding of a bandwidth core (Uyeda et al. §3.1 DBM, §3.2 EXPB): the
 /// frame's length in bytes, its flow ID for the culprits (§3.3), the time
 /// since the first packet as its timestamp and as its `now`; no flip
-/// (periods close on time), `last` ending a period's read-out.
-pub fn bandwidth_binding(last: &str) -> PointBinding {
+/// (periods close on time), `last` ending a period's read-out, `marker`
+/// changing with each new period.
+pub fn bandwidth_binding(last: &str, marker: &str) -> PointBinding {
     PointBinding {
         packet: vec![
             ("s_ts".into(), RecordSource::TimeSinceFirst),
@@ -255,6 +261,7 @@ pub fn bandwidth_binding(last: &str) -> PointBinding {
         role_only: false,
         flip: None,
         readout_last: last.into(),
+        epoch_marker: marker.into(),
         now: Some(TimeInput::now(RecordSource::TimeSinceFirst)),
         query: None,
     }

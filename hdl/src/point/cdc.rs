@@ -8,7 +8,10 @@
 //! 1. a flip-flop whose data comes from another domain is the first stage
 //!    of a synchronizer (named `…_sync1`), and each of its bits depends on
 //!    one bit of the other domain at most, from a register named `…_gray`
-//!    (no logic combines crossing bits before they are synchronized);
+//!    (a Gray-coded count: one bit changes at a time) or a one-bit level
+//!    of a handshake (`…_req`, `…_ack`, `…_level`: held until the other
+//!    side has seen it); no logic combines crossing bits before they are
+//!    synchronized;
 //! 2. a first stage feeds nothing but the second stage (`…_sync2`);
 //! 3. a memory is written from its write clock's domain only, and its
 //!    contents reach only the domain that reads it (the pointers, not the
@@ -113,6 +116,10 @@ impl Source {
         }
     }
 }
+
+/// Name endings of the registers a synchronizer may take a bit from: a
+/// Gray-coded count, or a handshake's one-bit level.
+pub const CROSSING_REGISTERS: [&str; 4] = ["_gray", "_req", "_ack", "_level"];
 
 /// Cells whose output bit `i` depends on bit `i` of their data inputs (and all of `S`).
 const BITWISE: &[&str] = &["$mux", "$not", "$and", "$or", "$xor", "$xnor", "$pos"];
@@ -335,7 +342,9 @@ pub fn check_crossings(netlist: &Value, top: &str, domains: &[Domain<'_>]) -> Re
                 let src = n.sources_of(b).map_err(|e| vec![e])?;
                 let cross: Vec<&Source> = src.iter().filter(|s| s.domain() != dom).collect();
                 if name.ends_with("_sync1") {
-                    let gray = cross.iter().all(|s| matches!(s, Source::Flop(f, _) if f.ends_with("_gray")));
+                    let gray = cross
+                        .iter()
+                        .all(|s| matches!(s, Source::Flop(f, _) if CROSSING_REGISTERS.iter().any(|e| f.ends_with(e))));
                     if cross.len() > 1 || !gray {
                         let from: Vec<&str> = cross.iter().map(|s| s.name()).collect();
                         bad.push(format!(

@@ -40,12 +40,23 @@ pub struct MacFrame {
 /// ingress time from the clock after the previous frame's last beat.
 /// `tuser_bits` is the point's `s_axis_tuser` (65, or 97 with the delay).
 pub fn beat_lines(frames: &[MacFrame], data_bits: u32, tuser_bits: u32, seed: u64) -> Result<Vec<String>, String> {
+    Ok(beat_plan(frames, data_bits, tuser_bits, seed)?.0)
+}
+
+/// [`beat_lines`], and the line of each frame's first beat.
+pub fn beat_plan(
+    frames: &[MacFrame],
+    data_bits: u32,
+    tuser_bits: u32,
+    seed: u64,
+) -> Result<(Vec<String>, Vec<usize>), String> {
     if tuser_bits != 65 && tuser_bits != 97 {
         return Err(format!("s_axis_tuser of {tuser_bits} bits: 65, or 97 with the delay"));
     }
     let lanes = (data_bits / 8) as usize;
     let mut rng = SplitMix64::new(seed);
     let mut lines = Vec::new();
+    let mut starts = Vec::with_capacity(frames.len());
     let junk = |rng: &mut SplitMix64| (0..lanes).map(|_| rng.next_u64() as u8).collect::<Vec<u8>>();
     for (n, f) in frames.iter().enumerate() {
         if f.bytes.is_empty() {
@@ -66,6 +77,7 @@ pub fn beat_lines(frames: &[MacFrame], data_bits: u32, tuser_bits: u32, seed: u6
             lines.push(idle(&mut rng));
         }
         let beats = f.bytes.len().div_ceil(lanes);
+        starts.push(lines.len());
         for b in 0..beats {
             if b > 0 && rng.below(16) == 0 {
                 lines.push(idle(&mut rng));
@@ -80,7 +92,7 @@ pub fn beat_lines(frames: &[MacFrame], data_bits: u32, tuser_bits: u32, seed: u6
             lines.push(line(f.ts_ns, beat, &data, lanes, tuser_bits));
         }
     }
-    Ok(lines)
+    Ok((lines, starts))
 }
 
 /// The AXI4-Stream side-band of one beat.
@@ -147,6 +159,17 @@ pub struct PointRun {
     pub status: Vec<u32>,
     /// The answers to the queries, in order: `TDATA` as little-endian bytes.
     pub answers: Vec<Vec<u8>>,
+    /// The flags word at the end.
+    pub flags: u32,
+    /// A reset's beat line (`None` for one in the read-out), if one was made.
+    pub reset: Option<Option<usize>>,
+    /// After a reset of the MAC's side, the beat line its frames went on from.
+    pub resumed: Option<usize>,
+    /// After a reset of the core's side, the beat line reached when
+    /// `POINT_STATUS` showed READY again.
+    pub ready: Option<usize>,
+    /// Each frame's first beat line.
+    pub frame_starts: Vec<usize>,
 }
 
 impl PointRun {
@@ -176,12 +199,53 @@ pub struct PointClocks {
     /// The read-out taken through the read-out window over AXI4-Lite
     /// instead of from `m_axis_*` (a point with an `EPOCH_FLIP`).
     pub window: bool,
+    /// A reset of one side or both during the run.
+    pub reset: Option<PointReset>,
+}
+
+/// Which side of a point a reset asserts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ResetSide {
+    /// The MAC's (`s_axis_aresetn`).
+    Mac = 1,
+    /// The core's (`aresetn`).
+    Core = 2,
+    /// Both, each for the same number of its own clocks.
+    Both = 3,
+}
+
+/// When a reset comes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ResetAt {
+    /// Before frame `k`'s beat `b` (0: between frames).
+    Frame(usize, usize),
+    /// In the read-out, after its first beat.
+    Readout,
+}
+
+/// A reset of a point during a run (`netmeas_point_tb.v`, `+RESET_*`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PointReset {
+    /// The side reset.
+    pub side: ResetSide,
+    /// When.
+    pub at: ResetAt,
+    /// For how many clocks of each side's own clock.
+    pub clocks: u32,
 }
 
 impl Default for PointClocks {
     /// A 10G MAC's 156.25 MHz, a 200 MHz core.
     fn default() -> Self {
-        PointClocks { s_mhz: 156.25, m_mhz: 200.0, wait_clocks: 5000, ready_pct: 70, end_ns: 0, window: false }
+        PointClocks {
+            s_mhz: 156.25,
+            m_mhz: 200.0,
+            wait_clocks: 5000,
+            ready_pct: 70,
+            end_ns: 0,
+            window: false,
+            reset: None,
+        }
     }
 }
 
@@ -258,7 +322,26 @@ impl PointSim {
         host: &HostScript,
         seed: u32,
     ) -> Result<PointRun, String> {
-        let lines = beat_lines(frames, design.data_bits, design.tuser_bits, u64::from(seed))?;
+        let (lines, frame_starts) = beat_plan(frames, design.data_bits, design.tuser_bits, u64::from(seed))?;
+        let reset_args = match clocks.reset {
+            None => Vec::new(),
+            Some(r) => {
+                let (beat, readout) = match r.at {
+                    ResetAt::Frame(k, b) => {
+                        let line =
+                            frame_starts.get(k).ok_or_else(|| format!("a reset at frame {k} of {}", frames.len()))?;
+                        (line + b, 0)
+                    }
+                    ResetAt::Readout => (0, 1),
+                };
+                vec![
+                    format!("+RESET_SIDE={}", r.side as u8),
+                    format!("+RESET_BEAT={beat}"),
+                    format!("+RESET_CLOCKS={}", r.clocks),
+                    format!("+RESET_READOUT={readout}"),
+                ]
+            }
+        };
         let setup: Vec<String> = host
             .setup
             .iter()
@@ -292,9 +375,22 @@ impl PointSim {
             format!("+SETUP={}", setup.len()),
             format!("+QUERIES={}", queries.len()),
         ]);
+        cmd.args(&reset_args);
         let out = sim::checked(&mut cmd, "the point's testbench")?;
         let _ = sim::pass_fields(&out)?("clocks")?;
-        let mut run = PointRun { readout: Vec::new(), status: vec![0; design.regs.status.len()], answers: Vec::new() };
+        let mut run = PointRun {
+            readout: Vec::new(),
+            status: vec![0; design.regs.status.len()],
+            answers: Vec::new(),
+            flags: 0,
+            reset: None,
+            resumed: None,
+            ready: None,
+            frame_starts,
+        };
+        let number = |w: Option<&str>, l: &str| -> Result<i64, String> {
+            w.and_then(|v| v.parse().ok()).ok_or_else(|| format!("bad line: {l}"))
+        };
         for l in out.lines() {
             let mut w = l.split_whitespace();
             match w.next() {
@@ -303,6 +399,10 @@ impl PointSim {
                     run.readout.push((parse_hex(hex, l)?, last));
                 }
                 Some("ANS") => run.answers.push(parse_hex(w.next().unwrap_or(""), l)?),
+                Some("FLAGS") => run.flags = number(w.next(), l)? as u32,
+                Some("RESET") => run.reset = Some(usize::try_from(number(w.next(), l)?).ok()),
+                Some("RESUMED") => run.resumed = Some(number(w.next(), l)? as usize),
+                Some("READY") => run.ready = Some(number(w.next(), l)? as usize),
                 Some("REG") => {
                     let i: usize = w.next().and_then(|v| v.parse().ok()).ok_or_else(|| format!("bad line: {l}"))?;
                     let v: u32 = w.next().and_then(|v| v.parse().ok()).ok_or_else(|| format!("bad line: {l}"))?;

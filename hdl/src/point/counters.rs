@@ -92,7 +92,11 @@ impl CountersBuild {
         if n == 0 || !(2..=32).contains(&w) {
             return Err(format!("{n} counters of {w} bits: the block takes ≥ 1 of 2..=32"));
         }
-        let files = [(format!("{MODULE}.v"), verilog), (format!("{TB_MODULE}.v"), TESTBENCH)];
+        let files = [
+            (format!("{MODULE}.v"), verilog),
+            (super::reset_bridge::FILE.to_string(), super::reset_bridge::VERILOG),
+            (format!("{TB_MODULE}.v"), TESTBENCH),
+        ];
         Ok(CountersBuild { command: sim::build(sim, dir, TB_MODULE, &files, &[("N", n), ("W", w)])? })
     }
 

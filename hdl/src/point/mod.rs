@@ -12,5 +12,6 @@ pub mod cosim;
 pub mod counters;
 pub mod package;
 pub mod regs;
+pub mod reset_bridge;
 pub mod sim;
 pub mod top;

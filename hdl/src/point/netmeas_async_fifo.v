@@ -17,6 +17,14 @@
 //     pointers say are settled, and its read is registered (block RAM) into
 //     the output register that holds the record shown.
 //
+// Reset: either reset alone resets both sides (netmeas_reset_bridge, one
+// four-phase handshake per direction, as verilog-ethernet's axis_async_fifo
+// takes each reset to the other side). A side whose reset comes first holds
+// its pointer until the other side is in reset too, and only then clears
+// it, so no side ever sees the other's pointer jump back while it reads:
+// whatever the FIFO held is abandoned, nothing is read twice. A pulse of
+// one clock is enough, at any ratio of the clocks.
+//
 // Ports follow the AXI4-Stream conventions, one clock and reset per domain
 // (as verilog-ethernet's axis_async_fifo):
 //   s_clk, s_rst                 write domain clock, synchronous active-high reset
@@ -26,13 +34,13 @@
 //                                (the output register may still hold a record)
 //   s_status_overflow            a record was dropped this clock
 //   s_overflow_count             records dropped since reset (saturates)
+//   s_status_reset               the write side is in reset (either reset): a
+//                                record offered is not taken (nor counted here)
 //   m_clk, m_rst                 read domain clock, synchronous active-high reset
 //   m_axis_tdata/tvalid/tready   records out (tvalid waits for tready, data held)
+//   m_status_reset               the read side is in reset (either reset)
 //
 // Capacity: 2^ADDR_BITS records in the memory plus one in the output register.
-// Reset: assert both resets together, each for at least 3 clocks of its own
-// domain after the other's has started (the pointers restart at zero in both
-// domains; whatever the FIFO held is abandoned).
 
 `resetall
 `timescale 1ns / 1ps
@@ -52,18 +60,43 @@ module netmeas_async_fifo #(
     output wire             s_status_empty,
     output reg              s_status_overflow,
     output reg  [31:0]      s_overflow_count,
+    output wire             s_status_reset,
     // --- read domain ---
     input  wire             m_clk,
     input  wire             m_rst,
     output reg  [WIDTH-1:0] m_axis_tdata,
     output reg              m_axis_tvalid,
-    input  wire             m_axis_tready
+    input  wire             m_axis_tready,
+    output wire             m_status_reset
 );
 
 localparam integer P = ADDR_BITS + 1;   // pointer bits: address and wrap
 localparam integer DEPTH = 1 << ADDR_BITS;
 
 reg [WIDTH-1:0] mem [0:DEPTH-1];
+
+// Power-up values (an FPGA's; an ASIC takes them from either reset).
+initial begin
+    s_status_overflow = 1'b0;
+    s_overflow_count = 32'd0;
+    m_axis_tvalid = 1'b0;
+end
+
+// ---------------------------------------------------------------- resets
+// Either reset reaches both sides; a side clears its pointer only while
+// the other is in reset (s_clear, m_clear) and holds it until then.
+wire s_bridge_rst;
+wire s_clear;
+wire m_bridge_rst;
+wire m_clear;
+netmeas_reset_bridge reset_bridge (
+    .s_clk(s_clk), .s_rst(s_rst), .s_rst_out(s_bridge_rst), .s_clear(s_clear),
+    .m_clk(m_clk), .m_rst(m_rst), .m_rst_out(m_bridge_rst), .m_clear(m_clear)
+);
+wire s_reset = s_rst || s_bridge_rst;
+wire m_reset = m_rst || m_bridge_rst;
+assign s_status_reset = s_reset;
+assign m_status_reset = m_reset;
 
 // ---------------------------------------------------------------- write domain
 // wr_bin counts the records taken; a record is written to the memory a clock
@@ -86,7 +119,7 @@ assign s_status_full = wr_gray_taken == {~rd_gray_sync2[P-1:P-2], rd_gray_sync2[
 assign s_status_empty = wr_gray_taken == rd_gray_sync2;
 assign s_axis_tready = 1'b1;
 
-wire          wr_take = s_axis_tvalid && !s_status_full;
+wire          wr_take = s_axis_tvalid && !s_status_full && !s_reset;
 wire [P-1:0]  wr_bin_next = wr_bin + {{(P-1){1'b0}}, wr_take};
 
 always @(posedge s_clk) begin
@@ -98,10 +131,13 @@ always @(posedge s_clk) begin
 end
 
 always @(posedge s_clk) begin
-    if (s_rst) begin
-        wr_bin <= {P{1'b0}};
-        wr_gray_taken <= {P{1'b0}};
-        wr_gray <= {P{1'b0}};
+    if (s_reset) begin
+        // The pointer holds until the read side is in reset, then clears.
+        if (s_clear) begin
+            wr_bin <= {P{1'b0}};
+            wr_gray_taken <= {P{1'b0}};
+            wr_gray <= {P{1'b0}};
+        end
         wr_en_q <= 1'b0;
         rd_gray_sync1 <= {P{1'b0}};
         rd_gray_sync2 <= {P{1'b0}};
@@ -129,7 +165,7 @@ reg [P-1:0] rd_gray = {P{1'b0}};
 
 wire          empty = rd_gray == wr_gray_sync2;
 // The output register is free, or frees this clock: read the next record into it.
-wire          rd_take = !empty && (!m_axis_tvalid || m_axis_tready);
+wire          rd_take = !empty && (!m_axis_tvalid || m_axis_tready) && !m_reset;
 wire [P-1:0]  rd_bin_next = rd_bin + {{(P-1){1'b0}}, rd_take};
 
 always @(posedge m_clk) begin
@@ -139,9 +175,12 @@ always @(posedge m_clk) begin
 end
 
 always @(posedge m_clk) begin
-    if (m_rst) begin
-        rd_bin <= {P{1'b0}};
-        rd_gray <= {P{1'b0}};
+    if (m_reset) begin
+        // The pointer holds until the write side is in reset, then clears.
+        if (m_clear) begin
+            rd_bin <= {P{1'b0}};
+            rd_gray <= {P{1'b0}};
+        end
         wr_gray_sync1 <= {P{1'b0}};
         wr_gray_sync2 <= {P{1'b0}};
         m_axis_tvalid <= 1'b0;

@@ -21,9 +21,12 @@
 //
 // Latency: an event offered at a write clock is in the Gray register two
 // write clocks later (the registered event, then the count), and in
-// m_count at the third read clock after that. Reset: assert both resets
-// together, each for at least 3 clocks of its own domain once the other's
-// has started.
+// m_count at the third read clock after that. Reset: either reset alone
+// restarts every count at 0 in both domains (netmeas_reset_bridge: the
+// write side holds its counts until the read side is in reset, then
+// clears them, so the read side never sees a count jump back); events
+// while the write side is in reset are not counted. A pulse of one clock
+// is enough.
 
 `resetall
 `timescale 1ns / 1ps
@@ -44,6 +47,20 @@ module netmeas_point_counters #(
     output reg  [N-1:0]   m_changed
 );
 
+// ---------------------------------------------------------------- resets
+wire s_bridge_rst;
+wire s_clear;
+wire m_bridge_rst;
+/* verilator lint_off UNUSEDSIGNAL */  // the read side keeps no state the write side reads
+wire m_clear;
+/* verilator lint_on UNUSEDSIGNAL */
+netmeas_reset_bridge reset_bridge (
+    .s_clk(s_clk), .s_rst(s_rst), .s_rst_out(s_bridge_rst), .s_clear(s_clear),
+    .m_clk(m_clk), .m_rst(m_rst), .m_rst_out(m_bridge_rst), .m_clear(m_clear)
+);
+wire s_reset = s_rst || s_bridge_rst;
+wire m_reset = m_rst || m_bridge_rst;
+
 // ---------------------------------------------------------------- write domain
 // The increment's carry out says the count is at 2^W - 1: it stays there.
 // The Gray register follows the count a clock later, so that no adder sits
@@ -62,10 +79,13 @@ generate
 endgenerate
 
 always @(posedge s_clk) begin
-    if (s_rst) begin
+    if (s_reset) begin
+        // The counts hold until the read side is in reset, then clear.
         s_event_q <= {N{1'b0}};
-        cnt_bin <= {N*W{1'b0}};
-        cnt_gray <= {N*W{1'b0}};
+        if (s_clear) begin
+            cnt_bin <= {N*W{1'b0}};
+            cnt_gray <= {N*W{1'b0}};
+        end
     end else begin
         s_event_q <= s_event;
         cnt_bin <= cnt_bin_next;
@@ -102,7 +122,7 @@ endgenerate
 
 integer c;
 always @(posedge m_clk) begin
-    if (m_rst) begin
+    if (m_reset) begin
         cnt_gray_sync1 <= {N*W{1'b0}};
         cnt_gray_sync2 <= {N*W{1'b0}};
         seen_gray <= {N*W{1'b0}};

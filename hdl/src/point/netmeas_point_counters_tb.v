@@ -1,7 +1,9 @@
 // Self-checking testbench of netmeas_point_counters (runs in Icarus
 // Verilog, in Verilator with --binary --timing, or in any Verilog-2005
 // simulator): two free-running clocks of unrelated periods, random events
-// on every write clock, both resets asserted together at the start. A
+// on every write clock, both resets asserted together at the start (the
+// events begin 64 clocks of the slower domain after they end, once the
+// reset bridge's handshakes are over). A
 // model counts the events in the write domain (saturating at 2^W - 1).
 // Checked at every read clock, for every counter:
 //   - m_count never goes back, and never shows more than the model;
@@ -59,6 +61,7 @@ integer k;
 integer a;
 
 `include "netmeas_tb_rnd.vh"
+reg running = 1'b0;                  // the resets' handshakes are over: events and checks run
 
 task fail(input [8*64-1:0] what);
     begin
@@ -95,6 +98,11 @@ initial begin
             // Released 1 ps after an edge of each clock: no race with the edge.
             @(posedge s_clk) #1 s_rst = 1'b0;
             @(posedge m_clk) #1 m_rst = 1'b0;
+            repeat (64) begin
+                @(posedge s_clk);
+                @(posedge m_clk);
+            end
+            running = 1'b1;
         end
     join
 end
@@ -102,7 +110,7 @@ end
 // ------------------------------------------------------------ events
 reg [31:0] draw;
 always @(posedge s_clk) begin
-    if (!s_rst) begin
+    if (running) begin
         s_clocks = s_clocks + 1;
         for (k = 0; k < N; k = k + 1) begin
             model_d2[k] = model_d1[k];
@@ -127,7 +135,7 @@ end
 // ------------------------------------------------------------ reader
 reg [W-1:0] now;
 always @(posedge m_clk) begin
-    if (!m_rst) begin
+    if (running) begin
         m_clocks = m_clocks + 1;
         for (k = 0; k < N; k = k + 1) begin
             now = m_count[W*k +: W];

@@ -13,11 +13,23 @@
 // query file on s_axis_query_* with random TVALID and takes their answers
 // from m_axis_answer_* with random TREADY, and reads every status word.
 // Before the frames it runs the setup file's bus operations (a host's
-// configuration: writes, and polls of a word until it reads a value). What
-// it saw is printed for the caller to compare with the golden model:
+// configuration: writes, and polls of a word until it reads a value).
+// With +RESET_SIDE (1 the MAC's side, s_axis_aresetn; 2 the core's,
+// aresetn; 3 both) it resets the point once, for +RESET_CLOCKS clocks of
+// each side reset: at beat line +RESET_BEAT (a MAC in reset abandons the
+// frame it was sending and goes on with the next one once out of it; a
+// tap's MAC does not wait for the core), or with +RESET_READOUT=1 after
+// the read-out's first beat. After a reset of the core's side it polls
+// POINT_STATUS until READY (the frames go on meanwhile), and a reset in
+// the read-out ends the run once the point is ready again. What it saw is
+// printed for the caller to compare with the golden model:
 //   RO <tdata hex> <tlast>        one line per read-out beat
 //   ANS <tdata hex>               one line per answer
+//   RESET <line>                  the reset began before beat line <line> (or the read-out's: -1)
+//   RESUMED <line>                the MAC's frames went on from beat line <line>
+//   READY <line>                  POINT_STATUS showed READY again before beat line <line>
 //   REG <status index> <value>    one line per status word
+//   FLAGS <value>                 the flags word
 //   PASS clocks=…                 or FAIL … and $fatal
 // The point's map comes from netmeas_point_tb_map.vh (generated with the
 // point): `POINT_TOP, DATA_BITS, TUSER_BITS, TDATA_BITS, ADDR_WIDTH,
@@ -28,7 +40,8 @@
 // +WAIT_CLOCKS (core clocks after reset before the first frame),
 // +READY_PCT, +SEED, +END_NS (the time after the frames; 0: unchanged),
 // +WINDOW (1: the read-out through the window), +SETUP (lines of
-// setup.hex), +QUERIES (lines of queries.hex).
+// setup.hex), +QUERIES (lines of queries.hex), +RESET_SIDE, +RESET_BEAT,
+// +RESET_CLOCKS, +RESET_READOUT.
 //
 // A beat file line, from its most significant bit: the time (64 bits, on
 // s_axis_time_ns), tvalid, tlast, tuser (TUSER_BITS: the frame's delay
@@ -61,6 +74,11 @@ reg [63:0] end_ns = 64'd0;
 integer window_mode = 0;
 integer n_setup = 0;
 integer n_queries = 0;
+integer reset_side = 0;             // 0 none, 1 the MAC's side, 2 the core's, 3 both
+integer reset_beat = -1;            // the beat line before which it comes
+integer reset_clocks = 1;           // clocks of each side it lasts
+integer reset_readout = 0;          // 1: after the read-out's first beat instead
+reg     readout_reset_done = 1'b0;
 
 reg s_clk = 1'b0;
 reg m_clk = 1'b0;
@@ -129,6 +147,7 @@ reg     querying = 1'b0;
 );
 
 integer m_clocks = 0;
+reg     in_frame = 1'b0;            // the last beat sent was not a frame's last
 integer ro_beats = 0;               // read-out beats taken (stream or window)
 integer ro_epochs = 0;             // epochs whose last beat was taken
 integer sent = 0;
@@ -271,6 +290,65 @@ always @(posedge m_clk) begin
             if (m_axis_tlast) ro_epochs = ro_epochs + 1;
         end
         m_axis_tready <= window_mode == 0 && ($unsigned(rnd(0)) % 100) < ready_pct;
+    end else begin
+        m_axis_tready <= 1'b0;
+    end
+end
+
+// ------------------------------------------------------------ resets
+// One side's reset for reset_clocks of its clocks (an edge, then #1).
+task reset_mac;
+    begin
+        @(posedge s_clk) #1 s_aresetn = 1'b0;
+        repeat (reset_clocks) @(posedge s_clk);
+        #1 s_aresetn = 1'b1;
+    end
+endtask
+
+task reset_core;
+    begin
+        @(posedge m_clk) #1 m_aresetn = 1'b0;
+        repeat (reset_clocks) @(posedge m_clk);
+        #1 m_aresetn = 1'b1;
+    end
+endtask
+
+// Polls POINT_STATUS until READY; prints the beat line reached.
+task wait_ready;
+    integer polls;
+    reg [31:0] v;
+    begin
+        polls = 0;
+        axil_read(POINT_STATUS_ADDR, v);
+        while (!v[0]) begin
+            polls = polls + 1;
+            if (polls > 100000) fail("the point never showed READY after a reset");
+            axil_read(POINT_STATUS_ADDR, v);
+        end
+        $display("READY %0d", sent);
+    end
+endtask
+
+// A reset of the core's side while the frames go on: the MAC does not wait.
+// (The bus is the poll's until it is over.)
+reg core_reset_go = 1'b0;
+reg core_reset_busy = 1'b0;
+always @(posedge core_reset_go) begin
+    core_reset_busy = 1'b1;
+    reset_core;
+    wait_ready;
+    core_reset_busy = 1'b0;
+end
+
+// A reset in the read-out, after its first beat.
+always @(posedge m_clk) begin
+    if (reset_readout != 0 && !readout_reset_done && ro_beats > 0) begin
+        readout_reset_done = 1'b1;
+        $display("RESET -1");
+        fork
+            if (reset_side == 1 || reset_side == 3) reset_mac;
+            if (reset_side == 2 || reset_side == 3) reset_core;
+        join
     end
 end
 
@@ -334,6 +412,12 @@ initial begin
     if ($value$plusargs("WINDOW=%d", window_mode)) ;
     if ($value$plusargs("SETUP=%d", n_setup)) ;
     if ($value$plusargs("QUERIES=%d", n_queries)) ;
+    if ($value$plusargs("RESET_SIDE=%d", reset_side)) ;
+    if ($value$plusargs("RESET_BEAT=%d", reset_beat)) ;
+    if ($value$plusargs("RESET_CLOCKS=%d", reset_clocks)) ;
+    if ($value$plusargs("RESET_READOUT=%d", reset_readout)) ;
+    if (reset_side < 0 || reset_side > 3 || reset_clocks < 1 || (reset_readout != 0 && FLIP_ADDR == 0))
+        fail("unusable plusargs");
     if (beats < 1 || beats > MAX_BEATS || ready_pct < 1 || ready_pct > 100 || seed == 0) fail("unusable plusargs");
     if (n_setup < 0 || n_setup > MAX_SETUP || n_queries < 0 || n_queries > MAX_QUERIES) fail("unusable plusargs");
     if (window_mode != 0 && FLIP_ADDR == 0) fail("+WINDOW needs a point with an EPOCH_FLIP");
@@ -358,6 +442,26 @@ initial begin
             // The frames: one line per MAC clock.
             for (i = 0; i < beats; i = i + 1) begin
                 @(posedge s_clk) #1;
+                if (i == reset_beat && reset_readout == 0 && reset_side != 0) begin
+                    $display("RESET %0d", i);
+                    s_axis_tvalid = 1'b0;
+                    if (reset_side >= 2) begin
+                        core_reset_busy = 1'b1;
+                        core_reset_go = 1'b1;
+                    end
+                    if (reset_side != 2) begin
+                        // The MAC in reset abandons its frame: on from the next one.
+                        reset_mac;
+                        while (i < beats && in_frame) begin
+                            l = line_mem[i];
+                            if (l[LINE_BITS-65] && l[LINE_BITS-66]) in_frame = 1'b0;
+                            i = i + 1;
+                        end
+                        $display("RESUMED %0d", i);
+                        if (i >= beats) fail("a reset in the last frame: nothing left to send");
+                        @(posedge s_clk) #1;
+                    end
+                end
                 l = line_mem[i];
                 s_axis_time_ns = l[LINE_BITS-1 -: 64];
                 s_axis_tvalid = l[LINE_BITS-65];
@@ -366,10 +470,12 @@ initial begin
                 s_axis_tkeep = l[DATA_BITS +: KEEP_BITS];
                 s_axis_tdata = l[DATA_BITS-1:0];
                 if (s_axis_tvalid && !s_axis_tready) fail("the point back-pressured the MAC");
-                sent = sent + 1;
+                if (s_axis_tvalid) in_frame = !s_axis_tlast;
+                sent = i + 1;
             end
             @(posedge s_clk) #1 s_axis_tvalid = 1'b0;
             if (end_ns != 0) s_axis_time_ns = end_ns;
+            while (core_reset_busy) @(posedge m_clk);
             // Drain: the parser's pipeline, the FIFO, the core's.
             repeat (400) @(posedge m_clk);
             if (FLIP_ADDR != 0) begin
@@ -378,10 +484,15 @@ initial begin
                 axil_write(FLIP_ADDR, 32'd1);
                 if (window_mode != 0) window_readout;
                 i = 0;
-                while (ro_epochs == value) begin
+                while (ro_epochs == value && !(readout_reset_done && reset_side >= 2)) begin
                     @(posedge m_clk);
                     i = i + 1;
                     if (i > 10000000) fail("the read-out never ended");
+                end
+                if (readout_reset_done) begin
+                    // Both sides out of reset again.
+                    repeat (reset_clocks + 100) @(posedge m_clk);
+                    wait_ready;
                 end
                 if (n_queries > 0) begin
                     querying = 1'b1;
@@ -409,6 +520,8 @@ initial begin
                 axil_read(STATUS_BASE + 4 * i, value);
                 $display("REG %0d %0d", i, value);
             end
+            axil_read(FLAGS_ADDR, value);
+            $display("FLAGS %0d", value);
             $display("PASS clocks=%0d ro_beats=%0d", m_clocks, ro_beats);
             $finish;
         end

@@ -192,13 +192,21 @@ impl ReadoutWindow {
 }
 
 /// The point's counters, in `netmeas_point_counters` order: frames,
-/// records, the frame parser's reasons, records dropped, FIFO overflows.
+/// records, the frame parser's reasons, records dropped, FIFO overflows,
+/// records refused while the record FIFO was in reset.
 pub fn counter_names() -> Vec<String> {
     let mut n = vec!["FRAMES".to_string(), "RECORDS".to_string()];
     n.extend(Unparsed::ALL.iter().map(|u| format!("UNPARSED_{}", upper(u.name()))));
-    n.extend(["RECORDS_DROPPED".to_string(), "FIFO_OVERFLOWS".to_string()]);
+    n.extend(["RECORDS_DROPPED".to_string(), "FIFO_OVERFLOWS".to_string(), "RECORDS_IN_RESET".to_string()]);
     n
 }
+
+/// The point's own status bits (the `POINT_STATUS` word), from bit 0.
+pub const POINT_STATUS_BITS: [(&str, &str); 3] = [
+    ("READY", "the record FIFO is out of reset and the core takes records: frames from now on are measured"),
+    ("LIVE_INTERRUPTED", "a reset of the MAC's side has cost the live epoch records since it began"),
+    ("FROZEN_INTERRUPTED", "the same of the epoch last frozen: its synopsis lacks records"),
+];
 
 /// `name` as a register name: upper case, runs of other characters as `_`.
 fn upper(name: &str) -> String {
@@ -267,6 +275,7 @@ pub fn point(core: &Exported, binding: &PointBinding, parser: &Exported, bus: Bu
         need(name, if name == "s_ready" || name == "m_ro_valid" { Dir::Out } else { Dir::In })?;
     }
     need(&binding.readout_last, Dir::Out)?;
+    need(&binding.epoch_marker, Dir::Out)?;
     for (name, _) in &binding.packet {
         need(name, Dir::In)?;
     }
@@ -292,6 +301,13 @@ pub fn point(core: &Exported, binding: &PointBinding, parser: &Exported, bus: Bu
     let mut wiring = Wiring::default();
     let mut status: Vec<PointField> =
         counter_names().into_iter().map(|n| PointField { doc: counter_doc(&n), name: n }).collect();
+    let bits: Vec<String> =
+        POINT_STATUS_BITS.iter().enumerate().map(|(i, (n, d))| format!("bit {i} {n}: {d}")).collect();
+    status.push(PointField { name: "POINT_STATUS".into(), doc: format!("{}.", bits.join("; ")) });
+    status.push(PointField {
+        name: "INTERRUPTIONS".into(),
+        doc: "Resets of the MAC's side that reached a ready point (saturates at 2^32 - 1).".into(),
+    });
     let mut commands = Vec::new();
     if let Some((_, taken)) = &binding.flip {
         if taken.is_some() {
@@ -355,6 +371,7 @@ pub fn point(core: &Exported, binding: &PointBinding, parser: &Exported, bus: Bu
         ("FIFO_OVERFLOW", "a record found the record FIFO full"),
         ("UNPARSED", "a frame gave no record"),
         ("BAD_FRAME", "the MAC flagged a frame bad"),
+        ("INTERRUPTED", "a reset of the MAC's side cost a ready point records"),
     ]
     .map(|(n, d)| PointField { name: n.into(), doc: d.into() })
     .to_vec();
@@ -389,6 +406,7 @@ pub fn point(core: &Exported, binding: &PointBinding, parser: &Exported, bus: Bu
         (format!("{}.v", core.top), core.verilog.clone()),
         ("netmeas_async_fifo.v".to_string(), super::async_fifo::VERILOG.to_string()),
         ("netmeas_point_counters.v".to_string(), super::counters::VERILOG.to_string()),
+        (super::reset_bridge::FILE.to_string(), super::reset_bridge::VERILOG.to_string()),
         ("netmeas_point_window.v".to_string(), WINDOW_VERILOG.to_string()),
         (format!("{}.v", regs.module), regs.verilog()?),
     ];
@@ -483,6 +501,10 @@ impl PointDesign {
         let _ = writeln!(v, "localparam integer N_STATUS = {};", self.regs.status.len());
         let _ = writeln!(v, "localparam [31:0] STATUS_BASE = 32'h{:x};", self.regs.point_base());
         let _ = writeln!(v, "localparam [31:0] FLIP_ADDR = 32'h{:x};", self.addr("EPOCH_FLIP").unwrap_or(0));
+        let status = self.addr("POINT_STATUS").ok_or_else(|| format!("{}: no POINT_STATUS", self.top))?;
+        let _ = writeln!(v, "localparam [31:0] POINT_STATUS_ADDR = 32'h{status:x};");
+        let flags = self.addr("FLAGS").ok_or_else(|| format!("{}: no FLAGS", self.top))?;
+        let _ = writeln!(v, "localparam [31:0] FLAGS_ADDR = 32'h{flags:x};");
         Ok(v)
     }
 }
@@ -500,6 +522,9 @@ fn counter_doc(name: &str) -> String {
         "RECORDS" => "Frames that gave a record.".into(),
         "RECORDS_DROPPED" => "Records the frame parser could not hand on.".into(),
         "FIFO_OVERFLOWS" => "Records dropped because the record FIFO was full.".into(),
+        "RECORDS_IN_RESET" => {
+            "Records refused because the record FIFO was in reset (a reset of either side, for its handshake).".into()
+        }
         n => {
             format!("Frames without a record: {}.", n.trim_start_matches("UNPARSED_").to_lowercase().replace('_', " "))
         }
@@ -618,6 +643,10 @@ fn top_verilog(t: &TopParts<'_>) -> String {
         "wire        fifo_in_ready;      // always 1: a record that finds the FIFO full is dropped and counted"
     );
     let _ = writeln!(w, "wire        fifo_overflow;");
+    let _ = writeln!(
+        w,
+        "wire        fifo_s_reset;       // the FIFO's write side is in reset: a record is refused, counted"
+    );
     let _ = writeln!(w, "\n{} parser (", t.parser.top);
     let _ = writeln!(w, "    .clock(s_axis_aclk), .reset(s_rst),");
     let _ = writeln!(w, "    .s_axis_tdata(s_axis_tdata), .s_axis_tkeep(s_axis_tkeep), .s_axis_tvalid(s_axis_tvalid),");
@@ -640,8 +669,9 @@ fn top_verilog(t: &TopParts<'_>) -> String {
     for r in 1..=Unparsed::ALL.len() {
         let _ = writeln!(w, "assign s_event[{}] = stat_valid && stat_reason == 4'd{r};", r + 1);
     }
-    let _ = writeln!(w, "assign s_event[{}] = stat_dropped;", n_counters - 2);
-    let _ = writeln!(w, "assign s_event[{}] = fifo_overflow;", n_counters - 1);
+    let _ = writeln!(w, "assign s_event[{}] = stat_dropped;", n_counters - 3);
+    let _ = writeln!(w, "assign s_event[{}] = fifo_overflow;", n_counters - 2);
+    let _ = writeln!(w, "assign s_event[{}] = rec_valid && fifo_s_reset;", n_counters - 1);
     // The record, and the delay above it if the core takes it.
     let mut packed: Vec<String> = RecordField::ALL.iter().map(|&f| format!("rec_{}", field_name(f))).collect();
     if t.binding.takes_delay() {
@@ -666,6 +696,7 @@ fn top_verilog(t: &TopParts<'_>) -> String {
     // Crossing.
     let _ = writeln!(w, "\n// ------------------------------------------------------------ crossing");
     let _ = writeln!(w, "wire             rst = !aresetn;");
+    let _ = writeln!(w, "wire             fifo_m_reset;  // the FIFO's read side is in reset (a reset of either side)");
     let _ = writeln!(w, "/* verilator lint_off UNUSEDSIGNAL */  // the core takes the fields it needs");
     let _ = writeln!(
         w,
@@ -689,11 +720,15 @@ fn top_verilog(t: &TopParts<'_>) -> String {
         w,
         "    .s_status_full(), .s_status_empty({empty}), .s_status_overflow(fifo_overflow), .s_overflow_count(),"
     );
+    let _ = writeln!(w, "    .s_status_reset(fifo_s_reset),");
     let _ = writeln!(w, "    .m_clk(aclk), .m_rst(rst),");
-    let _ = writeln!(w, "    .m_axis_tdata(rec), .m_axis_tvalid(rec_out_valid), .m_axis_tready(rec_out_ready)\n);");
+    let _ = writeln!(w, "    .m_axis_tdata(rec), .m_axis_tvalid(rec_out_valid), .m_axis_tready(rec_out_ready),");
+    let _ = writeln!(w, "    .m_status_reset(fifo_m_reset)\n);");
     let _ = writeln!(w, "/* verilator lint_on PINCONNECTEMPTY */");
+    let _ = writeln!(w, "// The counters restart with the core's reset only: a reset of the MAC's side");
+    let _ = writeln!(w, "// (a link flap) leaves them counting (docs/cores/point.md, Reset).");
     let _ = writeln!(w, "\nnetmeas_point_counters #(.N({n_counters}), .W(32)) counters (");
-    let _ = writeln!(w, "    .s_clk(s_axis_aclk), .s_rst(s_rst), .s_event(s_event),");
+    let _ = writeln!(w, "    .s_clk(s_axis_aclk), .s_rst(1'b0), .s_event(s_event),");
     let _ = writeln!(w, "    .m_clk(aclk), .m_rst(rst), .m_count(cnt), .m_changed(cnt_changed)\n);");
 
     // Core domain.
@@ -766,7 +801,14 @@ fn top_verilog(t: &TopParts<'_>) -> String {
     }
     // Status words.
     let _ = writeln!(w, "assign status_words[{}:0] = cnt;", 32 * n_counters - 1);
-    let mut next_word = n_counters;
+    let _ = writeln!(
+        w,
+        "assign status_words[{}:{}] = {{29'd0, frozen_interrupted, live_interrupted, point_ready}};",
+        32 * n_counters + 31,
+        32 * n_counters
+    );
+    let _ = writeln!(w, "assign status_words[{}:{}] = interruptions;", 32 * n_counters + 63, 32 * n_counters + 32);
+    let mut next_word = n_counters + 2;
     if let Some((_, taken)) = &t.binding.flip {
         let _ = writeln!(w, "reg  epoch_pending = 1'b0;");
         if taken.is_some() {
@@ -793,15 +835,17 @@ fn top_verilog(t: &TopParts<'_>) -> String {
         next_word = first + words as usize;
     }
     debug_assert_eq!(next_word, ns);
-    // Flags: set when a counter moves.
+    let marker = t.core.ports.iter().find(|p| p.name == t.binding.epoch_marker).expect("checked by point()");
+    readiness_verilog(w, marker, n_counters - 1);
+    // Flags: set when a counter moves, or by an interruption.
     let reasons = Unparsed::ALL.len();
     let _ = writeln!(
         w,
-        "wire [{}:0] flag_set = {{cnt_changed[2], |cnt_changed[{}:2], cnt_changed[{}], cnt_changed[{}]}};",
+        "wire [{}:0] flag_set = {{interruption, cnt_changed[2], |cnt_changed[{}:2], cnt_changed[{}], cnt_changed[{}]}};",
         nf - 1,
         reasons + 1,
-        n_counters - 1,
-        n_counters - 2
+        n_counters - 2,
+        n_counters - 3
     );
     // Epoch flip.
     if let Some((req, taken)) = &t.binding.flip {
@@ -944,6 +988,60 @@ fn top_verilog(t: &TopParts<'_>) -> String {
     let _ = writeln!(w, "    .rsp_valid(rsp_valid), .rsp_err(rsp_err), .rsp_rdata(rsp_rdata)\n);");
     let _ = writeln!(w, "\nendmodule\n\n`resetall");
     v
+}
+
+/// The point's readiness and its interruptions (`docs/cores/point.md`,
+/// *Reset*): `point_ready` once the record FIFO is out of reset and the
+/// core has shown `s_ready` (after a reset, once its memories are clear);
+/// an interruption when a reset of the MAC's side reaches a point that has
+/// been ready: the FIFO's read side going into reset (what it held is
+/// lost), or a record refused while its write side was (counter
+/// `refused`). The live epoch is marked while either lasts, its frozen
+/// copy when the core's `marker` output shows the next epoch begun.
+/// Defines `point_ready`, `live_interrupted`, `frozen_interrupted`,
+/// `interruptions` and the one-clock `interruption`.
+fn readiness_verilog(w: &mut String, marker: &Port, refused: usize) {
+    let (marker, bits) = (marker.name.as_str(), marker.bits);
+    let _ = writeln!(w, "\n// Readiness and interruptions by a reset of the MAC's side (docs/cores/point.md, Reset).");
+    let _ =
+        writeln!(w, "reg         point_ready = 1'b0;        // the FIFO is out of reset and the core takes records");
+    let _ = writeln!(w, "reg         ready_once = 1'b0;         // ready since the core's reset");
+    let _ = writeln!(
+        w,
+        "reg         live_interrupted = 1'b0;   // the live epoch lost records to a reset of the MAC's side"
+    );
+    let _ = writeln!(w, "reg         frozen_interrupted = 1'b0; // ... the epoch last frozen");
+    let _ = writeln!(w, "reg  [31:0] interruptions = 32'd0;");
+    let _ = writeln!(
+        w,
+        "reg  [{}:0] marker_seen = {bits}'d0;  // core_{marker} a clock ago: it moves as an epoch begins",
+        bits - 1
+    );
+    let _ = writeln!(w, "wire        interruption = point_ready && fifo_m_reset;");
+    let _ = writeln!(w, "wire        losing = ready_once && (fifo_m_reset || !point_ready || cnt_changed[{refused}]);");
+    let _ = writeln!(w, "wire        new_epoch = core_{marker} != marker_seen;");
+    let _ = writeln!(w, "always @(posedge aclk) begin");
+    let _ = writeln!(w, "    if (rst) begin");
+    let _ = writeln!(w, "        point_ready <= 1'b0;\n        ready_once <= 1'b0;");
+    let _ = writeln!(w, "        live_interrupted <= 1'b0;\n        frozen_interrupted <= 1'b0;");
+    let _ = writeln!(w, "        interruptions <= 32'd0;");
+    let _ = writeln!(w, "    end else begin");
+    let _ = writeln!(w, "        if (fifo_m_reset) point_ready <= 1'b0;");
+    let _ = writeln!(w, "        else if (core_s_ready) point_ready <= 1'b1;");
+    let _ = writeln!(w, "        if (point_ready) ready_once <= 1'b1;");
+    let _ = writeln!(
+        w,
+        "        if (interruption && interruptions != 32'hffff_ffff) interruptions <= interruptions + 32'd1;"
+    );
+    let _ = writeln!(w, "        if (new_epoch) begin");
+    let _ = writeln!(w, "            frozen_interrupted <= live_interrupted || losing;");
+    let _ = writeln!(w, "            live_interrupted <= losing;");
+    let _ = writeln!(w, "        end else if (losing) begin");
+    let _ = writeln!(w, "            live_interrupted <= 1'b1;");
+    let _ = writeln!(w, "        end");
+    let _ = writeln!(w, "    end");
+    let _ = writeln!(w, "    marker_seen <= core_{marker};");
+    let _ = writeln!(w, "end");
 }
 
 /// The bus's accesses split between the register block (the bottom of the

@@ -70,6 +70,7 @@ impl CoreSpec for RdaConfig {
             role_only: false,
             flip: None,
             readout_last: "m_ro_last".into(),
+            epoch_marker: "live_epoch".into(),
             now: Some(TimeInput::now(RecordSource::Field(RecordField::Ts))),
             query: None,
         })

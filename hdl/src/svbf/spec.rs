@@ -75,6 +75,7 @@ impl CoreSpec for SvbfConfig {
             role_only: false,
             flip: Some(("flip".into(), Some("flip_ready".into()))),
             readout_last: "m_ro_last".into(),
+            epoch_marker: "live_epoch".into(),
             now: None,
             query: Some(QueryBinding {
                 valid: "q_valid".into(),

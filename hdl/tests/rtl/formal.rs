@@ -41,7 +41,7 @@ pub fn apply_binds(dir: &Path, checker: &str) {
         }
     }
     assert!(!instances.is_empty(), "{checker} binds nothing into dut");
-    let start = dut.find("module dut(").expect("module dut is in dut.v");
+    let start = ["module dut(", "module dut #("].iter().find_map(|m| dut.find(m)).expect("module dut is in dut.v");
     let end = start + dut[start..].find("endmodule").expect("module dut ends");
     dut.insert_str(end, &instances);
     std::fs::write(dir.join("dut.v"), dut).unwrap();

@@ -74,7 +74,11 @@ fn the_counters_lint_clean() {
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join(format!("{MODULE}.v"));
     std::fs::write(&file, VERILOG).unwrap();
-    tools::lint(&file, MODULE).unwrap();
+    // (with the reset bridge it instantiates)
+    use netmeas_hdl::point::reset_bridge;
+    let bridge = dir.join(reset_bridge::FILE);
+    std::fs::write(&bridge, reset_bridge::VERILOG).unwrap();
+    tools::lint_files(&[&file, &bridge], MODULE).unwrap();
 }
 
 #[test]
@@ -102,15 +106,18 @@ fn the_testbench_catches_broken_counters() {
 
 #[test]
 fn only_the_gray_codes_cross_through_their_synchronizers() {
-    use netmeas_hdl::point::cdc::{Domain, check_crossings, netlist};
+    use netmeas_hdl::point::cdc::{Domain, check_crossings, netlist_of};
+    use netmeas_hdl::point::reset_bridge;
     let domains = [Domain { clock: "s_clk", prefix: "s_" }, Domain { clock: "m_clk", prefix: "m_" }];
     let check = |name: &str, verilog: &str| {
-        let n = netlist(verilog, MODULE, &[("N", u64::from(POINT_N)), ("W", 32)], &scratch(name))
+        let files = [("counters.v", verilog, false), (reset_bridge::FILE, reset_bridge::VERILOG, false)];
+        let n = netlist_of(&files, MODULE, &[("N", u64::from(POINT_N)), ("W", 32)], &scratch(name))
             .unwrap_or_else(|e| panic!("{e}"));
         check_crossings(&n, MODULE, &domains)
     };
     let report = check("cdc", VERILOG).unwrap_or_else(|e| panic!("{}", e.join("\n")));
-    assert_eq!(report.synchronized_bits, 32 * POINT_N as usize, "{report:?}");
+    // Each count's Gray bits, and the reset bridge's two requests and two acknowledges.
+    assert_eq!(report.synchronized_bits, 32 * POINT_N as usize + 4, "{report:?}");
     for (what, from, to) in [
         ("the binary count crossing", "cnt_gray_sync1 <= cnt_gray;", "cnt_gray_sync1 <= cnt_bin;"),
         ("logic in front of a synchronizer", "cnt_gray_sync1 <= cnt_gray;", "cnt_gray_sync1 <= gray_of(cnt_bin);"),

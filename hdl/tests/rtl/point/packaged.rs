@@ -571,6 +571,7 @@ fn check_domains(d: &PointDesign, name: &str, top_v: &str) -> Result<netmeas_hdl
     let black = |name: &str| {
         !name.starts_with("netmeas_point_")
             && !name.starts_with("netmeas_async_fifo")
+            && !name.starts_with("netmeas_reset_bridge")
             && !name.starts_with("netmeas_axil")
             && !name.starts_with("netmeas_wb")
     };
@@ -596,8 +597,9 @@ fn every_point_crosses_clock_domains_only_through_the_fifo_and_the_counters() {
         let d = design(core, Bus::Axil);
         let report = check_domains(&d, &format!("cdc_{core}"), &d.files[0].1)
             .unwrap_or_else(|e| panic!("{core}: {}", e.join("\n")));
-        // The FIFO's two Gray pointers of 5 bits and the 12 counters of 32 bits.
-        assert_eq!(report.synchronized_bits, 2 * 5 + 12 * 32, "{core}: {report:?}");
+        // The FIFO's two Gray pointers of 5 bits, the 13 counters of 32 bits, and
+        // the two reset bridges' requests and acknowledges.
+        assert_eq!(report.synchronized_bits, 2 * 5 + 13 * 32 + 2 * 4, "{core}: {report:?}");
     }
     // A record field taken straight from the MAC's side, and a counter event
     // read in the core's domain, are each caught.
@@ -607,13 +609,249 @@ fn every_point_crosses_clock_domains_only_through_the_fifo_and_the_counters() {
         ("the parser's class into the core", "rec[41:34]", "rec_class"),
         (
             "a MAC-domain event in the flags",
-            "wire [3:0] flag_set = {cnt_changed[2]",
-            "wire [3:0] flag_set = {stat_valid",
+            "wire [4:0] flag_set = {interruption, cnt_changed[2]",
+            "wire [4:0] flag_set = {interruption, stat_valid",
         ),
     ] {
         assert!(top_v.contains(from), "{what}: `{from}` moved");
         let broken = top_v.replace(from, to);
         let found = check_domains(&d, "cdc_lda_broken", &broken).expect_err(what);
         assert!(!found.is_empty(), "{what}");
+    }
+}
+
+/// What the LDA point's epoch must hold after a reset: the records of
+/// `frames` (host reader's, with each one's frame index).
+struct ResetCase {
+    name: &'static str,
+    reset: netmeas_hdl::point::cosim::PointReset,
+}
+
+/// The LDA golden synopsis's (packets, rows) of `records`.
+fn lda_golden(
+    cfg: &netmeas_sim::lda::LdaConfig,
+    records: &[&netmeas_sim::frame::FrameRecord],
+) -> (u64, Vec<(u64, u64)>) {
+    use netmeas_sim::lda::{LdaGolden, LdaPacket};
+    let mut golden = LdaGolden::new(cfg);
+    for rec in records {
+        golden.packet(&LdaPacket { key: rec.key, ts: rec.ts_ns & ((1 << 40) - 1), class: rec.class });
+    }
+    let s = golden.end_epoch();
+    (s.packets, s.rows)
+}
+
+/// Whether the LDA epoch of `packets` packets and `rows` holds every record
+/// of `must` and some of `maybe`: the rows less those of `must` must be
+/// made of `maybe`'s, each row's count and timestamp sum by a subset of the
+/// records that hash to it, and the packets left over by the same number of
+/// `maybe`'s records. The kept records of `maybe`, or why none fit.
+fn lda_epoch_of(
+    cfg: &netmeas_sim::lda::LdaConfig,
+    packets: u64,
+    rows: &[(u64, u64)],
+    must: &[&netmeas_sim::frame::FrameRecord],
+    maybe: &[&netmeas_sim::frame::FrameRecord],
+) -> Result<u64, String> {
+    let mask = (1u64 << 40) - 1;
+    let (must_packets, must_rows) = lda_golden(cfg, must);
+    let left = packets.checked_sub(must_packets).ok_or("fewer packets than the records that must be in")?;
+    // Each candidate's row, if it is sampled.
+    let mut by_row: std::collections::HashMap<usize, Vec<u64>> = std::collections::HashMap::new();
+    for rec in maybe {
+        let (_, one) = lda_golden(cfg, &[*rec]);
+        if let Some(row) = one.iter().position(|&(c, _)| c > 0) {
+            by_row.entry(row).or_default().push(one[row].1);
+        }
+    }
+    let mut sampled_kept = 0;
+    for (row, (&(c, t), &(mc, mt))) in rows.iter().zip(&must_rows).enumerate() {
+        let count = c.checked_sub(mc).ok_or_else(|| format!("row {row} lacks a record that must be in"))?;
+        let tsum = t.wrapping_sub(mt) & mask;
+        let cands = by_row.get(&row).map_or(&[][..], |v| v.as_slice());
+        let fits = (0u32..1 << cands.len()).any(|set| {
+            let picked = (0..cands.len()).filter(|i| set >> i & 1 == 1);
+            let (n, sum) = picked.fold((0u64, 0u64), |(n, s), i| (n + 1, s.wrapping_add(cands[i]) & mask));
+            n == count && sum == tsum
+        });
+        if !fits {
+            return Err(format!("row {row}: ({count}, {tsum}) is no sum of the candidates {cands:?}"));
+        }
+        sampled_kept += count;
+    }
+    let unsampled = maybe.len() as u64 - by_row.values().map(|v| v.len() as u64).sum::<u64>();
+    match left.checked_sub(sampled_kept) {
+        Some(u) if u <= unsampled => Ok(left),
+        _ => Err(format!("{left} packets left for {sampled_kept} sampled records and {unsampled} others")),
+    }
+}
+
+/// Resets of the MAC's side alone (mid-frame), the core's alone (between
+/// frames, one clock), both (mid-frame), and each in the read-out, on the
+/// LDA point in Verilator with 600 corpus frames: the epoch read out is the
+/// golden model of the records sent before the reset and those after it —
+/// a prefix and a suffix of them, never a record not sent or one twice —
+/// and what is missing is flagged: a reset of the MAC's side marks the
+/// epoch it cost records (`FROZEN_INTERRUPTED`, `INTERRUPTIONS`, the
+/// `INTERRUPTED` flag) and leaves the counters counting; a reset of the
+/// core's side restarts the point, which shows `READY` once its banks are
+/// clear.
+#[test]
+fn the_lda_point_invents_nothing_and_flags_what_a_reset_of_either_side_costs() {
+    use netmeas_hdl::point::cosim::{PointClocks, PointReset, PointSim, ResetAt, ResetSide};
+    use netmeas_sim::frame::{ParseCounts, parse_frame};
+    use netmeas_sim::lda::LdaConfig;
+
+    let cfg = LdaConfig::default();
+    let design = wrap(&netmeas_hdl::export::BlockConfig::new(cfg.clone()), 64, Bus::Axil).unwrap().0;
+    let frames = corpus_frames(31, 600);
+    let n = frames.len();
+    // Each frame's record, if it gives one.
+    let recs: Vec<Option<netmeas_sim::frame::FrameRecord>> =
+        frames.iter().map(|f| ParseCounts::default().count(parse_frame(f.ts_ns, &f.bytes, f.bad)).ok()).collect();
+    let point = PointSim::new(Simulator::Verilator, &scratch("resets_lda"), &design).unwrap();
+    let k = n / 2;
+    let cases = [
+        ResetCase {
+            name: "mac_mid_frame",
+            reset: PointReset { side: ResetSide::Mac, at: ResetAt::Frame(k, 2), clocks: 40 },
+        },
+        ResetCase {
+            name: "core_pulse",
+            reset: PointReset { side: ResetSide::Core, at: ResetAt::Frame(k, 0), clocks: 1 },
+        },
+        ResetCase {
+            name: "both_mid_frame",
+            reset: PointReset { side: ResetSide::Both, at: ResetAt::Frame(k, 3), clocks: 300 },
+        },
+        ResetCase {
+            name: "mac_in_readout",
+            reset: PointReset { side: ResetSide::Mac, at: ResetAt::Readout, clocks: 3000 },
+        },
+        ResetCase {
+            name: "core_in_readout",
+            reset: PointReset { side: ResetSide::Core, at: ResetAt::Readout, clocks: 5 },
+        },
+    ];
+    let bit = |r: &PointResult, b: u32| r.reg("POINT_STATUS") >> b & 1;
+    for case in cases {
+        let name = case.name;
+        let clocks = PointClocks { reset: Some(case.reset), ..PointClocks::default() };
+        let run = point.run(&design, &frames, &clocks, 7).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let starts = run.frame_starts.clone();
+        let frame_of_line = |line: usize| starts.iter().rposition(|&s| s <= line).unwrap_or(0);
+        let records: Vec<(usize, &netmeas_sim::frame::FrameRecord)> =
+            recs.iter().enumerate().filter_map(|(i, r)| r.as_ref().map(|r| (i, r))).collect();
+        let r = PointResult { design: design.clone(), run, records: Vec::new() };
+        assert_eq!(bit(&r, 0), 1, "{name}: READY at the end");
+        let interrupted_flag = r.run.flags >> 4 & 1;
+        let rows_of = |r: &PointResult| -> Vec<(u64, u64)> {
+            let mut rows = vec![(0, 0); 2 * cfg.rows as usize];
+            for f in r.readout(&["m_ro_addr", "m_ro_count", "m_ro_tsum"]) {
+                rows[f[0] as usize] = (f[1], f[2]);
+            }
+            rows
+        };
+        match case.reset.at {
+            ResetAt::Frame(..) => {
+                let line = r.run.reset.flatten().expect("the reset's line");
+                let first_cut = frame_of_line(line);
+                // Records of the frames before the reset, and the first frame whose record may follow it.
+                let before = records.iter().filter(|(i, _)| *i < first_cut).count();
+                let after_line = match case.reset.side {
+                    ResetSide::Mac => r.run.resumed.expect("resumed"),
+                    _ => r.run.ready.expect("ready"),
+                };
+                let from_frame = frame_of_line(after_line);
+                let from = records.iter().position(|(i, _)| *i >= from_frame).unwrap_or(records.len());
+                // The epoch is a prefix [0, a) and a suffix [b, ..) of the records.
+                let rows = rows_of(&r);
+                let packets = r.reg64("FROZEN_PACKETS");
+                if case.reset.side == ResetSide::Mac {
+                    // A prefix [0, a) and a suffix [b, ..) of the records.
+                    let found = (before.saturating_sub(40)..=before).rev().find_map(|a| {
+                        (from..=(from + 40).min(records.len()))
+                            .find(|&b| {
+                                let kept: Vec<_> = records[..a].iter().chain(&records[b..]).map(|(_, r)| *r).collect();
+                                kept.len() as u64 == packets && lda_golden(&cfg, &kept).1 == rows
+                            })
+                            .map(|b| (a, b))
+                    });
+                    let (a, b) = found.unwrap_or_else(|| {
+                        panic!("{name}: the epoch ({packets} packets) is no prefix and suffix of the records sent")
+                    });
+                    let lost = (before - a) + (b - from);
+                    assert!(r.reg("RECORDS_IN_RESET") <= lost as u64 && lost <= 24, "{name}: {lost} lost");
+                } else {
+                    // Every record from READY on, and some of those before it (queued while
+                    // the banks cleared, or still in the parser as the reset came; those
+                    // that found the FIFO full or in reset are counted) — nothing else.
+                    let must: Vec<_> = records[from..].iter().map(|(_, r)| *r).collect();
+                    let maybe: Vec<_> = records[before.saturating_sub(40)..from].iter().map(|(_, r)| *r).collect();
+                    let kept =
+                        lda_epoch_of(&cfg, packets, &rows, &must, &maybe).unwrap_or_else(|e| panic!("{name}: {e}"));
+                    eprintln!("{name}: {kept} of the {} records before READY kept", maybe.len());
+                }
+                if case.reset.side == ResetSide::Mac {
+                    // The counters go on; what was lost is flagged.
+                    let sent_frames = first_cut + (n - frame_of_line(r.run.resumed.unwrap()));
+                    // (less the frames inside the parser's 13 clocks when it was reset: two at most)
+                    let frames = r.reg("FRAMES");
+                    assert!(
+                        frames <= sent_frames as u64 && frames + 2 >= sent_frames as u64,
+                        "{name}: {frames} frames"
+                    );
+                    assert_eq!(
+                        (r.reg("INTERRUPTIONS"), bit(&r, 2), bit(&r, 1), interrupted_flag),
+                        (1, 1, 0, 1),
+                        "{name}"
+                    );
+                } else {
+                    // A fresh point: every record counted since is in the epoch, refused or overflowed.
+                    assert_eq!(
+                        r.reg("RECORDS"),
+                        packets + r.reg("RECORDS_IN_RESET") + r.reg("FIFO_OVERFLOWS"),
+                        "{name}: records since the core's reset"
+                    );
+                    assert_eq!((r.reg("INTERRUPTIONS"), bit(&r, 2), interrupted_flag), (0, 0, 0), "{name}");
+                }
+            }
+            ResetAt::Readout => {
+                let all: Vec<_> = records.iter().map(|(_, r)| *r).collect();
+                let (packets, want) = lda_golden(&cfg, &all);
+                if case.reset.side == ResetSide::Mac {
+                    // The frozen epoch is read out whole; the live one is marked.
+                    assert_eq!(rows_of(&r), want, "{name}");
+                    assert_eq!(r.reg64("FROZEN_PACKETS"), packets, "{name}");
+                    assert_eq!(r.reg("FRAMES"), n as u64, "{name}: the counters go on");
+                    assert_eq!(
+                        (r.reg("INTERRUPTIONS"), bit(&r, 2), bit(&r, 1), interrupted_flag),
+                        (1, 0, 1, 1),
+                        "{name}"
+                    );
+                } else {
+                    // The read-out stops; what came is the golden rows' beginning; the point starts afresh.
+                    let got: Vec<Vec<u64>> = r
+                        .run
+                        .readout
+                        .iter()
+                        .map(|(beat, _)| {
+                            ["m_ro_addr", "m_ro_count", "m_ro_tsum"]
+                                .iter()
+                                .map(|f| {
+                                    let (l, b) = r.field(f);
+                                    netmeas_hdl::point::cosim::PointRun::field(beat, l, b)
+                                })
+                                .collect()
+                        })
+                        .collect();
+                    assert!(!got.is_empty() && got.len() < want.len(), "{name}: {} beats", got.len());
+                    for g in &got {
+                        assert_eq!((g[1], g[2]), want[g[0] as usize], "{name}: row {}", g[0]);
+                    }
+                    assert_eq!((r.reg("FRAMES"), r.reg("FROZEN_SEQ"), r.reg("INTERRUPTIONS")), (0, 0, 0), "{name}");
+                }
+            }
+        }
     }
 }
