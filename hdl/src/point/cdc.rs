@@ -13,6 +13,10 @@
 //!    side has seen it); no logic combines crossing bits before they are
 //!    synchronized;
 //! 2. a first stage feeds nothing but the second stage (`…_sync2`);
+//!    a word held stable by its domain (`…_held`) may be taken whole into a
+//!    register named `…_capture` of the other domain, which must also
+//!    depend on a second stage (`…_sync2`: the handshake that says the word
+//!    is stable and enables the capture);
 //! 3. a memory is written from its write clock's domain only, and its
 //!    contents reach only the domain that reads it (the pointers, not the
 //!    check, make that read safe);
@@ -50,6 +54,8 @@ pub struct CdcReport {
     pub flop_bits: usize,
     /// Synchronizer first-stage bits, each fed by one bit of the other domain.
     pub synchronized_bits: usize,
+    /// Bits of held words captured under a synchronized handshake (`…_capture`).
+    pub captured_bits: usize,
 }
 
 /// The Yosys netlist (JSON) of `verilog`'s module `top` with `params` set,
@@ -295,7 +301,7 @@ impl<'a> Netlist<'a> {
 pub fn check_crossings(netlist: &Value, top: &str, domains: &[Domain<'_>]) -> Result<CdcReport, Vec<String>> {
     let n = Netlist::new(netlist, top, domains).map_err(|e| vec![e])?;
     let mut bad = Vec::new();
-    let mut report = CdcReport { flop_bits: 0, synchronized_bits: 0 };
+    let mut report = CdcReport { flop_bits: 0, synchronized_bits: 0, captured_bits: 0 };
     for (cell, c) in n.cells {
         let ty = c["type"].as_str().unwrap_or_default();
         if let Some(&dom) = n.boxes.get(cell.as_str()) {
@@ -341,7 +347,19 @@ pub fn check_crossings(netlist: &Value, top: &str, domains: &[Domain<'_>]) -> Re
                 report.flop_bits += usize::from(port == "D");
                 let src = n.sources_of(b).map_err(|e| vec![e])?;
                 let cross: Vec<&Source> = src.iter().filter(|s| s.domain() != dom).collect();
-                if name.ends_with("_sync1") {
+                if name.ends_with("_capture") && !cross.is_empty() {
+                    let held = cross.iter().all(|s| matches!(s, Source::Flop(f, _) if f.ends_with("_held")));
+                    let enabled = src.iter().any(|s| s.domain() == dom && s.name().ends_with("_sync2"));
+                    if !held || !enabled {
+                        let from: Vec<&str> = cross.iter().map(|s| s.name()).collect();
+                        bad.push(format!(
+                            "{name}: a capture of {} not qualified by a synchronized handshake",
+                            from.join(", ")
+                        ));
+                    } else {
+                        report.captured_bits += 1;
+                    }
+                } else if name.ends_with("_sync1") {
                     let gray = cross
                         .iter()
                         .all(|s| matches!(s, Source::Flop(f, _) if CROSSING_REGISTERS.iter().any(|e| f.ends_with(e))));

@@ -8,6 +8,7 @@ pub mod async_fifo;
 pub mod binding;
 pub mod bus;
 pub mod cdc;
+pub mod control;
 pub mod cosim;
 pub mod counters;
 pub mod package;

@@ -36,6 +36,8 @@
 //   s_overflow_count             records dropped since reset (saturates)
 //   s_status_reset               the write side is in reset (either reset): a
 //                                record offered is not taken (nor counted here)
+//   s_status_used                records taken and not yet read, as the write
+//                                side sees it (pessimistic like full)
 //   m_clk, m_rst                 read domain clock, synchronous active-high reset
 //   m_axis_tdata/tvalid/tready   records out (tvalid waits for tready, data held)
 //   m_status_reset               the read side is in reset (either reset)
@@ -61,6 +63,7 @@ module netmeas_async_fifo #(
     output reg              s_status_overflow,
     output reg  [31:0]      s_overflow_count,
     output wire             s_status_reset,
+    output wire [ADDR_BITS:0] s_status_used,
     // --- read domain ---
     input  wire             m_clk,
     input  wire             m_rst,
@@ -120,6 +123,15 @@ assign s_status_empty = wr_gray_taken == rd_gray_sync2;
 assign s_axis_tready = 1'b1;
 
 wire          wr_take = s_axis_tvalid && !s_status_full && !s_reset;
+
+// The read pointer in binary (from its synchronized Gray code): records in use.
+reg  [P-1:0]  rd_bin_seen;
+integer       g;
+always @(*) begin
+    rd_bin_seen[P-1] = rd_gray_sync2[P-1];
+    for (g = P - 2; g >= 0; g = g - 1) rd_bin_seen[g] = rd_bin_seen[g+1] ^ rd_gray_sync2[g];
+end
+assign s_status_used = wr_bin - rd_bin_seen;
 wire [P-1:0]  wr_bin_next = wr_bin + {{(P-1){1'b0}}, wr_take};
 
 always @(posedge s_clk) begin

@@ -300,6 +300,7 @@ initial begin
     repeat (4) @(negedge clk);
     if (bvalid || rvalid) fail("a response without a request");
     if (b_given != aw_taken || r_given != ar_taken) fail("requests and responses differ in number");
+    check_config_words;
     $display("PASS rounds=%0d writes=%0d reads=%0d errors=%0d clocks=%0d", rounds, writes, reads, errors, clocks);
     $finish;
 end

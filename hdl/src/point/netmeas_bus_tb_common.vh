@@ -25,14 +25,28 @@ reg  [32*NS-1:0]         status_words = 0;
 reg  [N_FLAGS-1:0]       flag_set = 0;
 wire [N_FLAGS-1:0]       flags;
 wire [NC-1:0]            cmd_pulse;
+wire [32*(N_CONFIG > 0 ? N_CONFIG : 1)-1:0] config_words;
 
 netmeas_tb_regs regs (
     .clk(clk), .rst(rst),
     .acc_valid(acc_valid), .acc_we(acc_we), .acc_addr(acc_addr), .acc_wdata(acc_wdata), .acc_wstrb(acc_wstrb),
     .rsp_valid(rsp_valid), .rsp_err(rsp_err), .rsp_rdata(rsp_rdata),
     .csr_we(csr_we), .csr_re(csr_re), .csr_addr(csr_addr), .csr_wdata(csr_wdata), .csr_rdata(csr_rdata),
-    .status_words(status_words), .flag_set(flag_set), .flags(flags), .cmd_pulse(cmd_pulse)
+    .status_words(status_words), .flag_set(flag_set), .flags(flags), .cmd_pulse(cmd_pulse),
+    .config_words(config_words)
 );
+
+// The point's configuration words, as the block drives them, against the model.
+task check_config_words;
+    integer q;
+    begin
+        for (q = 0; q < MAP_COUNT; q = q + 1) begin
+            if (map_kind(map_addr(q)) == 7
+                    && config_words[32*map_config(map_addr(q)) +: 32] !== model[map_addr(q) >> 2])
+                fail("a configuration word's output differs from what was written");
+        end
+    end
+endtask
 
 // Random numbers: xorshift32, one state per stream (0 the master's choices,
 // 1..5 the AXI channels' timing), the same sequence in every simulator.
@@ -114,7 +128,8 @@ function read_ok(input [31:0] a);
 endfunction
 
 function write_ok(input [31:0] a);
-    write_ok = a[1:0] == 2'b00 && (map_kind(a) == 1 || map_kind(a) == 2 || map_kind(a) == 5 || map_kind(a) == 6);
+    write_ok = a[1:0] == 2'b00
+        && (map_kind(a) == 1 || map_kind(a) == 2 || map_kind(a) == 5 || map_kind(a) == 6 || map_kind(a) == 7);
 endfunction
 
 function [31:0] read_expect(input [31:0] a);
@@ -122,7 +137,7 @@ function [31:0] read_expect(input [31:0] a);
         read_expect = 32'd0;
         if (read_ok(a)) begin
             case (map_kind(a))
-            1: read_expect = model[a[ADDR_WIDTH-1:2]];
+            1, 7: read_expect = model[a[ADDR_WIDTH-1:2]];
             3: read_expect = ro_word(a >> 2);
             4: read_expect = status_words[32*map_status(a) +: 32];
             5: read_expect = {{(32-N_FLAGS){1'b0}}, flags_model};
@@ -171,6 +186,10 @@ task model_write(input [31:0] a, input [31:0] d, input [3:0] s);
             2: begin
                 want_core_we[a >> 2] = want_core_we[a >> 2] + 1;
                 want_core_held[a >> 2] = d & m & mask_of(CSR_DATA_BITS);
+            end
+            7: begin
+                merged = (model[a[ADDR_WIDTH-1:2]] & ~m) | (d & m);
+                model[a[ADDR_WIDTH-1:2]] = merged & mask_of({26'd0, map_bits(a)});
             end
             5: flags_model = flags_model & ~(d[N_FLAGS-1:0] & m[N_FLAGS-1:0]);
             6: if (d[0] && s[0]) begin

@@ -223,6 +223,7 @@ initial begin
     abandon = -1;
     bus_cycle();
     round_end();
+    check_config_words;
     $display("PASS rounds=%0d writes=%0d reads=%0d errors=%0d clocks=%0d", rounds, writes, reads, errors, clocks);
     $finish;
 end

@@ -12,7 +12,15 @@ use std::path::{Path, PathBuf};
 impl PointDesign {
     /// The ports of the top module.
     pub fn ports(&self) -> Vec<super::top::TopPort> {
-        top_ports(self.bus, self.data_bits, self.addr_width, self.tdata_bits, self.tuser_bits, self.query.as_ref())
+        top_ports(
+            self.bus,
+            self.data_bits,
+            self.addr_width,
+            self.tdata_bits,
+            self.tuser_bits,
+            self.query.as_ref(),
+            self.inline,
+        )
     }
 
     /// The interface description: the point, its core and bus, its ports,
@@ -42,7 +50,7 @@ impl PointDesign {
             .iter()
             .map(|w| {
                 let access = match w.kind {
-                    WordKind::Core(Access::Rw) => "rw",
+                    WordKind::Core(Access::Rw) | WordKind::Config(_) => "rw",
                     WordKind::Core(Access::Wo) | WordKind::Command(_) => "wo",
                     WordKind::Core(Access::Ro) | WordKind::Status(_) => "ro",
                     WordKind::Flags => "w1c",

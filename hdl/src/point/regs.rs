@@ -48,12 +48,17 @@ pub enum WordKind {
     Flags,
     /// Command `i` of the point (write 1 to pulse).
     Command(usize),
+    /// Configuration word `i` of the point (read/write, held in the block).
+    Config(usize),
 }
 
 impl WordKind {
     /// Whether a write is answered with `OKAY`.
     pub fn writable(self) -> bool {
-        matches!(self, WordKind::Core(Access::Rw | Access::Wo) | WordKind::Flags | WordKind::Command(_))
+        matches!(
+            self,
+            WordKind::Core(Access::Rw | Access::Wo) | WordKind::Flags | WordKind::Command(_) | WordKind::Config(_)
+        )
     }
 }
 
@@ -83,6 +88,19 @@ pub struct PointField {
     pub doc: String,
 }
 
+/// A configuration word of the point itself (read/write, held in the block).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PointConfig {
+    /// Name.
+    pub name: String,
+    /// What it sets.
+    pub doc: String,
+    /// Bits used, from bit 0 (1..=32).
+    pub bits: u32,
+    /// Value after reset.
+    pub reset: u32,
+}
+
 /// The register block of one point: the core's map and the point's own
 /// registers.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -101,6 +119,8 @@ pub struct PointRegs {
     pub flags: Vec<PointField>,
     /// Commands, one word each after the flags word.
     pub commands: Vec<PointField>,
+    /// Configuration words, one each after the commands.
+    pub config: Vec<PointConfig>,
 }
 
 impl PointRegs {
@@ -118,6 +138,9 @@ impl PointRegs {
         }
         if self.commands.len() > 32 {
             return Err(format!("{}: {} commands: the block takes at most 32", self.module, self.commands.len()));
+        }
+        if let Some(c) = self.config.iter().find(|c| c.bits == 0 || c.bits > 32 || (c.bits < 32 && c.reset >> c.bits != 0)) {
+            return Err(format!("{}: configuration word {} of {} bits, reset 0x{:x}", self.module, c.name, c.bits, c.reset));
         }
         let mut seen = std::collections::HashSet::new();
         for r in &self.core {
@@ -142,7 +165,7 @@ impl PointRegs {
 
     /// Width of the access port's byte address.
     pub fn addr_width(&self) -> u32 {
-        let end = self.flags_addr() + 4 * (1 + self.commands.len() as u32);
+        let end = self.flags_addr() + 4 * (1 + self.commands.len() as u32 + self.config.len() as u32);
         32 - (end - 1).leading_zeros()
     }
 
@@ -173,6 +196,7 @@ impl PointRegs {
             status,
             flags,
             commands,
+            config: Vec::new(),
         };
         regs.check()?;
         Ok(regs)
@@ -220,6 +244,15 @@ impl PointRegs {
             kind: WordKind::Command(i),
             doc: format!("{} (write 1: one pulse; reads 0)", f.doc),
         }));
+        let config_base = self.flags_addr() + 4 * (1 + self.commands.len() as u32);
+        words.extend(self.config.iter().enumerate().map(|(i, c)| BusWord {
+            name: c.name.clone(),
+            addr: config_base + 4 * i as u32,
+            bits: c.bits,
+            reset: u64::from(c.reset),
+            kind: WordKind::Config(i),
+            doc: c.doc.clone(),
+        }));
         words.sort_by_key(|w| w.addr);
         words
     }
@@ -232,7 +265,10 @@ impl PointRegs {
         let (ns, nf, nc) = (self.status.len(), self.flags.len(), self.commands.len());
         let has_ro = self.core.iter().any(|r| r.access == Access::Ro);
         let words = self.words();
-        let rw: Vec<&BusWord> = words.iter().filter(|w| w.kind == WordKind::Core(Access::Rw)).collect();
+        // Words held here: the core's configuration (for read-back) and the point's own.
+        let rw: Vec<&BusWord> =
+            words.iter().filter(|w| matches!(w.kind, WordKind::Core(Access::Rw) | WordKind::Config(_))).collect();
+        let nconf = self.config.len();
         let mut v = String::new();
         let w = &mut v;
         let _ =
@@ -278,9 +314,15 @@ impl PointRegs {
         let _ = writeln!(w, "    output reg  [{}:0]    flags,", nf - 1);
         let _ = writeln!(
             w,
-            "    output reg  [{}:0]    cmd_pulse       // the point's commands{}",
+            "    output reg  [{}:0]    cmd_pulse,      // the point's commands{}",
             nc.max(1) - 1,
             if nc == 0 { " (none: 0)" } else { "" }
+        );
+        let _ = writeln!(
+            w,
+            "    output wire [{}:0]  config_words    // the point's configuration, word i in bits 32i+31..32i{}",
+            32 * nconf.max(1) - 1,
+            if nconf == 0 { " (none: 0)" } else { "" }
         );
         let _ = writeln!(w, ");\n");
         let _ = writeln!(w, "// The access, registered: the decode starts from flops, not behind the bus");
@@ -320,9 +362,22 @@ impl PointRegs {
         );
         let _ = writeln!(w, "wire hit_read = {};", any(&|_| true));
         let _ = writeln!(w, "wire hit_write = {};", any(&|x| x.kind.writable()));
-        let _ = writeln!(w, "\n// Configuration held for read-back (the core's copy is write-only).");
+        let _ = writeln!(w, "\n// Configuration held for read-back (the core's copy is write-only), and the point's.");
         for x in &rw {
             let _ = writeln!(w, "reg [{}:0] cfg_{};", x.bits - 1, ident(&x.name));
+        }
+        if nconf == 0 {
+            let _ = writeln!(w, "assign config_words = 32'd0;");
+        }
+        for x in words.iter().filter(|x| matches!(x.kind, WordKind::Config(_))) {
+            let WordKind::Config(i) = x.kind else { continue };
+            let _ = writeln!(
+                w,
+                "assign config_words[{}:{}] = {};",
+                32 * i + 31,
+                32 * i,
+                widen(&format!("cfg_{}", ident(&x.name)), x.bits)
+            );
         }
         let _ = writeln!(w, "\n// The held value of the addressed configuration register, strobes merged.");
         let _ = writeln!(w, "reg [31:0] cfg_old;");
@@ -348,7 +403,7 @@ impl PointRegs {
             let _ = writeln!(w, "/* verilator lint_on UNUSEDSIGNAL */");
         }
         let _ = writeln!(w, "\n// The core's port: writes of configuration and commands, reads of status.");
-        let _ = writeln!(w, "assign csr_we = hit_core_w && a_we;");
+        let _ = writeln!(w, "assign csr_we = hit_core_w && a_we;   // (the point's own configuration is not the core's)");
         let _ = writeln!(w, "assign csr_re = hit_core_r && !a_we;");
         let _ = writeln!(w, "assign csr_addr = word[{}:0];", ca - 1);
         let _ = writeln!(w, "assign csr_wdata = cfg_new[{}:0];", cd - 1);
@@ -368,7 +423,7 @@ impl PointRegs {
         let _ = writeln!(w, "        case (word)");
         for x in &words {
             let value = match x.kind {
-                WordKind::Core(Access::Rw) => widen(&format!("cfg_{}", ident(&x.name)), x.bits),
+                WordKind::Core(Access::Rw) | WordKind::Config(_) => widen(&format!("cfg_{}", ident(&x.name)), x.bits),
                 WordKind::Status(i) => format!("status_words[{}:{}]", 32 * i + 31, 32 * i),
                 WordKind::Flags => widen("flags", x.bits),
                 WordKind::Core(_) | WordKind::Command(_) => continue,
@@ -460,7 +515,7 @@ impl PointRegs {
         let _ = writeln!(w, "localparam integer MAP_COUNT = {};", words.len());
         let _ =
             writeln!(w, "// Kinds: 0 unmapped, 1 configuration, 2 command, 3 core status, 4 point status, 5 flags,");
-        let _ = writeln!(w, "// 6 point command.");
+        let _ = writeln!(w, "// 6 point command, 7 point configuration.");
         let table = |w: &mut String, name: &str, width: u32, arg: &str, rows: Vec<(u32, String)>| {
             let _ = writeln!(w, "function [{}:0] {name}(input [31:0] {arg});", width - 1);
             let _ = writeln!(w, "    begin");
@@ -487,6 +542,7 @@ impl PointRegs {
             WordKind::Status(_) => 4,
             WordKind::Flags => 5,
             WordKind::Command(_) => 6,
+            WordKind::Config(_) => 7,
         };
         table(w, "map_kind", 3, "a", words.iter().map(|x| (x.addr, kind(x.kind).to_string())).collect());
         table(w, "map_bits", 6, "a", words.iter().map(|x| (x.addr, x.bits.to_string())).collect());
@@ -501,6 +557,12 @@ impl PointRegs {
             _ => None,
         });
         table(w, "map_cmd", 8, "a", cmds.collect());
+        let _ = writeln!(w, "localparam integer N_CONFIG = {};", self.config.len());
+        let configs = words.iter().filter_map(|x| match x.kind {
+            WordKind::Config(i) => Some((x.addr, i.to_string())),
+            _ => None,
+        });
+        table(w, "map_config", 8, "a", configs.collect());
         v
     }
 }
@@ -524,5 +586,6 @@ fn kind_text(kind: WordKind) -> String {
         WordKind::Status(i) => format!("point status word {i}, read only"),
         WordKind::Flags => "point flags, write 1 to clear".into(),
         WordKind::Command(i) => format!("point command {i}, write 1 to pulse"),
+        WordKind::Config(i) => format!("point configuration {i}, read/write"),
     }
 }

@@ -24,9 +24,10 @@
 
 use super::binding::{DELAY_BITS, PointBinding, QueryBinding, RECORD_BITS, RecordField, RecordSource, TimeInput};
 use super::bus::Bus;
-use super::regs::{PointField, PointRegs};
+use super::regs::{PointConfig, PointField, PointRegs};
 use crate::export::{Dir, Exported, Port};
 use netmeas_sim::frame::Unparsed;
+use netmeas_sim::frame::control::{CONTROL_ETHERTYPE, ControlError};
 use std::fmt::Write;
 
 /// The read-out window's Verilog (module `netmeas_point_window`).
@@ -39,6 +40,10 @@ pub const QUERY_TESTBENCH: &str = include_str!("netmeas_point_query_tb.v");
 
 /// The record FIFO's memory: 2^4 records (distributed RAM).
 pub const FIFO_ADDR_BITS: u32 = 4;
+
+/// An inline point's record FIFO: 2^5 records, so that the path holds the
+/// MAC only when the FIFO and the frames inside the parser could fill it.
+pub const INLINE_FIFO_ADDR_BITS: u32 = 5;
 
 /// The answer FIFO of a point's query port: 2^5 answers, more than the
 /// SVBF core's 22 clocks from a query to its answer, so queries run at one
@@ -130,7 +135,7 @@ pub struct TopParam {
     /// Its width (an unsigned vector).
     pub bits: u32,
     /// Default value.
-    pub default: u32,
+    pub default: u64,
     /// What it sets.
     pub doc: &'static str,
 }
@@ -150,6 +155,29 @@ pub const TIME_MARKER_PARAMS: [TopParam; 2] = [
         bits: 16,
         default: 256,
         doc: "MAC clocks without a frame in the parser before a marker, and between two (4..65535)",
+    },
+];
+
+/// The parameters of an inline point: the control frames' EtherType and
+/// addresses (`docs/cores/point.md`, *In-band epoch control*).
+pub const CTRL_PARAMS: [TopParam; 3] = [
+    TopParam {
+        name: "CTRL_ETHERTYPE",
+        bits: 16,
+        default: CONTROL_ETHERTYPE as u64,
+        doc: "the control frames' EtherType (IEEE 802 local experimental 0x88B5)",
+    },
+    TopParam {
+        name: "CTRL_DST_MAC",
+        bits: 48,
+        default: 0xffff_ffff_ffff,
+        doc: "the control frames' destination MAC, byte 0 in bits 47:40 (broadcast)",
+    },
+    TopParam {
+        name: "CTRL_SRC_MAC",
+        bits: 48,
+        default: 0x0200_0000_0001,
+        doc: "the control frames' source MAC, byte 0 in bits 47:40 (locally administered)",
     },
 ];
 
@@ -199,6 +227,21 @@ pub fn counter_names() -> Vec<String> {
     n.extend(Unparsed::ALL.iter().map(|u| format!("UNPARSED_{}", upper(u.name()))));
     n.extend(["RECORDS_DROPPED".to_string(), "FIFO_OVERFLOWS".to_string(), "RECORDS_IN_RESET".to_string()]);
     n
+}
+
+/// An inline point's counters: [`counter_names`], then control frames
+/// accepted and refused by reason (`docs/cores/point.md`, *In-band epoch
+/// control*).
+pub fn inline_counter_names() -> Vec<String> {
+    let mut n = counter_names();
+    n.push("CONTROL_FRAMES".to_string());
+    n.extend(ControlError::ALL.iter().map(|e| format!("CONTROL_REFUSED_{}", upper(e.name()))));
+    n
+}
+
+/// The index of counter `name` in `names`.
+fn counter_index(names: &[String], name: &str) -> usize {
+    names.iter().position(|n| n == name).unwrap_or_else(|| panic!("no counter {name}"))
 }
 
 /// The point's own status bits (the `POINT_STATUS` word), from bit 0.
@@ -260,11 +303,56 @@ pub struct PointDesign {
     pub tuser_bits: u32,
     /// The query and answer streams, if the core answers queries.
     pub query: Option<QueryStreams>,
+    /// Inline: frames in on `s_axis_*` and out on `m_axis_*` (the read-out
+    /// on `m_axis_ro_*`), with in-band epoch control.
+    pub inline: bool,
 }
+
+/// The status words of an inline point's in-band epoch control, after
+/// `INTERRUPTIONS`: (name, what it holds).
+pub const CTRL_STATUS_WORDS: [(&str, &str); 10] = [
+    ("CTRL_SEQ", "The sequence number of the control frame that ended the frozen epoch."),
+    (
+        "CTRL_STATUS",
+        "The frozen epoch's pair status: bit 0 USABLE; why not: bit 1 FIRST (no boundary before it), 2 GAP \
+         (boundaries missing), 3 CORRUPT (a control frame refused in it), 4 INTERRUPTED (a reset of the MAC's \
+         side), 5 LOSS (the point lost records).",
+    ),
+    ("CTRL_PEER_PACKETS_LO", "The sender's data frames in the frozen epoch, as its control frame says (bits 0..)."),
+    ("CTRL_PEER_PACKETS_HI", "(bits 32..)"),
+    ("CTRL_PEER_TIME_LO", "The sender's time at the frozen epoch's end, ns, as its control frame says (bits 0..)."),
+    ("CTRL_PEER_TIME_HI", "(bits 32..)"),
+    ("CTRL_BOUNDARIES", "Epoch boundaries taken (control frames that ended an epoch here)."),
+    ("CTRL_FOREIGN", "Control frames of another segment, ignored."),
+    ("CTRL_REPLAYED", "Control frames whose sequence number was not after the last one's, ignored."),
+    ("CTRL_GAPS", "Boundaries found missing: sequence numbers skipped."),
+];
+
+/// The configuration words of an inline point: (name, bits, reset, what it sets).
+pub const CTRL_CONFIG_WORDS: [(&str, u32, u32, &str); 7] = [
+    ("CTRL_ROLE", 2, 0, "In-band epoch control: 0 off (the host's EPOCH_FLIP flips), 1 sender, 2 receiver."),
+    ("CTRL_SEGMENT", 16, 0, "The segment ID the control frames carry (sender) or must carry (receiver)."),
+    (
+        "CTRL_MODE",
+        2,
+        0,
+        "What ends a sender's epoch besides EPOCH_FLIP: 0 nothing, 1 CTRL_EVERY_PACKETS data frames, 2 CTRL_EVERY_NS ns.",
+    ),
+    ("CTRL_EVERY_PACKETS", 32, 0, "Data frames per epoch with CTRL_MODE 1 (0: never)."),
+    ("CTRL_EVERY_NS_LO", 32, 0, "Epoch length with CTRL_MODE 2, ns (bits 0..; 0: never)."),
+    ("CTRL_EVERY_NS_HI", 32, 0, "(bits 32..)"),
+    ("CTRL_STRIP", 1, 0, "A receiver takes control frames off its output (1) or passes them on (0)."),
+];
 
 /// The point around `core` with the frame parser `parser` (an export of a
 /// `frame-parser` config) on `bus`.
-pub fn point(core: &Exported, binding: &PointBinding, parser: &Exported, bus: Bus) -> Result<PointDesign, String> {
+pub fn point(
+    core: &Exported,
+    binding: &PointBinding,
+    parser: &Exported,
+    bus: Bus,
+    inline: bool,
+) -> Result<PointDesign, String> {
     let port = |name: &str| core.ports.iter().find(|p| p.name == name);
     let need = |name: &str, dir: Dir| -> Result<&Port, String> {
         port(name)
@@ -296,11 +384,24 @@ pub fn point(core: &Exported, binding: &PointBinding, parser: &Exported, bus: Bu
         .find(|p| p.name == "s_axis_tdata")
         .map(|p| p.bits as u32)
         .ok_or_else(|| format!("{} is not a frame parser", parser.top))?;
+    if inline {
+        if data_bits != 64 {
+            return Err(format!("an inline point takes a 64-bit MAC (--mac-bits 64), not {data_bits} bits"));
+        }
+        if !matches!(binding.flip, Some((_, Some(_)))) || binding.now.is_some() {
+            return Err(format!(
+                "{}: in-band epoch control needs a core that takes an epoch flip when it is ready (lda, svbf); \
+                 its epochs cannot be aligned at a control frame",
+                core.top
+            ));
+        }
+    }
 
     // Every other port, by name.
     let mut wiring = Wiring::default();
+    let counters = if inline { inline_counter_names() } else { counter_names() };
     let mut status: Vec<PointField> =
-        counter_names().into_iter().map(|n| PointField { doc: counter_doc(&n), name: n }).collect();
+        counters.into_iter().map(|n| PointField { doc: counter_doc(&n), name: n }).collect();
     let bits: Vec<String> =
         POINT_STATUS_BITS.iter().enumerate().map(|(i, (n, d))| format!("bit {i} {n}: {d}")).collect();
     status.push(PointField { name: "POINT_STATUS".into(), doc: format!("{}.", bits.join("; ")) });
@@ -308,6 +409,9 @@ pub fn point(core: &Exported, binding: &PointBinding, parser: &Exported, bus: Bu
         name: "INTERRUPTIONS".into(),
         doc: "Resets of the MAC's side that reached a ready point (saturates at 2^32 - 1).".into(),
     });
+    if inline {
+        status.extend(CTRL_STATUS_WORDS.iter().map(|(n, d)| PointField { name: n.to_string(), doc: d.to_string() }));
+    }
     let mut commands = Vec::new();
     if let Some((_, taken)) = &binding.flip {
         if taken.is_some() {
@@ -375,15 +479,37 @@ pub fn point(core: &Exported, binding: &PointBinding, parser: &Exported, bus: Bu
     ]
     .map(|(n, d)| PointField { name: n.into(), doc: d.into() })
     .to_vec();
+    let mut flags = flags;
+    if inline {
+        flags.push(PointField {
+            name: "CONTROL".into(),
+            doc: "a control frame was refused, foreign or replayed, or boundaries are missing".into(),
+        });
+    }
     let top = format!("netmeas_point_{}", core.top.trim_start_matches("netmeas_"));
-    let regs =
-        PointRegs::for_core(core, status, flags, commands).map(|r| PointRegs { module: format!("{top}_regs"), ..r })?;
+    let config: Vec<PointConfig> = if inline {
+        CTRL_CONFIG_WORDS
+            .iter()
+            .map(|&(n, bits, reset, d)| PointConfig { name: n.into(), doc: d.into(), bits, reset })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let regs = PointRegs::for_core(core, status, flags, commands)
+        .map(|r| PointRegs { module: format!("{top}_regs"), config, ..r })?;
     let readout: Vec<(String, u32)> = wiring.readout.iter().map(|p| (p.name.clone(), p.bits as u32)).collect();
     let tdata_bits = tdata_width(&readout);
 
     let window = ReadoutWindow::new(tdata_bits, regs.addr_width());
     let addr_width = 32 - window.base.leading_zeros();
     let tuser_bits = tuser_bits(binding);
+    let params = if binding.now.is_some() {
+        TIME_MARKER_PARAMS.to_vec()
+    } else if inline {
+        CTRL_PARAMS.to_vec()
+    } else {
+        Vec::new()
+    };
     let verilog = top_verilog(&TopParts {
         top: &top,
         core,
@@ -399,6 +525,8 @@ pub fn point(core: &Exported, binding: &PointBinding, parser: &Exported, bus: Bu
         addr_width,
         tuser_bits,
         query: query.as_ref(),
+        inline,
+        params: &params,
     });
     let mut files = vec![
         (format!("{top}.v"), verilog),
@@ -413,8 +541,15 @@ pub fn point(core: &Exported, binding: &PointBinding, parser: &Exported, bus: Bu
     if query.is_some() {
         files.push(("netmeas_point_query.v".to_string(), QUERY_VERILOG.to_string()));
     }
+    if inline {
+        use super::control;
+        files.push(("netmeas_ctrl_sender.v".to_string(), control::SENDER_VERILOG.to_string()));
+        files.push(("netmeas_ctrl_detect.v".to_string(), control::DETECT_VERILOG.to_string()));
+        files.push(("netmeas_ctrl_strip.v".to_string(), control::STRIP_VERILOG.to_string()));
+        files.push(("netmeas_ctrl_crc.v".to_string(), control::crc_verilog()));
+        files.push(("netmeas_cdc_word.v".to_string(), control::CDC_WORD_VERILOG.to_string()));
+    }
     files.push((format!("{}.v", bus.module()), bus.verilog().to_string()));
-    let params = if binding.now.is_some() { TIME_MARKER_PARAMS.to_vec() } else { Vec::new() };
     Ok(PointDesign {
         top,
         files,
@@ -428,12 +563,24 @@ pub fn point(core: &Exported, binding: &PointBinding, parser: &Exported, bus: Bu
         addr_width,
         tuser_bits,
         query,
+        inline,
     })
 }
 
 /// The point of the block `cfg` behind a frame parser of `data_bits` on
 /// `bus`, and the block's own export; or why the block cannot be a point.
 pub fn wrap(cfg: &crate::export::BlockConfig, data_bits: usize, bus: Bus) -> Result<(PointDesign, Exported), String> {
+    wrap_with(cfg, data_bits, bus, false)
+}
+
+/// [`wrap`], as an inline point (`inline`: frames in and out, in-band epoch
+/// control) or a tap.
+pub fn wrap_with(
+    cfg: &crate::export::BlockConfig,
+    data_bits: usize,
+    bus: Bus,
+    inline: bool,
+) -> Result<(PointDesign, Exported), String> {
     use netmeas_sim::frame::FrameParserConfig;
     let binding = cfg
         .point_binding()
@@ -441,7 +588,7 @@ pub fn wrap(cfg: &crate::export::BlockConfig, data_bits: usize, bus: Bus) -> Res
     let parser_cfg = crate::export::BlockConfig::new(FrameParserConfig { data_bits, ..Default::default() });
     let parser = crate::export::export(&parser_cfg).map_err(|e| e.to_string())?;
     let core = crate::export::export(cfg).map_err(|e| e.to_string())?;
-    Ok((point(&core, &binding, &parser, bus)?, core))
+    Ok((point(&core, &binding, &parser, bus, inline)?, core))
 }
 
 /// A bus by its CLI name (`axi`: AXI4-Lite, `wishbone`: Wishbone B4 pipelined).
@@ -525,6 +672,11 @@ fn counter_doc(name: &str) -> String {
         "RECORDS_IN_RESET" => {
             "Records refused because the record FIFO was in reset (a reset of either side, for its handshake).".into()
         }
+        "CONTROL_FRAMES" => "Control frames of in-band epoch control accepted (their CRC, version and kind right).".into(),
+        n if n.starts_with("CONTROL_REFUSED_") => format!(
+            "Control frames refused: {} (docs/cores/point.md, In-band epoch control).",
+            n.trim_start_matches("CONTROL_REFUSED_").to_lowercase().replace('_', " ")
+        ),
         n => {
             format!("Frames without a record: {}.", n.trim_start_matches("UNPARSED_").to_lowercase().replace('_', " "))
         }
@@ -547,6 +699,8 @@ struct TopParts<'a> {
     addr_width: u32,
     tuser_bits: u32,
     query: Option<&'a QueryStreams>,
+    inline: bool,
+    params: &'a [TopParam],
 }
 
 fn top_verilog(t: &TopParts<'_>) -> String {
@@ -555,7 +709,11 @@ fn top_verilog(t: &TopParts<'_>) -> String {
     let ns = t.regs.status.len();
     let nf = t.regs.flags.len();
     let nc = t.regs.commands.len().max(1);
-    let n_counters = counter_names().len();
+    let names = if t.inline { inline_counter_names() } else { counter_names() };
+    let n_counters = names.len();
+    let idx = |n: &str| counter_index(&names, n);
+    // The read-out stream: m_axis_* on a tap, m_axis_ro_* inline (m_axis_* is the frames' way out).
+    let ro = if t.inline { "m_axis_ro" } else { "m_axis" };
     let has = |n: &str| t.core.ports.iter().any(|p| p.name == n);
     let csr_rdata = if has("csr_rdata") { "core_csr_rdata" } else { "32'd0" };
     let mut v = String::new();
@@ -565,10 +723,14 @@ fn top_verilog(t: &TopParts<'_>) -> String {
     let _ = writeln!(w, "// frame parser {}, the record FIFO and the status counters into the", t.parser.top);
     let _ = writeln!(
         w,
-        "// core {} (clock aclk); its registers on {}, its read-out on m_axis_*.",
+        "// core {} (clock aclk); its registers on {}, its read-out on {ro}_*.",
         t.core.top,
         bus_text(t.bus)
     );
+    if t.inline {
+        let _ = writeln!(w, "// Inline: the frames go on to m_axis_* (MAC clock), with the control frames of");
+        let _ = writeln!(w, "// in-band epoch control put between them (sender) or taken off (receiver).");
+    }
     let _ = writeln!(w, "//\n// Register map (byte addresses):");
     for word in t.regs.words() {
         let _ = writeln!(w, "//   0x{:04x} {}", word.addr, word.name);
@@ -580,7 +742,7 @@ fn top_verilog(t: &TopParts<'_>) -> String {
         4 << t.window.stride_bits,
         t.window.words
     );
-    let _ = writeln!(w, "// m_axis_tdata fields, from bit 0:");
+    let _ = writeln!(w, "// {ro}_tdata fields, from bit 0:");
     let mut at = 0;
     for p in &t.wiring.readout {
         let _ = writeln!(w, "//   [{}:{}] {}", at + p.bits - 1, at, p.name);
@@ -600,18 +762,18 @@ fn top_verilog(t: &TopParts<'_>) -> String {
         let _ = writeln!(w, "// s_axis_tuser[{}:65]: the frame's one-way delay (first beat).", 64 + DELAY_BITS);
     }
     let _ = writeln!(w, "\n`resetall\n`timescale 1ns / 1ps\n`default_nettype none\n");
-    if t.binding.now.is_some() {
+    if t.params.is_empty() {
+        let _ = writeln!(w, "module {} (", t.top);
+    } else {
         let _ = writeln!(w, "module {} #(", t.top);
-        for (i, p) in TIME_MARKER_PARAMS.iter().enumerate() {
-            let sep = if i + 1 == TIME_MARKER_PARAMS.len() { "" } else { "," };
+        for (i, p) in t.params.iter().enumerate() {
+            let sep = if i + 1 == t.params.len() { "" } else { "," };
             let _ = writeln!(w, "    // {}", p.doc);
-            let _ = writeln!(w, "    parameter [{}:0] {} = {}'d{}{sep}", p.bits - 1, p.name, p.bits, p.default);
+            let _ = writeln!(w, "    parameter [{}:0] {} = {}'h{:x}{sep}", p.bits - 1, p.name, p.bits, p.default);
         }
         let _ = writeln!(w, ") (");
-    } else {
-        let _ = writeln!(w, "module {} (", t.top);
     }
-    let ports = top_ports(t.bus, t.data_bits, aw, t.tdata_bits, t.tuser_bits, t.query);
+    let ports = top_ports(t.bus, t.data_bits, aw, t.tdata_bits, t.tuser_bits, t.query, t.inline);
     let mut group = "";
     for (i, p) in ports.iter().enumerate() {
         if p.group != group {
@@ -647,12 +809,24 @@ fn top_verilog(t: &TopParts<'_>) -> String {
         w,
         "wire        fifo_s_reset;       // the FIFO's write side is in reset: a record is refused, counted"
     );
+    if t.inline {
+        inline_path_verilog(w, t.tuser_bits);
+    }
+    let (pd, pk, pv, pl, pu) = if t.inline {
+        ("p_tdata", "p_tkeep", "p_tvalid", "p_tlast", "p_tuser")
+    } else {
+        ("s_axis_tdata", "s_axis_tkeep", "s_axis_tvalid", "s_axis_tlast", "s_axis_tuser")
+    };
+    let parser_ready = if t.inline { "" } else { "s_axis_tready" };
+    if t.inline {
+        let _ = writeln!(w, "/* verilator lint_off PINCONNECTEMPTY */  // the parser watches the path: it is never asked to wait");
+    }
     let _ = writeln!(w, "\n{} parser (", t.parser.top);
     let _ = writeln!(w, "    .clock(s_axis_aclk), .reset(s_rst),");
-    let _ = writeln!(w, "    .s_axis_tdata(s_axis_tdata), .s_axis_tkeep(s_axis_tkeep), .s_axis_tvalid(s_axis_tvalid),");
+    let _ = writeln!(w, "    .s_axis_tdata({pd}), .s_axis_tkeep({pk}), .s_axis_tvalid({pv}),");
     let _ = writeln!(
         w,
-        "    .s_axis_tready(s_axis_tready), .s_axis_tlast(s_axis_tlast), .s_axis_tuser(s_axis_tuser{}),",
+        "    .s_axis_tready({parser_ready}), .s_axis_tlast({pl}), .s_axis_tuser({pu}{}),",
         if t.tuser_bits > 65 { "[64:0]" } else { "" }
     );
     let _ = writeln!(w, "    .time_ns(s_axis_time_ns),");
@@ -661,17 +835,29 @@ fn top_verilog(t: &TopParts<'_>) -> String {
         let _ = writeln!(w, "    .{}(rec_{}),", f.parser_port(), field_name(f));
     }
     let _ = writeln!(w, "    .stat_valid(stat_valid), .stat_reason(stat_reason), .stat_dropped(stat_dropped)\n);\n");
+    if t.inline {
+        let _ = writeln!(w, "/* verilator lint_on PINCONNECTEMPTY */");
+        inline_verdict_verilog(w);
+    }
     // Counter events.
-    let _ = writeln!(w, "// Counter events: {}.", counter_names().join(", "));
+    let data = if t.inline { " && !ctrl_here" } else { "" };
+    let _ = writeln!(w, "// Counter events: {}.", names.join(", "));
     let _ = writeln!(w, "wire [{}:0] s_event;", n_counters - 1);
     let _ = writeln!(w, "assign s_event[0] = stat_valid;");
     let _ = writeln!(w, "assign s_event[1] = stat_valid && stat_reason == 4'd0;");
     for r in 1..=Unparsed::ALL.len() {
-        let _ = writeln!(w, "assign s_event[{}] = stat_valid && stat_reason == 4'd{r};", r + 1);
+        let _ = writeln!(w, "assign s_event[{}] = stat_valid && stat_reason == 4'd{r}{data};", r + 1);
     }
-    let _ = writeln!(w, "assign s_event[{}] = stat_dropped;", n_counters - 3);
-    let _ = writeln!(w, "assign s_event[{}] = fifo_overflow;", n_counters - 2);
-    let _ = writeln!(w, "assign s_event[{}] = rec_valid && fifo_s_reset;", n_counters - 1);
+    let _ = writeln!(w, "assign s_event[{}] = stat_dropped;", idx("RECORDS_DROPPED"));
+    let _ = writeln!(w, "assign s_event[{}] = fifo_overflow;", idx("FIFO_OVERFLOWS"));
+    let _ = writeln!(w, "assign s_event[{}] = (rec_valid{}) && fifo_s_reset;", idx("RECORDS_IN_RESET"), if t.inline { " || ctrl_here" } else { "" });
+    if t.inline {
+        let _ = writeln!(w, "assign s_event[{}] = ctrl_here && ctrl_error == 3'd0;", idx("CONTROL_FRAMES"));
+        for (i, e) in ControlError::ALL.iter().enumerate() {
+            let n = format!("CONTROL_REFUSED_{}", upper(e.name()));
+            let _ = writeln!(w, "assign s_event[{}] = ctrl_here && ctrl_error == 3'd{};", idx(&n), i + 1);
+        }
+    }
     // The record, and the delay above it if the core takes it.
     let mut packed: Vec<String> = RecordField::ALL.iter().map(|&f| format!("rec_{}", field_name(f))).collect();
     if t.binding.takes_delay() {
@@ -680,18 +866,23 @@ fn top_verilog(t: &TopParts<'_>) -> String {
     let packed = format!("{{{}}}", packed.join(", "));
     let rec_bits = RECORD_BITS + t.binding.extra_bits();
     if t.binding.takes_delay() || t.binding.now.is_some() {
-        frame_tracker_verilog(w);
+        frame_tracker_verilog(w, pv, pl);
     }
     if t.binding.takes_delay() {
-        delay_verilog(w);
+        delay_verilog(w, pu);
     }
     let (fifo_bits, fifo_in, fifo_in_valid) = match &t.binding.now {
         Some(_) => {
             marker_verilog(w, &packed, rec_bits);
             (rec_bits + 1, "fifo_in", "fifo_in_valid")
         }
+        None if t.inline => {
+            inline_fifo_in_verilog(w, &packed, rec_bits);
+            (rec_bits + 1, "fifo_in", "fifo_in_valid")
+        }
         None => (rec_bits, packed.as_str(), "rec_valid"),
     };
+    let fifo_addr_bits = if t.inline { INLINE_FIFO_ADDR_BITS } else { FIFO_ADDR_BITS };
 
     // Crossing.
     let _ = writeln!(w, "\n// ------------------------------------------------------------ crossing");
@@ -702,7 +893,13 @@ fn top_verilog(t: &TopParts<'_>) -> String {
         w,
         "wire [{}:0]     rec;          // the record{}, in the core's domain",
         fifo_bits - 1,
-        if fifo_bits > rec_bits { " (or a time marker: its top bit)" } else { "" }
+        if t.inline {
+            " (or a control frame: its top bit)"
+        } else if fifo_bits > rec_bits {
+            " (or a time marker: its top bit)"
+        } else {
+            ""
+        }
     );
     let _ = writeln!(w, "wire             rec_out_valid;");
     let _ = writeln!(w, "wire             rec_out_ready;");
@@ -711,7 +908,7 @@ fn top_verilog(t: &TopParts<'_>) -> String {
     let _ = writeln!(w, "/* verilator lint_on UNUSEDSIGNAL */");
     let _ =
         writeln!(w, "\n/* verilator lint_off PINCONNECTEMPTY */  // the FIFO's own status: FIFO_OVERFLOWS counts it");
-    let _ = writeln!(w, "netmeas_async_fifo #(.WIDTH({fifo_bits}), .ADDR_BITS({FIFO_ADDR_BITS})) fifo (");
+    let _ = writeln!(w, "netmeas_async_fifo #(.WIDTH({fifo_bits}), .ADDR_BITS({fifo_addr_bits})) fifo (");
     let _ = writeln!(w, "    .s_clk(s_axis_aclk), .s_rst(s_rst),");
     let _ =
         writeln!(w, "    .s_axis_tdata({fifo_in}), .s_axis_tvalid({fifo_in_valid}), .s_axis_tready(fifo_in_ready),");
@@ -720,7 +917,8 @@ fn top_verilog(t: &TopParts<'_>) -> String {
         w,
         "    .s_status_full(), .s_status_empty({empty}), .s_status_overflow(fifo_overflow), .s_overflow_count(),"
     );
-    let _ = writeln!(w, "    .s_status_reset(fifo_s_reset),");
+    let used = if t.inline { "fifo_used" } else { "" };
+    let _ = writeln!(w, "    .s_status_reset(fifo_s_reset), .s_status_used({used}),");
     let _ = writeln!(w, "    .m_clk(aclk), .m_rst(rst),");
     let _ = writeln!(w, "    .m_axis_tdata(rec), .m_axis_tvalid(rec_out_valid), .m_axis_tready(rec_out_ready),");
     let _ = writeln!(w, "    .m_status_reset(fifo_m_reset)\n);");
@@ -746,10 +944,24 @@ fn top_verilog(t: &TopParts<'_>) -> String {
         let _ = writeln!(w, "wire is_packet = {not_marker}rec[{}:{}] != 2'd0;", r.lsb() + 1, r.lsb());
     } else if t.binding.now.is_some() {
         let _ = writeln!(w, "wire is_packet = !is_marker;");
+    } else if t.inline {
+        let _ = writeln!(w, "wire is_control = rec[{rec_bits}];   // a control frame's verdict, taken by the control logic");
+        let _ = writeln!(w, "wire is_packet = !is_control;");
     } else {
         let _ = writeln!(w, "wire is_packet = 1'b1;");
     }
-    let _ = writeln!(w, "assign rec_out_ready = !is_packet || core_s_ready;");
+    if t.inline {
+        let _ = writeln!(w, "wire ctrl_take;                  // the control logic takes the control frame's verdict");
+        let _ = writeln!(w, "wire ctrl_flip;                  // ... which flips the core (an epoch boundary)");
+        let _ = writeln!(w, "wire ctrl_flag;                  // ... which sets the CONTROL flag");
+        let _ = writeln!(w, "wire [{}:0] ctrl_words;         // CTRL_SEQ ... CTRL_GAPS", 32 * CTRL_STATUS_WORDS.len() - 1);
+        let _ = writeln!(w, "/* verilator lint_off UNUSEDSIGNAL */  // the words' bits above their fields read 0");
+        let _ = writeln!(w, "wire [{}:0] config_words;        // CTRL_ROLE ... CTRL_STRIP", 32 * CTRL_CONFIG_WORDS.len() - 1);
+        let _ = writeln!(w, "/* verilator lint_on UNUSEDSIGNAL */");
+        let _ = writeln!(w, "assign rec_out_ready = is_control ? ctrl_take : core_s_ready;");
+    } else {
+        let _ = writeln!(w, "assign rec_out_ready = !is_packet || core_s_ready;");
+    }
     if t.binding.keeps_time_origin() {
         let ts = RecordField::Ts;
         let ts = format!("rec[{}:{}]", ts.lsb() + 63, ts.lsb());
@@ -809,6 +1021,15 @@ fn top_verilog(t: &TopParts<'_>) -> String {
     );
     let _ = writeln!(w, "assign status_words[{}:{}] = interruptions;", 32 * n_counters + 63, 32 * n_counters + 32);
     let mut next_word = n_counters + 2;
+    if t.inline {
+        let _ = writeln!(
+            w,
+            "assign status_words[{}:{}] = ctrl_words;   // CTRL_SEQ ... CTRL_GAPS",
+            32 * (next_word + CTRL_STATUS_WORDS.len()) - 1,
+            32 * next_word
+        );
+        next_word += CTRL_STATUS_WORDS.len();
+    }
     if let Some((_, taken)) = &t.binding.flip {
         let _ = writeln!(w, "reg  epoch_pending = 1'b0;");
         if taken.is_some() {
@@ -836,16 +1057,17 @@ fn top_verilog(t: &TopParts<'_>) -> String {
     }
     debug_assert_eq!(next_word, ns);
     let marker = t.core.ports.iter().find(|p| p.name == t.binding.epoch_marker).expect("checked by point()");
-    readiness_verilog(w, marker, n_counters - 1);
-    // Flags: set when a counter moves, or by an interruption.
+    readiness_verilog(w, marker, idx("RECORDS_IN_RESET"));
+    // Flags: set when a counter moves, or by an interruption (or the control logic).
     let reasons = Unparsed::ALL.len();
     let _ = writeln!(
         w,
-        "wire [{}:0] flag_set = {{interruption, cnt_changed[2], |cnt_changed[{}:2], cnt_changed[{}], cnt_changed[{}]}};",
+        "wire [{}:0] flag_set = {{{}interruption, cnt_changed[2], |cnt_changed[{}:2], cnt_changed[{}], cnt_changed[{}]}};",
         nf - 1,
+        if t.inline { "ctrl_flag, " } else { "" },
         reasons + 1,
-        n_counters - 2,
-        n_counters - 3
+        idx("FIFO_OVERFLOWS"),
+        idx("RECORDS_DROPPED")
     );
     // Epoch flip.
     if let Some((req, taken)) = &t.binding.flip {
@@ -853,11 +1075,16 @@ fn top_verilog(t: &TopParts<'_>) -> String {
             let _ = writeln!(w, "wire core_{tk};");
         }
         let _ = writeln!(w, "// EPOCH_FLIP (command 0) asks for a flip; one asked while one waits is the same flip.");
+        if t.inline {
+            let _ = writeln!(w, "// Inline, with CTRL_ROLE 0 only: a sender asks its control frame for it, a receiver");
+            let _ = writeln!(w, "// follows the sender's.");
+        }
+        let host = if t.inline { "cmd_pulse[0] && ctrl_role == 2'd0" } else { "cmd_pulse[0]" };
         let _ = writeln!(w, "always @(posedge aclk) begin");
         match taken {
             Some(tk) => {
                 let _ = writeln!(w, "    if (rst || (epoch_pending && core_{tk})) epoch_pending <= 1'b0;");
-                let _ = writeln!(w, "    else if (cmd_pulse[0]) epoch_pending <= 1'b1;");
+                let _ = writeln!(w, "    else if ({host}) epoch_pending <= 1'b1;");
             }
             None => {
                 let _ =
@@ -865,14 +1092,20 @@ fn top_verilog(t: &TopParts<'_>) -> String {
             }
         }
         let _ = writeln!(w, "end");
-        let _ = writeln!(w, "wire core_{req} = epoch_pending;");
+        if t.inline {
+            let tk = taken.as_deref().expect("checked by point()");
+            inline_control_verilog(w, tk, idx);
+            let _ = writeln!(w, "wire core_{req} = epoch_pending || ctrl_flip;");
+        } else {
+            let _ = writeln!(w, "wire core_{req} = epoch_pending;");
+        }
     }
     // Read-out.
     let _ = writeln!(w, "\n// Read-out fields.");
     for p in &t.wiring.readout {
         let _ = writeln!(w, "wire [{}:0] core_{};", p.bits - 1, p.name);
     }
-    let _ = writeln!(w, "assign m_axis_tdata = {};", tdata_concat(t.readout, t.tdata_bits));
+    let _ = writeln!(w, "assign {ro}_tdata = {};", tdata_concat(t.readout, t.tdata_bits));
 
     // Packet IDs computed from the key.
     for (n, _) in t.binding.packet.iter().filter(|(_, s)| *s == RecordSource::KeyDigest) {
@@ -904,11 +1137,11 @@ fn top_verilog(t: &TopParts<'_>) -> String {
         } else if n == "s_ready" {
             "core_s_ready".into()
         } else if n == "m_ro_valid" {
-            "m_axis_tvalid".into()
+            format!("{ro}_tvalid")
         } else if n == "m_ro_ready" {
-            "m_axis_tready || window_take".into()
+            format!("{ro}_tready || window_take")
         } else if n == t.binding.readout_last {
-            "m_axis_tlast".into()
+            format!("{ro}_tlast")
         } else if n.starts_with("csr_") {
             format!("core_{n}")
         } else if t.binding.packet.iter().any(|(q, s)| q == n && *s == RecordSource::KeyDigest) {
@@ -933,8 +1166,8 @@ fn top_verilog(t: &TopParts<'_>) -> String {
     // Register block.
     let _ = writeln!(w, "\nassign irq = |flags;");
     let empty = !has("csr_we") || !has("csr_re");
-    if empty {
-        let _ = writeln!(w, "/* verilator lint_off PINCONNECTEMPTY */  // a strobe the core does not take");
+    if empty || !t.inline {
+        let _ = writeln!(w, "/* verilator lint_off PINCONNECTEMPTY */  // a strobe the core does not take; no configuration");
     }
     let _ = writeln!(w, "{} regs (", t.regs.module);
     let _ = writeln!(w, "    .clk(aclk), .rst(rst),");
@@ -951,9 +1184,13 @@ fn top_verilog(t: &TopParts<'_>) -> String {
         w,
         "    .csr_we({csr_we}), .csr_re({csr_re}), .csr_addr({csr_addr}), .csr_wdata({csr_wdata}), .csr_rdata({csr_rdata}),"
     );
-    let _ =
-        writeln!(w, "    .status_words(status_words), .flag_set(flag_set), .flags(flags), .cmd_pulse(cmd_pulse)\n);");
-    if empty {
+    let _ = writeln!(w, "    .status_words(status_words), .flag_set(flag_set), .flags(flags), .cmd_pulse(cmd_pulse),");
+    if t.inline {
+        let _ = writeln!(w, "    .config_words(config_words)\n);");
+    } else {
+        let _ = writeln!(w, "    .config_words()   // (no configuration words of the point's own)\n);");
+    }
+    if empty || !t.inline {
         let _ = writeln!(w, "/* verilator lint_on PINCONNECTEMPTY */");
     }
 
@@ -988,6 +1225,280 @@ fn top_verilog(t: &TopParts<'_>) -> String {
     let _ = writeln!(w, "    .rsp_valid(rsp_valid), .rsp_err(rsp_err), .rsp_rdata(rsp_rdata)\n);");
     let _ = writeln!(w, "\nendmodule\n\n`resetall");
     v
+}
+
+/// An inline point's data path in the MAC's clock (`docs/cores/point.md`,
+/// *Inline*): `s_axis_*` through the control frame sender
+/// (`netmeas_ctrl_sender`) onto the path `x_*`, which the frame parser and
+/// the control detector watch (`p_*`: its beats as they are taken), and
+/// through the strip (`netmeas_ctrl_strip`) to `m_axis_*`. The path holds
+/// the MAC while the record FIFO and the frames inside the parser could fill
+/// the FIFO, so the point loses no record. Declares the configuration as the
+/// MAC's side sees it (`s_ctrl_*`, from [`inline_control_verilog`]'s
+/// crossing) and `s_flip_req`.
+fn inline_path_verilog(w: &mut String, tuser_bits: u32) {
+    let room = (1u32 << INLINE_FIFO_ADDR_BITS) - 1;
+    let text = r#"
+// ------------------------------------------------------------ the data path (inline)
+// s_axis_* -> control frame sender -> x_* -> strip -> m_axis_*; the frame parser and
+// the control detector watch x_* (docs/cores/point.md, In-band epoch control).
+wire [63:0]     x_tdata;
+wire [7:0]      x_tkeep;
+wire            x_tvalid;
+wire            x_tready;
+wire            x_tlast;
+wire [TU_MSB:0] x_tuser;
+wire            x_take = x_tvalid && x_tready;
+wire [ADDR:0]   fifo_used;          // records in the FIFO, as the MAC's side sees them
+reg  [5:0]      s_parsing = 6'd0;   // frames begun on the path whose outcome has not come
+reg             x_in_frame = 1'b0;
+wire            strip_ready;
+// The path holds the MAC while the FIFO and the frames inside the parser could fill
+// the FIFO: no record is lost, and tready tells the MAC.
+wire            room = {1'b0, fifo_used} + {1'b0, s_parsing} < 7'dROOM;
+assign x_tready = strip_ready && room;
+always @(posedge s_axis_aclk) begin
+    if (s_rst) begin
+        x_in_frame <= 1'b0;
+        s_parsing <= 6'd0;
+    end else begin
+        if (x_take) x_in_frame <= !x_tlast;
+        s_parsing <= s_parsing + {5'd0, x_take && !x_in_frame} - {5'd0, stat_valid};
+    end
+end
+// The configuration as the MAC's side has it (from the core's clock: netmeas_cdc_word).
+wire [116:0]    s_ctrl_cfg;
+wire [1:0]      s_ctrl_role = s_ctrl_cfg[1:0];
+wire [15:0]     s_ctrl_segment = s_ctrl_cfg[17:2];
+wire [1:0]      s_ctrl_mode = s_ctrl_cfg[19:18];
+wire [31:0]     s_ctrl_every_packets = s_ctrl_cfg[51:20];
+wire [63:0]     s_ctrl_every_ns = s_ctrl_cfg[115:52];
+wire            s_ctrl_strip = s_ctrl_cfg[116];
+wire            s_flip_req;         // a host's EPOCH_FLIP on a sender
+/* verilator lint_off PINCONNECTEMPTY */  // the sender's own status: the core's CTRL_* say it
+netmeas_ctrl_sender #(.TUSER_BITS(TU), .ETHERTYPE(CTRL_ETHERTYPE), .DST_MAC(CTRL_DST_MAC), .SRC_MAC(CTRL_SRC_MAC)) path_sender (
+    .clk(s_axis_aclk), .rst(s_rst),
+    .enable(s_ctrl_role == 2'd1), .mode(s_ctrl_mode), .every_packets(s_ctrl_every_packets),
+    .every_ns(s_ctrl_every_ns), .segment(s_ctrl_segment), .flip_req(s_flip_req), .time_ns(s_axis_time_ns),
+    .s_axis_tdata(s_axis_tdata), .s_axis_tkeep(s_axis_tkeep), .s_axis_tvalid(s_axis_tvalid),
+    .s_axis_tready(s_axis_tready), .s_axis_tlast(s_axis_tlast), .s_axis_tuser(s_axis_tuser),
+    .m_axis_tdata(x_tdata), .m_axis_tkeep(x_tkeep), .m_axis_tvalid(x_tvalid), .m_axis_tready(x_tready),
+    .m_axis_tlast(x_tlast), .m_axis_tuser(x_tuser),
+    .seq(), .sent()
+);
+/* verilator lint_on PINCONNECTEMPTY */
+netmeas_ctrl_strip #(.TUSER_BITS(TU), .ETHERTYPE(CTRL_ETHERTYPE)) path_strip (
+    .clk(s_axis_aclk), .rst(s_rst), .strip(s_ctrl_role == 2'd2 && s_ctrl_strip),
+    .s_axis_tdata(x_tdata), .s_axis_tkeep(x_tkeep), .s_axis_tvalid(x_tvalid && room), .s_axis_tready(strip_ready),
+    .s_axis_tlast(x_tlast), .s_axis_tuser(x_tuser),
+    .m_axis_tdata(m_axis_tdata), .m_axis_tkeep(m_axis_tkeep), .m_axis_tvalid(m_axis_tvalid),
+    .m_axis_tready(m_axis_tready), .m_axis_tlast(m_axis_tlast), .m_axis_tuser(m_axis_tuser)
+);
+// The frames as the parser sees them: the path's beats as they are taken.
+wire [63:0]     p_tdata = x_tdata;
+wire [7:0]      p_tkeep = x_tkeep;
+wire            p_tvalid = x_take;
+wire            p_tlast = x_tlast;
+wire [TU_MSB:0] p_tuser = x_tuser;
+"#;
+    let text = text
+        .replace("TU_MSB", &(tuser_bits - 1).to_string())
+        .replace("(TU)", &format!("({tuser_bits})"))
+        .replace("ADDR:0", &format!("{INLINE_FIFO_ADDR_BITS}:0"))
+        .replace("7'dROOM", &format!("7'd{room}"));
+    w.push_str(&text);
+}
+
+/// An inline point's control detector (`netmeas_ctrl_detect`) on the path,
+/// its verdicts queued in frame order until each frame's outcome from the
+/// parser (one per frame, in order: the detector's comes ten clocks
+/// earlier). Defines `ctrl_here` (this outcome is a control frame's),
+/// `ctrl_error` and `ctrl_fields` ({error, kind, segment, seq, packets,
+/// time}, 187 bits).
+fn inline_verdict_verilog(w: &mut String) {
+    w.push_str(
+        r#"
+// Control frames on the path (netmeas_ctrl_detect), their verdicts queued in frame
+// order until each frame's outcome from the parser.
+wire            v_valid;
+wire            v_ctrl;
+wire [2:0]      v_error;
+wire [7:0]      v_kind;
+wire [15:0]     v_segment;
+wire [31:0]     v_seq;
+wire [63:0]     v_packets;
+wire [63:0]     v_time;
+netmeas_ctrl_detect #(.ETHERTYPE(CTRL_ETHERTYPE)) path_detect (
+    .clk(s_axis_aclk), .rst(s_rst),
+    .beat_valid(x_take), .beat_data(x_tdata), .beat_keep(x_tkeep), .beat_last(x_tlast), .beat_bad(x_tuser[0]),
+    .v_valid(v_valid), .v_ctrl(v_ctrl), .v_error(v_error), .v_kind(v_kind), .v_segment(v_segment),
+    .v_seq(v_seq), .v_packets(v_packets), .v_time(v_time)
+);
+reg  [187:0]    s_verdict [0:15];
+reg  [3:0]      s_verdict_wr = 4'd0;
+reg  [3:0]      s_verdict_rd = 4'd0;
+always @(posedge s_axis_aclk) begin
+    if (v_valid) s_verdict[s_verdict_wr] <= {v_ctrl, v_error, v_kind, v_segment, v_seq, v_packets, v_time};
+    if (s_rst) begin
+        s_verdict_wr <= 4'd0;
+        s_verdict_rd <= 4'd0;
+    end else begin
+        if (v_valid) s_verdict_wr <= s_verdict_wr + 4'd1;
+        if (stat_valid) s_verdict_rd <= s_verdict_rd + 4'd1;
+    end
+end
+wire [187:0]    s_verdict_head = s_verdict[s_verdict_rd];
+wire            ctrl_here = stat_valid && s_verdict_head[187];   // this outcome is a control frame's
+wire [2:0]      ctrl_error = s_verdict_head[186:184];
+wire [186:0]    ctrl_fields = s_verdict_head[186:0];
+"#,
+    );
+}
+
+/// An inline point's FIFO word: a record, or a control frame's verdict in
+/// the record's place with the word's top bit set. Defines `fifo_in` and
+/// `fifo_in_valid`.
+fn inline_fifo_in_verilog(w: &mut String, packed: &str, rec_bits: u32) {
+    let _ = writeln!(w, "\n// A record, or a control frame's verdict (the word's top bit) in the record's place.");
+    let _ = writeln!(w, "wire         fifo_in_valid = rec_valid || ctrl_here;");
+    let _ = writeln!(
+        w,
+        "wire [{rec_bits}:0] fifo_in = ctrl_here ? {{1'b1, {}'d0, ctrl_fields}} : {{1'b0, {packed}}};",
+        rec_bits - 187
+    );
+}
+
+/// An inline point's in-band epoch control in the core's clock (LDA §III,
+/// §V; `docs/cores/point.md`): the configuration's crossing to the MAC's
+/// clock, a sender's EPOCH_FLIP as a toggle, and the control frames' verdicts
+/// as they reach the head of the records: an epoch boundary of the segment,
+/// after the last one taken, flips the core (`ctrl_flip`, held until the
+/// core's `taken` output shows the flip taken, no record passing it) and
+/// freezes the pair's status (`ctrl_words`); a refused control frame taints
+/// the live epoch; one of another segment, or whose sequence number is not
+/// after the last, is counted and ignored. Assigns `ctrl_take`, `ctrl_flip`,
+/// `ctrl_flag` and `ctrl_words`.
+fn inline_control_verilog(w: &mut String, taken: &str, idx: impl Fn(&str) -> usize) {
+    let text = r#"
+// ------------------------------------------------------------ in-band epoch control
+// (LDA §III, §V: a sequence-numbered control frame at each epoch's end.)
+wire [1:0]   ctrl_role = config_words[1:0];
+wire [15:0]  ctrl_segment = config_words[47:32];
+// The configuration into the MAC's clock: {strip, every_ns, every_packets, mode, segment, role}.
+netmeas_cdc_word #(.W(117)) cfg_cross (
+    .m_clk(aclk), .m_rst(rst),
+    .m_value({config_words[192], config_words[191:128], config_words[127:96], config_words[65:64],
+              config_words[47:32], config_words[1:0]}),
+    .s_clk(s_axis_aclk), .s_value_capture(s_ctrl_cfg)
+);
+// A host's EPOCH_FLIP on a sender: a level toggled here, a pulse in the MAC's clock.
+reg          m_flip_level = 1'b0;
+always @(posedge aclk) if (cmd_pulse[0] && ctrl_role == 2'd1) m_flip_level <= !m_flip_level;
+(* ASYNC_REG = "TRUE" *) reg s_flip_sync1 = 1'b0;
+(* ASYNC_REG = "TRUE" *) reg s_flip_sync2 = 1'b0;
+reg          s_flip_seen = 1'b0;
+always @(posedge s_axis_aclk) begin
+    s_flip_sync1 <= m_flip_level;
+    s_flip_sync2 <= s_flip_sync1;
+    s_flip_seen <= s_flip_sync2;
+end
+assign s_flip_req = s_flip_sync2 != s_flip_seen;
+
+// A control frame's verdict at the head of the records.
+wire [2:0]   c_error = rec[186:184];
+wire [15:0]  c_segment = rec[175:160];
+wire [31:0]  c_seq = rec[159:128];
+wire [63:0]  c_packets = rec[127:64];
+wire [63:0]  c_time = rec[63:0];
+reg          have_seq = 1'b0;        // a boundary was taken since the role was set
+reg  [31:0]  last_seq = 32'd0;       // its sequence number
+reg  [1:0]   role_seen = 2'd0;
+wire [31:0]  c_ahead = c_seq - last_seq;
+wire         c_head = rec_out_valid && is_control && ctrl_role != 2'd0;
+wire         c_ok = c_error == 3'd0;
+wire         c_foreign = c_ok && c_segment != ctrl_segment;
+wire         c_replay = c_ok && !c_foreign && have_seq && (c_ahead == 32'd0 || c_ahead[31]);
+wire         c_boundary = c_head && c_ok && !c_foreign && !c_replay;
+assign ctrl_flip = c_boundary;
+// A boundary is taken with the core's flip (no record passes it); any other control frame at once.
+assign ctrl_take = !c_boundary || core_TAKEN;
+wire         c_taken = c_head && ctrl_take;
+wire         c_first = !have_seq;
+wire         c_gap = have_seq && c_ahead != 32'd1;
+// The point lost records (the FIFO full, refused in reset, dropped by the parser).
+wire         lost_now = cnt_changed[I_OVERFLOW] || cnt_changed[I_IN_RESET] || cnt_changed[I_DROPPED];
+reg          live_corrupt = 1'b0;    // a control frame was refused in the live epoch
+reg          live_loss = 1'b0;       // the point lost records in it
+wire [4:0]   c_why = {live_loss || lost_now, live_interrupted || losing, live_corrupt, c_gap, c_first};
+reg  [31:0]  ctrl_seq_q = 32'd0;
+reg  [5:0]   ctrl_status_q = 6'd0;
+reg  [63:0]  ctrl_peer_packets = 64'd0;
+reg  [63:0]  ctrl_peer_time = 64'd0;
+reg  [31:0]  ctrl_boundaries = 32'd0;
+reg  [31:0]  ctrl_foreign = 32'd0;
+reg  [31:0]  ctrl_replayed = 32'd0;
+reg  [31:0]  ctrl_gaps = 32'd0;
+reg          ctrl_flag_q = 1'b0;
+always @(posedge aclk) begin
+    ctrl_flag_q <= 1'b0;
+    role_seen <= ctrl_role;
+    if (rst) begin
+        have_seq <= 1'b0;
+        live_corrupt <= 1'b0;
+        live_loss <= 1'b0;
+        ctrl_seq_q <= 32'd0;
+        ctrl_status_q <= 6'd0;
+        ctrl_peer_packets <= 64'd0;
+        ctrl_peer_time <= 64'd0;
+        ctrl_boundaries <= 32'd0;
+        ctrl_foreign <= 32'd0;
+        ctrl_replayed <= 32'd0;
+        ctrl_gaps <= 32'd0;
+    end else if (ctrl_role != role_seen) begin
+        // A new role: the next boundary is the first.
+        have_seq <= 1'b0;
+        live_corrupt <= 1'b0;
+        live_loss <= 1'b0;
+    end else begin
+        if (lost_now) live_loss <= 1'b1;
+        if (c_taken) begin
+            if (c_boundary) begin
+                ctrl_seq_q <= c_seq;
+                ctrl_status_q <= {c_why, c_why == 5'd0};
+                ctrl_peer_packets <= c_packets;
+                ctrl_peer_time <= c_time;
+                last_seq <= c_seq;
+                have_seq <= 1'b1;
+                live_corrupt <= 1'b0;
+                live_loss <= lost_now;
+                ctrl_boundaries <= ctrl_boundaries + 32'd1;
+                if (c_gap) begin
+                    ctrl_gaps <= ctrl_gaps + c_ahead - 32'd1;
+                    ctrl_flag_q <= 1'b1;
+                end
+            end else if (!c_ok) begin
+                live_corrupt <= 1'b1;
+                ctrl_flag_q <= 1'b1;
+            end else if (c_foreign) begin
+                ctrl_foreign <= ctrl_foreign + 32'd1;
+                ctrl_flag_q <= 1'b1;
+            end else begin
+                ctrl_replayed <= ctrl_replayed + 32'd1;
+                ctrl_flag_q <= 1'b1;
+            end
+        end
+    end
+end
+assign ctrl_flag = ctrl_flag_q;
+assign ctrl_words = {ctrl_gaps, ctrl_replayed, ctrl_foreign, ctrl_boundaries, ctrl_peer_time, ctrl_peer_packets,
+                     26'd0, ctrl_status_q, ctrl_seq_q};
+"#;
+    let text = text
+        .replace("core_TAKEN", &format!("core_{taken}"))
+        .replace("I_OVERFLOW", &idx("FIFO_OVERFLOWS").to_string())
+        .replace("I_IN_RESET", &idx("RECORDS_IN_RESET").to_string())
+        .replace("I_DROPPED", &idx("RECORDS_DROPPED").to_string());
+    w.push_str(&text);
 }
 
 /// The point's readiness and its interruptions (`docs/cores/point.md`,
@@ -1061,8 +1572,9 @@ fn window_verilog(w: &mut String, t: &TopParts<'_>, regs_aw: u32) {
     let _ =
         writeln!(w, "    .acc_valid(acc_valid && acc_window), .acc_we(acc_we), .acc_addr(acc_addr[{}:0]),", waw - 1);
     let _ = writeln!(w, "    .rsp_valid(win_rsp_valid), .rsp_err(win_rsp_err), .rsp_rdata(win_rsp_rdata),");
-    let _ = writeln!(w, "    .ro_tdata(m_axis_tdata), .ro_tvalid(m_axis_tvalid), .ro_tlast(m_axis_tlast),");
-    let _ = writeln!(w, "    .ro_tready_ext(m_axis_tready), .ro_take(window_take)\n);");
+    let ro = if t.inline { "m_axis_ro" } else { "m_axis" };
+    let _ = writeln!(w, "    .ro_tdata({ro}_tdata), .ro_tvalid({ro}_tvalid), .ro_tlast({ro}_tlast),");
+    let _ = writeln!(w, "    .ro_tready_ext({ro}_tready), .ro_take(window_take)\n);");
     let zero = |hi: u32, lo: u32| {
         if hi < lo { "1'b1".to_string() } else { format!("acc_addr[{hi}:{lo}] == {}'d0", hi - lo + 1) }
     };
@@ -1177,26 +1689,27 @@ fn marker_verilog(w: &mut String, packed: &str, rec_bits: u32) {
 /// The MAC domain's frame tracker: `s_first_beat` marks each frame's first
 /// beat (every frame the parser sees gives one outcome, `stat_valid`, in
 /// frame order).
-fn frame_tracker_verilog(w: &mut String) {
+/// The parser's beats are `valid` and `last`.
+fn frame_tracker_verilog(w: &mut String, valid: &str, last: &str) {
     let _ = writeln!(w, "\n// Frames as the parser sees them: a beat after a last beat (or reset) begins one.");
     let _ = writeln!(w, "reg         s_in_frame = 1'b0;    // between a frame's first and last beat");
-    let _ = writeln!(w, "wire        s_first_beat = s_axis_tvalid && !s_in_frame;");
+    let _ = writeln!(w, "wire        s_first_beat = {valid} && !s_in_frame;");
     let _ = writeln!(w, "always @(posedge s_axis_aclk) begin");
     let _ = writeln!(w, "    if (s_rst) s_in_frame <= 1'b0;");
-    let _ = writeln!(w, "    else if (s_axis_tvalid) s_in_frame <= !s_axis_tlast;\nend");
+    let _ = writeln!(w, "    else if ({valid}) s_in_frame <= !{last};\nend");
 }
 
 /// The delay side-band (MAPLE §2.3): `s_axis_tuser` above the ingress time
 /// on a frame's first beat, queued in frame order until the frame's outcome
 /// (one per frame, in order), where it joins the record as `rec_delay`.
-fn delay_verilog(w: &mut String) {
+fn delay_verilog(w: &mut String, user: &str) {
     let (hi, n) = (64 + DELAY_BITS, DELAY_QUEUE_BITS);
     let _ = writeln!(w, "\n// The frames' delays (s_axis_tuser[{hi}:65], first beat), in frame order until");
     let _ = writeln!(w, "// each frame's outcome: at most 2^{n} frames are between the two.");
     let _ = writeln!(w, "reg  [{}:0] s_delay_mem [0:{}];", DELAY_BITS - 1, (1 << n) - 1);
     let _ = writeln!(w, "reg  [{}:0]  s_delay_wr = {n}'d0;\nreg  [{}:0]  s_delay_rd = {n}'d0;", n - 1, n - 1);
     let _ = writeln!(w, "always @(posedge s_axis_aclk) begin");
-    let _ = writeln!(w, "    if (s_first_beat) s_delay_mem[s_delay_wr] <= s_axis_tuser[{hi}:65];");
+    let _ = writeln!(w, "    if (s_first_beat) s_delay_mem[s_delay_wr] <= {user}[{hi}:65];");
     let _ = writeln!(w, "    if (s_rst) begin\n        s_delay_wr <= {n}'d0;\n        s_delay_rd <= {n}'d0;");
     let _ = writeln!(w, "    end else begin");
     let _ = writeln!(w, "        if (s_first_beat) s_delay_wr <= s_delay_wr + {n}'d1;");
@@ -1255,8 +1768,13 @@ pub fn top_ports(
     tdata_bits: u32,
     tuser_bits: u32,
     query: Option<&QueryStreams>,
+    inline: bool,
 ) -> Vec<TopPort> {
-    let mac = "MAC clock domain: frames in (AXI4-Stream, never back-pressured)";
+    let mac = if inline {
+        "MAC clock domain: frames in (AXI4-Stream; tready held low while a control frame goes out)"
+    } else {
+        "MAC clock domain: frames in (AXI4-Stream, never back-pressured)"
+    };
     let core = "core clock domain";
     let p = |name: &str, dir: Dir, bits: u32, clock: &'static str, group: &'static str, doc: &'static str| TopPort {
         name: name.to_string(),
@@ -1274,13 +1792,24 @@ pub fn top_ports(
         p("s_axis_tdata", i, data_bits, s, mac, "frame bytes, lane 0 first, no FCS"),
         p("s_axis_tkeep", i, data_bits / 8, s, mac, ""),
         p("s_axis_tvalid", i, 1, s, mac, ""),
-        p("s_axis_tready", o, 1, s, mac, "always 1"),
+        p("s_axis_tready", o, 1, s, mac, if inline { "the path takes the beat" } else { "always 1" }),
         p("s_axis_tlast", i, 1, s, mac, ""),
         p("s_axis_tuser", i, tuser_bits, s, mac, if tuser_bits > 65 { TUSER_DELAY_DOC } else { TUSER_DOC }),
         p("s_axis_time_ns", i, 64, s, mac, "the time, ns (the MAC's PTP clock): frames' if tuser has none; markers'"),
+    ];
+    if inline {
+        let g = "MAC clock domain: frames out (AXI4-Stream), the control frames between them";
+        v.push(p("m_axis_tdata", o, data_bits, s, g, ""));
+        v.push(p("m_axis_tkeep", o, data_bits / 8, s, g, ""));
+        v.push(p("m_axis_tvalid", o, 1, s, g, ""));
+        v.push(p("m_axis_tready", i, 1, s, g, ""));
+        v.push(p("m_axis_tlast", o, 1, s, g, ""));
+        v.push(p("m_axis_tuser", o, tuser_bits, s, g, "as it came in (0 on a control frame)"));
+    }
+    v.extend([
         p("aclk", i, 1, "aclk", core, "the core's clock"),
         p("aresetn", i, 1, "aclk", core, "synchronous, active low"),
-    ];
+    ]);
     let c = "aclk";
     match bus {
         Bus::Axil => {
@@ -1328,10 +1857,11 @@ pub fn top_ports(
         }
     }
     let g = "read-out of the frozen epoch (AXI4-Stream master)";
-    v.push(p("m_axis_tdata", o, tdata_bits, c, g, ""));
-    v.push(p("m_axis_tvalid", o, 1, c, g, ""));
-    v.push(p("m_axis_tready", i, 1, c, g, ""));
-    v.push(p("m_axis_tlast", o, 1, c, g, ""));
+    let ro = if inline { "m_axis_ro" } else { "m_axis" };
+    v.push(p(&format!("{ro}_tdata"), o, tdata_bits, c, g, ""));
+    v.push(p(&format!("{ro}_tvalid"), o, 1, c, g, ""));
+    v.push(p(&format!("{ro}_tready"), i, 1, c, g, ""));
+    v.push(p(&format!("{ro}_tlast"), o, 1, c, g, ""));
     if let Some(q) = query {
         let g = "queries in (AXI4-Stream slave), their answers out (master)";
         v.push(p("s_axis_query_tdata", i, q.query_bits, c, g, "a packet's ID and the query's tag"));

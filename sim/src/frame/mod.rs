@@ -18,6 +18,7 @@
 //! [`pack_key`]: crate::traffic::key::pack_key
 
 pub mod config;
+pub mod control;
 pub mod corpus;
 pub mod cycle;
 mod parse;

@@ -8,7 +8,7 @@
 
 use netmeas_hdl::export::{Exported, export};
 use netmeas_hdl::point::bus::{Bus, BusBuild, BusOutcome, BusRun};
-use netmeas_hdl::point::regs::{PointField, PointRegs, WordKind};
+use netmeas_hdl::point::regs::{PointConfig, PointField, PointRegs, WordKind};
 use netmeas_hdl::point::sim::Simulator;
 use netmeas_hdl::registry;
 use netmeas_hdl::tools;
@@ -26,14 +26,18 @@ fn field(name: &str) -> PointField {
 }
 
 /// The point's registers around the default config of `core`: four status
-/// words, three flags and two commands, as a point shows them.
+/// words, three flags, two commands and two configuration words, as a
+/// point shows them.
 fn point_regs(core: &str) -> PointRegs {
     let cfg = registry::core(core).unwrap().default_config(None).unwrap();
     let exported: Exported = export(&cfg).unwrap();
     let status = ["FRAMES", "PARSED", "UNPARSED", "DROPPED"].map(field).to_vec();
     let flags = ["FIFO_OVERFLOW", "DROPPED", "COUNTER_WRAP"].map(field).to_vec();
     let commands = ["EPOCH_FLIP", "OVF_CLEAR"].map(field).to_vec();
-    PointRegs::for_core(&exported, status, flags, commands).unwrap()
+    let config = [("CTRL_ROLE", 2, 0), ("CTRL_EVERY_NS_LO", 32, 1_000_000)]
+        .map(|(name, bits, reset)| PointConfig { name: name.into(), doc: format!("{name} (test)"), bits, reset })
+        .to_vec();
+    PointRegs { config, ..PointRegs::for_core(&exported, status, flags, commands).unwrap() }
 }
 
 /// The runs: steady, everything at once, slow masters, slow response takers.
@@ -67,7 +71,7 @@ fn the_register_map_places_core_words_point_words_and_flags() {
     let regs = point_regs("fridge");
     let words = regs.words();
     let fridge = netmeas_sim::fridge::FridgeConfig::default();
-    assert_eq!(regs.core.len() + 4 + 1 + 2, words.len());
+    assert_eq!(regs.core.len() + 4 + 1 + 2 + 2, words.len());
     for r in &regs.core {
         let w = words.iter().find(|w| w.name == r.name).unwrap();
         assert_eq!((w.addr, w.kind), (4 * r.addr, WordKind::Core(r.access)));
@@ -79,8 +83,11 @@ fn the_register_map_places_core_words_point_words_and_flags() {
     assert_eq!(words.iter().find(|w| w.name == "DROPPED" && w.kind == WordKind::Status(3)).unwrap().addr, base + 12);
     let flags = words.iter().find(|w| w.kind == WordKind::Flags).unwrap();
     assert_eq!(flags.addr, base + 16);
-    assert_eq!(words.last().unwrap().kind, WordKind::Command(1));
-    assert_eq!(words.last().unwrap().addr, base + 24);
+    let cmd = words.iter().find(|w| w.kind == WordKind::Command(1)).unwrap();
+    assert_eq!(cmd.addr, base + 24);
+    // The configuration words after the commands, with their reset values.
+    let last = words.last().unwrap();
+    assert_eq!((last.kind, last.addr, last.reset), (WordKind::Config(1), base + 32, 1_000_000));
     assert!(fridge.fridges() >= 1);
 }
 

@@ -855,3 +855,20 @@ fn the_lda_point_invents_nothing_and_flags_what_a_reset_of_either_side_costs() {
         }
     }
 }
+
+/// Every core that can be inline (a flip taken when ready: LDA, SVBF), on both buses.
+#[test]
+fn every_inline_point_lints_clean_on_both_buses() {
+    use netmeas_hdl::point::top::wrap_with;
+    let mut inline = 0;
+    for core in point_cores() {
+        let cfg = registry::core(core).unwrap().default_config(None).unwrap();
+        for bus in [Bus::Axil, Bus::Wishbone] {
+            let Ok((d, _)) = wrap_with(&cfg, 64, bus, true) else { continue };
+            inline += 1;
+            let file = one_file(&d, &scratch(&format!("lint_inline_{core}_{bus:?}")));
+            tools::lint(&file, &d.top).unwrap_or_else(|e| panic!("{core} inline on {bus:?}: {e}"));
+        }
+    }
+    assert_eq!(inline, 4, "lda and svbf, on both buses");
+}
