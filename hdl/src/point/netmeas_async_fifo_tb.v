@@ -61,6 +61,7 @@ wire s_status_empty;
 wire s_status_overflow;
 wire [31:0] s_overflow_count;
 wire s_status_reset;
+wire [ADDR_BITS:0] s_status_used;
 wire [WIDTH-1:0] m_axis_tdata;
 wire m_axis_tvalid;
 wire m_status_reset;
@@ -69,7 +70,7 @@ netmeas_async_fifo #(.WIDTH(WIDTH), .ADDR_BITS(ADDR_BITS)) dut (
     .s_clk(s_clk), .s_rst(s_rst),
     .s_axis_tdata(s_axis_tdata), .s_axis_tvalid(s_axis_tvalid), .s_axis_tready(s_axis_tready),
     .s_status_full(s_status_full), .s_status_empty(s_status_empty), .s_status_overflow(s_status_overflow),
-    .s_overflow_count(s_overflow_count), .s_status_reset(s_status_reset),
+    .s_overflow_count(s_overflow_count), .s_status_reset(s_status_reset), .s_status_used(s_status_used),
     .m_clk(m_clk), .m_rst(m_rst),
     .m_axis_tdata(m_axis_tdata), .m_axis_tvalid(m_axis_tvalid), .m_axis_tready(m_axis_tready),
     .m_status_reset(m_status_reset)
@@ -185,6 +186,13 @@ always @(posedge s_clk) begin
         // (a reset abandons what it held: not checked while one runs).
         if (!in_reset && s_status_empty && owed(0) > (m_axis_tvalid ? 1 : 0))
             fail("s_status_empty while a record is in the memory");
+        // The records in use agree with the flags from the same pointers.
+        if (!s_status_reset && s_status_used > (1 << ADDR_BITS))
+            fail("s_status_used beyond the memory");
+        if (!s_status_reset && s_status_full != (s_status_used == (1 << ADDR_BITS)))
+            fail("s_status_used disagrees with s_status_full");
+        if (!s_status_reset && s_status_empty != (s_status_used == 0))
+            fail("s_status_used disagrees with s_status_empty");
         if (s_axis_tvalid) begin
             // The record offered this clock is taken unless the FIFO shows
             // full, or its write side is in reset.

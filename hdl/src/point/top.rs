@@ -136,6 +136,9 @@ pub struct TopParam {
     pub bits: u32,
     /// Default value.
     pub default: u64,
+    /// Whether the default is written in hex (identifiers: addresses,
+    /// EtherTypes) rather than decimal (counts and times).
+    pub hex: bool,
     /// What it sets.
     pub doc: &'static str,
 }
@@ -148,12 +151,14 @@ pub const TIME_MARKER_PARAMS: [TopParam; 2] = [
         name: "MARKER_LAG_NS",
         bits: 32,
         default: 1000,
+        hex: false,
         doc: "a marker's time is s_axis_time_ns less this (at least the MAC's delay from its timestamp to the first beat)",
     },
     TopParam {
         name: "MARKER_IDLE_CLOCKS",
         bits: 16,
         default: 256,
+        hex: false,
         doc: "MAC clocks without a frame in the parser before a marker, and between two (4..65535)",
     },
 ];
@@ -165,18 +170,21 @@ pub const CTRL_PARAMS: [TopParam; 3] = [
         name: "CTRL_ETHERTYPE",
         bits: 16,
         default: CONTROL_ETHERTYPE as u64,
+        hex: true,
         doc: "the control frames' EtherType (IEEE 802 local experimental 0x88B5)",
     },
     TopParam {
         name: "CTRL_DST_MAC",
         bits: 48,
         default: 0xffff_ffff_ffff,
+        hex: true,
         doc: "the control frames' destination MAC, byte 0 in bits 47:40 (broadcast)",
     },
     TopParam {
         name: "CTRL_SRC_MAC",
         bits: 48,
         default: 0x0200_0000_0001,
+        hex: true,
         doc: "the control frames' source MAC, byte 0 in bits 47:40 (locally administered)",
     },
 ];
@@ -769,7 +777,8 @@ fn top_verilog(t: &TopParts<'_>) -> String {
         for (i, p) in t.params.iter().enumerate() {
             let sep = if i + 1 == t.params.len() { "" } else { "," };
             let _ = writeln!(w, "    // {}", p.doc);
-            let _ = writeln!(w, "    parameter [{}:0] {} = {}'h{:x}{sep}", p.bits - 1, p.name, p.bits, p.default);
+            let value = if p.hex { format!("{}'h{:x}", p.bits, p.default) } else { format!("{}'d{}", p.bits, p.default) };
+            let _ = writeln!(w, "    parameter [{}:0] {} = {value}{sep}", p.bits - 1, p.name);
         }
         let _ = writeln!(w, ") (");
     }
