@@ -82,6 +82,10 @@ enum Cmd {
         /// The point's MAC clock (`s_axis_aclk`) its constraints ask for, MHz.
         #[arg(long, default_value_t = netmeas_hdl::export::DEFAULT_CLOCK_MHZ, requires = "wrap")]
         mac_mhz: f64,
+        /// An inline point (lda, svbf; 64-bit MAC): the frames pass through it (`s_axis_*` to
+        /// `m_axis_*`) and a pair of points ends its epochs in band, with control frames.
+        #[arg(long, requires = "wrap")]
+        inline: bool,
     },
     /// Verilate a block with its shipped testbench and run it against the golden per-clock model;
     /// optionally write the waveform.
@@ -514,10 +518,10 @@ fn main() -> ExitCode {
     output::default_sigpipe();
     let cli = Cli::parse();
     let r = match cli.cmd {
-        Cmd::Export { block, config, out, clock_mhz, wrap: Some(bus), mac_bits, mac_mhz, .. } => {
+        Cmd::Export { block, config, out, clock_mhz, wrap: Some(bus), mac_bits, mac_mhz, inline, .. } => {
             block_config(&block, config.as_deref(), None).and_then(|cfg| {
                 let bus = netmeas_hdl::point::top::bus_by_name(&bus)?;
-                let (point, core) = netmeas_hdl::point::top::wrap(&cfg, mac_bits, bus)?;
+                let (point, core) = netmeas_hdl::point::top::wrap_with(&cfg, mac_bits, bus, inline)?;
                 for f in point.write(&out, &core, mac_mhz, clock_mhz)? {
                     println!("{}", f.display());
                 }

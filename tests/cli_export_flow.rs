@@ -126,6 +126,16 @@ fn a_clock_frequency_out_of_range_is_refused_and_writes_nothing() {
     }
 }
 
+/// The (name, default) of each top parameter an interface JSON lists.
+fn parameters(iface: &serde_json::Value) -> Vec<(String, u64)> {
+    iface["parameters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["name"].as_str().unwrap().to_string(), p["default"].as_u64().unwrap()))
+        .collect()
+}
+
 /// The point's top in `dir` (the `.core` file's stem: the point has several `.v` files).
 fn point_top(dir: &Path) -> String {
     stem_of(dir, ".core")
@@ -199,15 +209,59 @@ fn a_wrapped_core_with_a_time_input_gives_the_time_markers_parameters() {
     let top = point_top(&dir);
     let iface: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join(format!("{top}.interface.json"))).unwrap()).unwrap();
-    let params: Vec<(String, u64)> = iface["parameters"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| (p["name"].as_str().unwrap().to_string(), p["default"].as_u64().unwrap()))
-        .collect();
+    let params = parameters(&iface);
     assert_eq!(params, [("MARKER_LAG_NS".to_string(), 1000), ("MARKER_IDLE_CLOCKS".to_string(), 256)]);
     let v = std::fs::read_to_string(dir.join(format!("{top}.v"))).unwrap();
     assert!(v.contains("parameter [31:0] MARKER_LAG_NS = 32'd1000") && v.contains("now_q"), "{top}.v");
+}
+
+/// An inline point: frames pass from `s_axis_*` to `m_axis_*` on the MAC's
+/// clock, the read-out leaves on `m_axis_ro_*`, the registers hold the
+/// in-band control's configuration and the pair's status, and the control
+/// frames' EtherType and addresses are parameters. Cores that cannot be
+/// aligned at a control frame, and other MAC widths, are refused.
+#[test]
+fn an_inline_point_is_a_fusesoc_core_whose_lint_target_passes_with_its_control_registers() {
+    let version = env!("CARGO_PKG_VERSION");
+    let dir = fresh_dir("wrap_inline");
+    let o = netmeas(&["export", "lda", "--wrap", "axi", "--inline", "--out", dir.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let top = point_top(&dir);
+    assert!(top.starts_with("netmeas_point_inline_lda"), "{top}");
+    let (ok, out) = fusesoc(
+        &dir,
+        &["run", "--build-root", "build", "--target", "lint", &format!("netmeas:points:{top}:{version}")],
+    );
+    assert!(ok, "lint: {out}");
+    let iface: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join(format!("{top}.interface.json"))).unwrap()).unwrap();
+    let port = |name: &str| iface["ports"].as_array().unwrap().iter().find(|p| p["name"] == name).cloned();
+    assert_eq!(port("m_axis_tdata").unwrap()["clock"], "s_axis_aclk");
+    assert_eq!(port("m_axis_tready").unwrap()["clock"], "s_axis_aclk");
+    assert_eq!(port("m_axis_ro_tdata").unwrap()["clock"], "aclk");
+    let csr: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join(format!("{top}.csr.json"))).unwrap()).unwrap();
+    let access = |name: &str| {
+        csr["registers"].as_array().unwrap().iter().find(|r| r["name"] == name).map(|r| r["access"].clone())
+    };
+    for (name, want) in [("CTRL_ROLE", "rw"), ("CTRL_EVERY_PACKETS", "rw"), ("CTRL_STATUS", "ro"), ("CTRL_SEQ", "ro")] {
+        assert_eq!(access(name), Some(serde_json::json!(want)), "{name}");
+    }
+    let params = parameters(&iface);
+    assert_eq!(params[0], ("CTRL_ETHERTYPE".to_string(), 0x88b5));
+    let v = std::fs::read_to_string(dir.join(format!("{top}.v"))).unwrap();
+    assert!(v.contains("parameter [15:0] CTRL_ETHERTYPE = 16'h88b5"), "{top}.v");
+    // What cannot be inline is refused with one line, writing nothing.
+    for (args, says) in [
+        (&["export", "rda", "--wrap", "axi", "--inline"][..], "in-band epoch control needs"),
+        (&["export", "lda", "--wrap", "axi", "--inline", "--mac-bits", "128"][..], "64-bit MAC"),
+    ] {
+        let out = fresh_dir("wrap_inline_refused").join("out");
+        let mut a = args.to_vec();
+        a.extend(["--out", out.to_str().unwrap()]);
+        assert_refused(&a, says);
+        assert!(!out.exists(), "{args:?} wrote {}", out.display());
+    }
 }
 
 /// The SVBF point: the delay side-band widens `s_axis_tuser`, and the

@@ -14,5 +14,6 @@ pub mod counters;
 pub mod package;
 pub mod regs;
 pub mod reset_bridge;
+pub mod segment;
 pub mod sim;
 pub mod top;

@@ -78,15 +78,17 @@ reg  [63:0] b_time = 64'd0;
 reg  [31:0] b_crc = 32'd0;
 reg  [2:0]  beat = 3'd0;
 
-wire out_ready = !m_axis_tvalid || m_axis_tready;
-wire gap = !frame_open;
-assign s_axis_tready = out_ready && state == PASS && !(pending && gap);
-wire take = s_axis_tvalid && s_axis_tready;
-
-// The epoch's end, by request, count or time.
+// The epoch's end, by request, count or time: from the clock it is due, no
+// data frame begins.
 wire [63:0] elapsed = time_ns - epoch_start;
 wire by_count = mode == 2'd1 && every_packets != 32'd0 && count >= {32'd0, every_packets};
 wire by_time = mode == 2'd2 && every_ns != 64'd0 && elapsed >= every_ns;
+wire end_due = enable && enabled && (pending || flip_req || by_count || by_time);
+
+wire out_ready = !m_axis_tvalid || m_axis_tready;
+wire gap = !frame_open;
+assign s_axis_tready = out_ready && state == PASS && !(end_due && gap);
+wire take = s_axis_tvalid && s_axis_tready;
 
 // The control frame: byte i in bits 8i+7..8i.
 wire [191:0] header;
@@ -150,7 +152,7 @@ always @(posedge clk) begin
                     m_axis_tlast <= s_axis_tlast;
                     m_axis_tuser <= s_axis_tuser;
                 end
-                if (enable && pending && gap && !take) state <= CLAIM;
+                if (end_due && gap) state <= CLAIM;
             end
             CLAIM: begin
                 // The boundary's fields, now that no frame is in progress.

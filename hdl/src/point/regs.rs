@@ -139,8 +139,13 @@ impl PointRegs {
         if self.commands.len() > 32 {
             return Err(format!("{}: {} commands: the block takes at most 32", self.module, self.commands.len()));
         }
-        if let Some(c) = self.config.iter().find(|c| c.bits == 0 || c.bits > 32 || (c.bits < 32 && c.reset >> c.bits != 0)) {
-            return Err(format!("{}: configuration word {} of {} bits, reset 0x{:x}", self.module, c.name, c.bits, c.reset));
+        if let Some(c) =
+            self.config.iter().find(|c| c.bits == 0 || c.bits > 32 || (c.bits < 32 && c.reset >> c.bits != 0))
+        {
+            return Err(format!(
+                "{}: configuration word {} of {} bits, reset 0x{:x}",
+                self.module, c.name, c.bits, c.reset
+            ));
         }
         let mut seen = std::collections::HashSet::new();
         for r in &self.core {
@@ -403,7 +408,8 @@ impl PointRegs {
             let _ = writeln!(w, "/* verilator lint_on UNUSEDSIGNAL */");
         }
         let _ = writeln!(w, "\n// The core's port: writes of configuration and commands, reads of status.");
-        let _ = writeln!(w, "assign csr_we = hit_core_w && a_we;   // (the point's own configuration is not the core's)");
+        let _ =
+            writeln!(w, "assign csr_we = hit_core_w && a_we;   // (the point's own configuration is not the core's)");
         let _ = writeln!(w, "assign csr_re = hit_core_r && !a_we;");
         let _ = writeln!(w, "assign csr_addr = word[{}:0];", ca - 1);
         let _ = writeln!(w, "assign csr_wdata = cfg_new[{}:0];", cd - 1);

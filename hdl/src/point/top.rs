@@ -494,7 +494,9 @@ pub fn point(
             doc: "a control frame was refused, foreign or replayed, or boundaries are missing".into(),
         });
     }
-    let top = format!("netmeas_point_{}", core.top.trim_start_matches("netmeas_"));
+    // (an inline point is another module than the tap of the same core: both may sit in one design)
+    let kind = if inline { "point_inline" } else { "point" };
+    let top = format!("netmeas_{kind}_{}", core.top.trim_start_matches("netmeas_"));
     let config: Vec<PointConfig> = if inline {
         CTRL_CONFIG_WORDS
             .iter()
@@ -503,8 +505,11 @@ pub fn point(
     } else {
         Vec::new()
     };
-    let regs = PointRegs::for_core(core, status, flags, commands)
-        .map(|r| PointRegs { module: format!("{top}_regs"), config, ..r })?;
+    let regs = PointRegs::for_core(core, status, flags, commands).map(|r| PointRegs {
+        module: format!("{top}_regs"),
+        config,
+        ..r
+    })?;
     let readout: Vec<(String, u32)> = wiring.readout.iter().map(|p| (p.name.clone(), p.bits as u32)).collect();
     let tdata_bits = tdata_width(&readout);
 
@@ -619,6 +624,36 @@ impl PointDesign {
         self.regs.status.iter().position(|s| s.name == name)
     }
 
+    /// The `netmeas_segment_tb_map.vh` of the segment's testbench (an inline
+    /// point on AXI4-Lite).
+    pub fn segment_map(&self) -> Result<String, String> {
+        if self.bus != Bus::Axil || !self.inline || self.data_bits != 64 {
+            return Err(format!("{}: the segment's testbench takes an inline point on AXI4-Lite", self.top));
+        }
+        let addr = |n: &str| self.addr(n).ok_or_else(|| format!("{}: no register {n}", self.top));
+        let mut v = String::new();
+        let _ = writeln!(
+            v,
+            "// The point {} as the segment's testbench sees it (generated; hdl/src/point/top.rs).",
+            self.top
+        );
+        let _ = writeln!(v, "`define POINT_TOP {}", self.top);
+        let _ = writeln!(v, "`define POINT_PARAMS");
+        let _ = writeln!(v, "localparam integer TUSER_BITS = {};", self.tuser_bits);
+        let _ = writeln!(v, "localparam integer TDATA_BITS = {};", self.tdata_bits);
+        let _ = writeln!(v, "localparam integer ADDR_WIDTH = {};", self.addr_width);
+        let _ = writeln!(v, "localparam integer N_STATUS = {};", self.regs.status.len());
+        let _ = writeln!(v, "localparam [31:0] STATUS_BASE = 32'h{:x};", self.regs.point_base());
+        let _ = writeln!(v, "localparam [15:0] CTRL_ETHERTYPE = 16'h{CONTROL_ETHERTYPE:04x};");
+        for n in
+            ["EPOCH_FLIP", "POINT_STATUS", "CTRL_ROLE", "CTRL_SEGMENT", "CTRL_MODE", "CTRL_EVERY_PACKETS", "CTRL_STRIP"]
+        {
+            let name = if n == "EPOCH_FLIP" { "FLIP".to_string() } else { n.to_string() };
+            let _ = writeln!(v, "localparam [31:0] {name}_ADDR = 32'h{:x};", addr(n)?);
+        }
+        Ok(v)
+    }
+
     /// The `netmeas_point_tb_map.vh` of the point's testbench (AXI4-Lite only).
     pub fn testbench_map(&self) -> Result<String, String> {
         if self.bus != Bus::Axil {
@@ -680,7 +715,9 @@ fn counter_doc(name: &str) -> String {
         "RECORDS_IN_RESET" => {
             "Records refused because the record FIFO was in reset (a reset of either side, for its handshake).".into()
         }
-        "CONTROL_FRAMES" => "Control frames of in-band epoch control accepted (their CRC, version and kind right).".into(),
+        "CONTROL_FRAMES" => {
+            "Control frames of in-band epoch control accepted (their CRC, version and kind right).".into()
+        }
         n if n.starts_with("CONTROL_REFUSED_") => format!(
             "Control frames refused: {} (docs/cores/point.md, In-band epoch control).",
             n.trim_start_matches("CONTROL_REFUSED_").to_lowercase().replace('_', " ")
@@ -777,7 +814,8 @@ fn top_verilog(t: &TopParts<'_>) -> String {
         for (i, p) in t.params.iter().enumerate() {
             let sep = if i + 1 == t.params.len() { "" } else { "," };
             let _ = writeln!(w, "    // {}", p.doc);
-            let value = if p.hex { format!("{}'h{:x}", p.bits, p.default) } else { format!("{}'d{}", p.bits, p.default) };
+            let value =
+                if p.hex { format!("{}'h{:x}", p.bits, p.default) } else { format!("{}'d{}", p.bits, p.default) };
             let _ = writeln!(w, "    parameter [{}:0] {} = {value}{sep}", p.bits - 1, p.name);
         }
         let _ = writeln!(w, ") (");
@@ -828,7 +866,10 @@ fn top_verilog(t: &TopParts<'_>) -> String {
     };
     let parser_ready = if t.inline { "" } else { "s_axis_tready" };
     if t.inline {
-        let _ = writeln!(w, "/* verilator lint_off PINCONNECTEMPTY */  // the parser watches the path: it is never asked to wait");
+        let _ = writeln!(
+            w,
+            "/* verilator lint_off PINCONNECTEMPTY */  // the parser watches the path: it is never asked to wait"
+        );
     }
     let _ = writeln!(w, "\n{} parser (", t.parser.top);
     let _ = writeln!(w, "    .clock(s_axis_aclk), .reset(s_rst),");
@@ -859,7 +900,12 @@ fn top_verilog(t: &TopParts<'_>) -> String {
     }
     let _ = writeln!(w, "assign s_event[{}] = stat_dropped;", idx("RECORDS_DROPPED"));
     let _ = writeln!(w, "assign s_event[{}] = fifo_overflow;", idx("FIFO_OVERFLOWS"));
-    let _ = writeln!(w, "assign s_event[{}] = (rec_valid{}) && fifo_s_reset;", idx("RECORDS_IN_RESET"), if t.inline { " || ctrl_here" } else { "" });
+    let _ = writeln!(
+        w,
+        "assign s_event[{}] = (rec_valid{}) && fifo_s_reset;",
+        idx("RECORDS_IN_RESET"),
+        if t.inline { " || ctrl_here" } else { "" }
+    );
     if t.inline {
         let _ = writeln!(w, "assign s_event[{}] = ctrl_here && ctrl_error == 3'd0;", idx("CONTROL_FRAMES"));
         for (i, e) in ControlError::ALL.iter().enumerate() {
@@ -954,7 +1000,10 @@ fn top_verilog(t: &TopParts<'_>) -> String {
     } else if t.binding.now.is_some() {
         let _ = writeln!(w, "wire is_packet = !is_marker;");
     } else if t.inline {
-        let _ = writeln!(w, "wire is_control = rec[{rec_bits}];   // a control frame's verdict, taken by the control logic");
+        let _ = writeln!(
+            w,
+            "wire is_control = rec[{rec_bits}];   // a control frame's verdict, taken by the control logic"
+        );
         let _ = writeln!(w, "wire is_packet = !is_control;");
     } else {
         let _ = writeln!(w, "wire is_packet = 1'b1;");
@@ -963,9 +1012,14 @@ fn top_verilog(t: &TopParts<'_>) -> String {
         let _ = writeln!(w, "wire ctrl_take;                  // the control logic takes the control frame's verdict");
         let _ = writeln!(w, "wire ctrl_flip;                  // ... which flips the core (an epoch boundary)");
         let _ = writeln!(w, "wire ctrl_flag;                  // ... which sets the CONTROL flag");
-        let _ = writeln!(w, "wire [{}:0] ctrl_words;         // CTRL_SEQ ... CTRL_GAPS", 32 * CTRL_STATUS_WORDS.len() - 1);
+        let _ =
+            writeln!(w, "wire [{}:0] ctrl_words;         // CTRL_SEQ ... CTRL_GAPS", 32 * CTRL_STATUS_WORDS.len() - 1);
         let _ = writeln!(w, "/* verilator lint_off UNUSEDSIGNAL */  // the words' bits above their fields read 0");
-        let _ = writeln!(w, "wire [{}:0] config_words;        // CTRL_ROLE ... CTRL_STRIP", 32 * CTRL_CONFIG_WORDS.len() - 1);
+        let _ = writeln!(
+            w,
+            "wire [{}:0] config_words;        // CTRL_ROLE ... CTRL_STRIP",
+            32 * CTRL_CONFIG_WORDS.len() - 1
+        );
         let _ = writeln!(w, "/* verilator lint_on UNUSEDSIGNAL */");
         let _ = writeln!(w, "assign rec_out_ready = is_control ? ctrl_take : core_s_ready;");
     } else {
@@ -1176,7 +1230,10 @@ fn top_verilog(t: &TopParts<'_>) -> String {
     let _ = writeln!(w, "\nassign irq = |flags;");
     let empty = !has("csr_we") || !has("csr_re");
     if empty || !t.inline {
-        let _ = writeln!(w, "/* verilator lint_off PINCONNECTEMPTY */  // a strobe the core does not take; no configuration");
+        let _ = writeln!(
+            w,
+            "/* verilator lint_off PINCONNECTEMPTY */  // a strobe the core does not take; no configuration"
+        );
     }
     let _ = writeln!(w, "{} regs (", t.regs.module);
     let _ = writeln!(w, "    .clk(aclk), .rst(rst),");

@@ -2,6 +2,7 @@
 //! parser, the record FIFO, the status counters, a core, its register block
 //! and a bus slave in one top module, generated over the registry.
 
+use super::corpus_frames;
 use netmeas_hdl::point::bus::Bus;
 use netmeas_hdl::point::sim::Simulator;
 use netmeas_hdl::point::top::{PointDesign, wrap};
@@ -63,24 +64,6 @@ fn the_lda_point_places_every_core_port() {
         }
         assert!(d.regs.commands.iter().any(|c| c.name == "OVF_CLEAR"), "{:?}", d.regs.commands);
     }
-}
-
-/// `n` frames of the corpus (TCP connections, DNS, IPv6, VLANs, runts,
-/// bad-FCS flags, frames the parser refuses) at increasing ingress times.
-fn corpus_frames(seed: u64, n: usize) -> Vec<netmeas_hdl::point::cosim::MacFrame> {
-    use netmeas_sim::frame::corpus::Corpus;
-    use netmeas_sim::prng::SplitMix64;
-    let mut corpus = Corpus::new(seed);
-    let mut rng = SplitMix64::new(seed ^ 0x7157);
-    let mut t = 1_700_000_000_000_000_000u64;
-    (0..n)
-        .map(|_| {
-            let f = corpus.next_frame();
-            t += 50 + rng.below(2000);
-            netmeas_hdl::point::cosim::MacFrame { ts_ns: t, bytes: f.bytes, bad: f.bad, delay: 0 }
-        })
-        .filter(|f| !f.bytes.is_empty())
-        .collect()
 }
 
 /// What a point gave for corpus frames, and what the host's reader made of them.
@@ -572,6 +555,7 @@ fn check_domains(d: &PointDesign, name: &str, top_v: &str) -> Result<netmeas_hdl
         !name.starts_with("netmeas_point_")
             && !name.starts_with("netmeas_async_fifo")
             && !name.starts_with("netmeas_reset_bridge")
+            && !name.starts_with("netmeas_cdc_word")
             && !name.starts_with("netmeas_axil")
             && !name.starts_with("netmeas_wb")
     };
@@ -582,10 +566,15 @@ fn check_domains(d: &PointDesign, name: &str, top_v: &str) -> Result<netmeas_hdl
         .map(|(i, (n, v))| (n.as_str(), if i == 0 { top_v } else { v.as_str() }, black(n)))
         .collect();
     let n = netlist_of(&files, &d.top, &[], &scratch(name)).unwrap_or_else(|e| panic!("{e}"));
-    // (The query stream, `s_axis_query_*`, is the core's, like every port but the MAC's.)
+    // (The query and answer streams, `s_axis_query_*` and `m_axis_answer_*`,
+    // and an inline point's read-out, `m_axis_ro_*`, are the core's, like every port but the MAC's; an inline
+    // point's frames leave on the MAC's clock, `m_axis_*`.)
     let domains = [
         Domain { clock: "aclk", prefix: "s_axis_query_" },
+        Domain { clock: "aclk", prefix: "m_axis_ro_" },
+        Domain { clock: "aclk", prefix: "m_axis_answer_" },
         Domain { clock: "s_axis_aclk", prefix: "s_axis_" },
+        Domain { clock: if d.inline { "s_axis_aclk" } else { "aclk" }, prefix: "m_axis_" },
         Domain { clock: "aclk", prefix: "" },
     ];
     check_crossings(&n, &d.top, &domains)
@@ -600,6 +589,18 @@ fn every_point_crosses_clock_domains_only_through_the_fifo_and_the_counters() {
         // The FIFO's two Gray pointers of 5 bits, the 13 counters of 32 bits, and
         // the two reset bridges' requests and acknowledges.
         assert_eq!(report.synchronized_bits, 2 * 5 + 13 * 32 + 2 * 4, "{core}: {report:?}");
+    }
+    // An inline point: a FIFO of 32 records (6-bit Gray pointers), six more
+    // counters (the control frames'), the host's EPOCH_FLIP level (1 bit), and
+    // its configuration's handshake (request and acknowledge) with the 117
+    // configuration bits captured under it.
+    for core in ["lda", "svbf"] {
+        let cfg = registry::core(core).unwrap().default_config(None).unwrap();
+        let d = netmeas_hdl::point::top::wrap_with(&cfg, 64, Bus::Axil, true).unwrap_or_else(|e| panic!("{e}")).0;
+        let report = check_domains(&d, &format!("cdc_inline_{core}"), &d.files[0].1)
+            .unwrap_or_else(|e| panic!("{core} inline: {}", e.join("\n")));
+        assert_eq!(report.synchronized_bits, 2 * 6 + 19 * 32 + 2 * 4 + 1 + 2, "{core} inline: {report:?}");
+        assert_eq!(report.captured_bits, 117, "{core} inline: {report:?}");
     }
     // A record field taken straight from the MAC's side, and a counter event
     // read in the core's domain, are each caught.
