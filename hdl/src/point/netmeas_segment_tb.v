@@ -11,7 +11,7 @@
 // netmeas_point_tb.v's, waiting while the sender holds s_axis_tready low).
 // The link keeps every frame the sender puts out (checking that the data
 // frames leave unchanged and in order, and that no control frame sits
-// inside one) and hands them to the receiver, each as the fate file says:
+// inside one; control frames MAC A sends, forged ones, pass unchecked) and hands them to the receiver, each as the fate file says:
 // delivered, lost, or (a control frame) corrupted in one byte of its
 // header; a delivered data frame's timestamp (tuser[64:1]) becomes its
 // send time + its delay (the fate file's) + OFFSET_NS, the receiver's clock
@@ -221,13 +221,25 @@ integer i;
 reg [LINE_BITS-1:0] l;
 reg a_go = 1'b0;
 reg a_done = 1'b0;
-// The data frames as sent, beat by beat, for the link's check.
+// The data frames as sent, beat by beat, for the link's check (a control
+// frame MAC A sends, a forged one, is taken back out at its last beat).
 reg  [BEAT_BITS-1:0] in_mem [0:MAX_BEATS-1];
 integer in_beats = 0;
+integer a_frame_start = 0;
+integer a_beat = 0;
+reg     a_frame_ctrl = 1'b0;
 always @(posedge sa) begin
     if (a_tvalid && a_tready) begin
-        in_mem[in_beats] <= {a_tuser, a_tlast, a_tkeep, a_tdata};
-        in_beats <= in_beats + 1;
+        if (a_beat == 0) a_frame_start = in_beats;
+        if (a_beat == 1) a_frame_ctrl = {a_tdata[39:32], a_tdata[47:40]} == CTRL_ETHERTYPE;
+        in_mem[in_beats] = {a_tuser, a_tlast, a_tkeep, a_tdata};
+        in_beats = in_beats + 1;
+        a_beat = a_beat + 1;
+        if (a_tlast) begin
+            if (a_frame_ctrl) in_beats = a_frame_start;
+            a_beat = 0;
+            a_frame_ctrl = 1'b0;
+        end
     end
 end
 initial begin

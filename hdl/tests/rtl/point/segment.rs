@@ -12,6 +12,7 @@ use netmeas_hdl::point::cosim::MacFrame;
 use netmeas_hdl::point::segment::{Fate, SegmentEpoch, SegmentLink, SegmentSim};
 use netmeas_hdl::point::sim::Simulator;
 use netmeas_hdl::point::top::{PointDesign, tdata_field, wrap_with};
+use netmeas_sim::frame::control::{ControlAddress, ControlFrame, ControlKind};
 use netmeas_sim::frame::{FrameRecord, parse_frame};
 use netmeas_sim::lda::{LdaConfig, LdaGolden, LdaPacket, LdaSynopsis, estimate};
 use netmeas_sim::prng::SplitMix64;
@@ -78,7 +79,19 @@ fn two_inline_lda_points_measure_their_segment_in_band_through_lost_and_corrupte
     let design = wrap_with(&netmeas_hdl::export::BlockConfig::new(cfg.clone()), 64, Bus::Axil, true)
         .unwrap_or_else(|e| panic!("{e}"))
         .0;
-    let frames = corpus_frames(23, 1000);
+    let segment = 0x2a7u16;
+    let mut frames = corpus_frames(23, 1000);
+    // Two forged control frames come from MAC A with the data: one of
+    // another segment (in epoch 1), one replaying epoch 0's boundary (in
+    // epoch 5). Each point ignores and counts them; they are frames the
+    // sender passed.
+    let forged = [(200usize, segment + 1, 3u32), (780, segment, 0)];
+    for &(at, seg, seq) in &forged {
+        let c = ControlFrame { kind: ControlKind::Boundary, segment: seg, seq, packets: 150, time_ns: 0 };
+        let ts_ns = frames[at - 1].ts_ns + 1;
+        frames.insert(at, MacFrame { ts_ns, bytes: c.encode(&ControlAddress::default()), bad: false, delay: 0 });
+    }
+    let is_forged = |i: usize| forged.iter().any(|&(at, _, _)| at == i);
     let every = 150usize;
     let n = frames.len();
     assert!(n % every != 0, "the last epoch, ended by the host, holds frames");
@@ -107,12 +120,13 @@ fn two_inline_lda_points_measure_their_segment_in_band_through_lost_and_corrupte
             link.push((fate, 0));
         }
     }
-    let link = SegmentLink { every: every as u32, segment: 0x2a7, offset_ns, frames: link, epochs: epochs as u32 };
+    let link = SegmentLink { every: every as u32, segment, offset_ns, frames: link, epochs: epochs as u32 };
 
     let sim = SegmentSim::new(Simulator::Verilator, &scratch("lda"), &design).unwrap_or_else(|e| panic!("{e}"));
     let run = sim.run(&design, &frames, &link, 5).unwrap_or_else(|e| panic!("{e}"));
     // The control frames went exactly where the epochs end.
-    assert_eq!(run.wire, order.iter().map(Option::is_none).collect::<Vec<_>>(), "the frames on the link");
+    let control_on_wire: Vec<bool> = order.iter().map(|o| o.is_none_or(is_forged)).collect();
+    assert_eq!(run.wire, control_on_wire, "the frames on the link");
 
     // The sender: epoch k is the golden model of frames [k·every, (k+1)·every), stamped as sent.
     let sent: Vec<(usize, Option<FrameRecord>)> =
@@ -202,10 +216,15 @@ fn two_inline_lda_points_measure_their_segment_in_band_through_lost_and_corrupte
         }
     }
     assert_eq!(pairs, 2, "epochs 1 and 6 pair (0 is the first, 3 and 5 follow a lost control frame)");
-    // The receiver's counters: one control frame refused for its CRC, two boundaries missed.
+    // The receiver's counters: one control frame refused for its CRC, two
+    // boundaries missed; at both ends, the forged frames counted and ignored.
     let last = Epoch { design: &design, e: run.epochs[1].last().unwrap() };
     assert_eq!(last.reg("CONTROL_REFUSED_CRC"), 1);
     assert_eq!(last.reg("CTRL_GAPS"), 2);
-    assert_eq!((last.reg("CTRL_FOREIGN"), last.reg("CTRL_REPLAYED")), (0, 0));
     assert_eq!(last.reg("CTRL_BOUNDARIES"), receiver_want.len() as u64);
+    let sender_last = Epoch { design: &design, e: run.epochs[0].last().unwrap() };
+    for (end, e) in [("sender", &sender_last), ("receiver", &last)] {
+        assert_eq!((e.reg("CTRL_FOREIGN"), e.reg("CTRL_REPLAYED")), (1, 1), "{end}");
+    }
+    assert_eq!(sender_last.reg("CTRL_GAPS"), 0);
 }
