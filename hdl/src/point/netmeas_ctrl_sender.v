@@ -11,8 +11,8 @@
 //
 // An epoch ends on `flip_req` (a host's EPOCH_FLIP), or with `mode` 1 after
 // `every_packets` data frames, or with `mode` 2 once `time_ns` has passed
-// the epoch's start by `every_ns` (a zero period never ends one: the
-// point's register block flags it). Each boundary carries the ended epoch's
+// the epoch's start by `every_ns` (a zero count or period never ends one;
+// the host's EPOCH_FLIP still does). Each boundary carries the ended epoch's
 // number (from 0 at `enable`), the data frames the sender passed in it and
 // the time at the boundary (netmeas_sim::frame::control has the format).
 //
