@@ -1320,10 +1320,12 @@ reg  [5:0]      s_parsing = 6'd0;   // frames begun on the path whose outcome ha
 reg             x_in_frame = 1'b0;
 wire            strip_ready;
 // The path holds the MAC while the FIFO and the frames inside the parser could fill
-// the FIFO: no record is lost, and tready tells the MAC.
-wire            room = {1'b0, fifo_used} + {1'b0, s_parsing} < 7'dROOM;
+// the FIFO: no record is lost, and tready tells the MAC. The room is a clock old (a
+// register: the sum may have grown by one frame begun since), hence one of margin.
+reg             room = 1'b0;
 assign x_tready = strip_ready && room;
 always @(posedge s_axis_aclk) begin
+    room <= {1'b0, fifo_used} + {1'b0, s_parsing} < 7'dROOM - 7'd1;
     if (s_rst) begin
         x_in_frame <= 1'b0;
         s_parsing <= 6'd0;
@@ -1479,18 +1481,33 @@ wire [63:0]  c_time = rec[63:0];
 reg          have_seq = 1'b0;        // a boundary was taken since the role was set
 reg  [31:0]  last_seq = 32'd0;       // its sequence number
 reg  [1:0]   role_seen = 2'd0;
-wire [31:0]  c_ahead = c_seq - last_seq;
-wire         c_head = rec_out_valid && is_control && ctrl_role != 2'd0;
+// The head's comparisons, registered: a control frame's verdict is acted on a clock
+// after it reaches the head (`c_settled`), when they are its own.
+wire [31:0]  c_ahead_now = c_seq - last_seq;
+reg  [31:0]  c_ahead = 32'd0;        // sequence numbers from the last boundary to the head's
+reg          c_not_after = 1'b0;     // the head's is not after the last boundary's
+reg          c_next = 1'b0;          // the head's is the next one
+reg          c_other_segment = 1'b0; // the head is another segment's
+reg          c_settled = 1'b0;       // the head was there a clock ago (and stayed)
+always @(posedge aclk) begin
+    c_ahead <= c_ahead_now;
+    c_not_after <= c_ahead_now == 32'd0 || c_ahead_now[31];
+    c_next <= c_ahead_now == 32'd1;
+    c_other_segment <= c_segment != ctrl_segment;
+    c_settled <= !rst && rec_out_valid && !rec_out_ready;
+end
+wire         c_head = rec_out_valid && is_control && ctrl_role != 2'd0 && c_settled;
 wire         c_ok = c_error == 3'd0;
-wire         c_foreign = c_ok && c_segment != ctrl_segment;
-wire         c_replay = c_ok && !c_foreign && have_seq && (c_ahead == 32'd0 || c_ahead[31]);
+wire         c_foreign = c_ok && c_other_segment;
+wire         c_replay = c_ok && !c_foreign && have_seq && c_not_after;
 wire         c_boundary = c_head && c_ok && !c_foreign && !c_replay;
 assign ctrl_flip = c_boundary;
-// A boundary is taken with the core's flip (no record passes it); any other control frame at once.
-assign ctrl_take = !c_boundary || core_TAKEN;
+// A boundary is taken with the core's flip (no record passes it); any other control
+// frame once settled.
+assign ctrl_take = c_settled && (!c_boundary || core_TAKEN);
 wire         c_taken = c_head && ctrl_take;
 wire         c_first = !have_seq;
-wire         c_gap = have_seq && c_ahead != 32'd1;
+wire         c_gap = have_seq && !c_next;
 // The point lost records (the FIFO full, refused in reset, dropped by the parser).
 wire         lost_now = cnt_changed[I_OVERFLOW] || cnt_changed[I_IN_RESET] || cnt_changed[I_DROPPED];
 reg          live_corrupt = 1'b0;    // a control frame was refused in the live epoch
